@@ -1,0 +1,141 @@
+// Element types, their C++ twins, type promotion and the one dtype switch.
+//
+//   ember::ScalarType t = ember::promote_types(ember::kInt64, ember::kFloat32);  // kFloat32
+//   ember::visit_dtype(t, [&]<class T>() { ... T is float here ... });
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "ember/error.h"
+#include "ember/half.h"
+
+namespace ember {
+
+// The order matches no external numbering; names follow PyTorch's `torch.<name>`.
+enum class ScalarType : int8_t {
+  Float32,
+  Float64,
+  Float16,
+  BFloat16,
+  Int8,
+  UInt8,
+  Int16,
+  Int32,
+  Int64,
+  Bool,
+  QUInt8,
+  QInt8,
+  QInt32,
+  Undefined,
+};
+constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
+
+constexpr ScalarType kFloat32 = ScalarType::Float32, kFloat = kFloat32;
+constexpr ScalarType kFloat64 = ScalarType::Float64, kDouble = kFloat64;
+constexpr ScalarType kFloat16 = ScalarType::Float16, kHalf = kFloat16;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr ScalarType kInt8 = ScalarType::Int8, kChar = kInt8;
+constexpr ScalarType kUInt8 = ScalarType::UInt8, kByte = kUInt8;
+constexpr ScalarType kInt16 = ScalarType::Int16, kShort = kInt16;
+constexpr ScalarType kInt32 = ScalarType::Int32, kInt = kInt32;
+constexpr ScalarType kInt64 = ScalarType::Int64, kLong = kInt64;
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kQUInt8 = ScalarType::QUInt8;
+constexpr ScalarType kQInt8 = ScalarType::QInt8;
+constexpr ScalarType kQInt32 = ScalarType::QInt32;
+
+/// "float32", "bfloat16", ... as PyTorch's `str(torch.bfloat16)` minus the "torch." prefix.
+const char* dtype_name(ScalarType t);
+/// "ember.float32" — the form used in reprs and messages.
+std::string dtype_repr(ScalarType t);
+/// "Float", "Long", "BFloat16", ... — the C++ ScalarType names PyTorch uses in some messages.
+const char* scalar_type_name(ScalarType t);
+/// Inverse of dtype_name; also accepts PyTorch aliases ("float", "long", "half"...). Throws on unknown.
+ScalarType dtype_from_name(const std::string& name);
+
+size_t element_size(ScalarType t);
+constexpr bool is_floating(ScalarType t) {
+  return t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16;
+}
+constexpr bool is_integral(ScalarType t, bool include_bool) {
+  return t == kInt8 || t == kUInt8 || t == kInt16 || t == kInt32 || t == kInt64 ||
+         (include_bool && t == kBool);
+}
+constexpr bool is_quantized(ScalarType t) { return t == kQUInt8 || t == kQInt8 || t == kQInt32; }
+constexpr bool is_signed(ScalarType t) { return t != kUInt8 && t != kBool && t != kQUInt8; }
+
+/// PyTorch's promotion lattice (torch.promote_types).
+ScalarType promote_types(ScalarType a, ScalarType b);
+
+/// The dtype factories use when none is given (torch.get_default_dtype()).
+ScalarType default_dtype();
+void set_default_dtype(ScalarType t);  // float32 or float64 only, as PyTorch.
+
+// ---- C++ type <-> ScalarType ----
+template <class T>
+struct dtype_of;
+#define EMBER_DTYPE_OF(T, ST) \
+  template <>                 \
+  struct dtype_of<T> {        \
+    static constexpr ScalarType value = ST; \
+  };
+EMBER_DTYPE_OF(float, kFloat32)
+EMBER_DTYPE_OF(double, kFloat64)
+EMBER_DTYPE_OF(Half, kFloat16)
+EMBER_DTYPE_OF(BFloat16, kBFloat16)
+EMBER_DTYPE_OF(int8_t, kInt8)
+EMBER_DTYPE_OF(uint8_t, kUInt8)
+EMBER_DTYPE_OF(int16_t, kInt16)
+EMBER_DTYPE_OF(int32_t, kInt32)
+EMBER_DTYPE_OF(int64_t, kInt64)
+EMBER_DTYPE_OF(bool, kBool)
+EMBER_DTYPE_OF(QUInt8, kQUInt8)
+EMBER_DTYPE_OF(QInt8, kQInt8)
+EMBER_DTYPE_OF(QInt32, kQInt32)
+#undef EMBER_DTYPE_OF
+template <class T>
+constexpr ScalarType dtype_of_v = dtype_of<T>::value;
+
+template <class T>
+constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+/// The type arithmetic on T is carried out in: float for 16-bit floats, T otherwise.
+template <class T>
+using opmath_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
+
+/// The only dtype switch in ember: calls `f.template operator()<T>()` with T the C++ type of `t`.
+///   visit_dtype(t, [&]<class T>() { fill<T>(...); });
+/// Quantized dtypes are excluded (they need the quantization layer); `op` names the caller in errors.
+template <class F>
+decltype(auto) visit_dtype(ScalarType t, F&& f, const char* op = "this op") {
+  switch (t) {
+    case kFloat32: return f.template operator()<float>();
+    case kFloat64: return f.template operator()<double>();
+    case kFloat16: return f.template operator()<Half>();
+    case kBFloat16: return f.template operator()<BFloat16>();
+    case kInt8: return f.template operator()<int8_t>();
+    case kUInt8: return f.template operator()<uint8_t>();
+    case kInt16: return f.template operator()<int16_t>();
+    case kInt32: return f.template operator()<int32_t>();
+    case kInt64: return f.template operator()<int64_t>();
+    case kBool: return f.template operator()<bool>();
+    default: break;
+  }
+  EMBER_FAIL("\"", op, "\" not implemented for '", dtype_name(t), "'");
+}
+
+/// Same, over the quantized element types only.
+template <class F>
+decltype(auto) visit_qdtype(ScalarType t, F&& f, const char* op = "this op") {
+  switch (t) {
+    case kQUInt8: return f.template operator()<QUInt8>();
+    case kQInt8: return f.template operator()<QInt8>();
+    case kQInt32: return f.template operator()<QInt32>();
+    default: break;
+  }
+  EMBER_FAIL("\"", op, "\" expects a quantized dtype, got '", dtype_name(t), "'");
+}
+
+}  // namespace ember

@@ -1,0 +1,64 @@
+// Factories. Options default to default_dtype() and default_device() (see DeviceGuard).
+//
+//   ember::zeros({2, 3});                       ember::full({2}, 7, ember::kInt64);
+//   ember::arange(0, 10, 2);                    ember::linspace(0, 1, 5);
+//   ember::tensor({{1, 2}, {3, 4}});            // int64, shape [2, 2]
+//   ember::from_blob(ptr, {4}, ember::kFloat32, [](void* p) { delete[] (float*)p; });
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+
+#include "ember/storage.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+Tensor empty(IntArrayRef sizes, TensorOptions options = {});
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});
+Tensor zeros(IntArrayRef sizes, TensorOptions options = {});
+Tensor ones(IntArrayRef sizes, TensorOptions options = {});
+/// dtype defaults to the scalar's: int64 for ints, default float for floats, bool for bools.
+Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions options = {});
+
+/// The *_like forms take sizes from `self` and dtype / device from it unless given.
+Tensor empty_like(const Tensor& self, TensorOptions options = {});
+Tensor zeros_like(const Tensor& self, TensorOptions options = {});
+Tensor ones_like(const Tensor& self, TensorOptions options = {});
+Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options = {});
+
+/// [start, end) by step; dtype int64 if all of start/end/step are integral, else default float.
+Tensor arange(const Scalar& end, TensorOptions options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
+              TensorOptions options = {});
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options = {});
+Tensor eye(int64_t n, TensorOptions options = {});
+Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
+
+/// Nested initializer lists → tensor (shape and dtype inferred: bool, int64 or default float).
+/// Ragged nesting is an error naming the offending dimension.
+Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<double>> values, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<double>>> values,
+              TensorOptions options = {});
+Tensor tensor(std::initializer_list<int64_t> values, TensorOptions options = {});
+Tensor tensor(std::initializer_list<int> values, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<int64_t>> values, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<int>> values, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<int>>> values,
+              TensorOptions options = {});
+Tensor tensor(std::initializer_list<bool> values, TensorOptions options = {});
+Tensor tensor(std::initializer_list<std::initializer_list<bool>> values, TensorOptions options = {});
+/// A 0-d tensor holding `value` (dtype from the scalar unless given).
+Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
+/// A 0-d tensor marked as a wrapped number: it promotes like a Python scalar ("weakly").
+Tensor wrapped_scalar_tensor(const Scalar& value);
+
+/// A tensor over memory ember does not own. No copy; `deleter` (optional) runs when the last
+/// tensor using the memory goes away. Strides default to contiguous.
+Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {},
+                 Storage::Deleter deleter = nullptr);
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {},
+                 Storage::Deleter deleter = nullptr);
+
+}  // namespace ember

@@ -1,0 +1,30 @@
+// Random factories, in-place random fills and dropout. `gen` nullptr = default_generator().
+//
+//   ember::manual_seed(0);
+//   auto u = ember::rand({2, 3});  auto n = ember::randn({4});  auto i = ember::randint(0, 10, {5});
+//   auto y = ember::dropout(x, 0.5, /*train=*/true);
+#pragma once
+
+#include <tuple>
+
+#include "ember/generator.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+Tensor rand(IntArrayRef sizes, TensorOptions options = {}, Generator* gen = nullptr);
+Tensor randn(IntArrayRef sizes, TensorOptions options = {}, Generator* gen = nullptr);
+/// Integers in [low, high); dtype int64 unless given.
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions options = {},
+               Generator* gen = nullptr);
+Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions options = {}, Generator* gen = nullptr);
+Tensor& uniform_(Tensor& self, double from = 0, double to = 1, Generator* gen = nullptr);
+Tensor& normal_(Tensor& self, double mean = 0, double std = 1, Generator* gen = nullptr);
+Tensor& bernoulli_(Tensor& self, double p = 0.5, Generator* gen = nullptr);
+/// Draws 0/1 with the probabilities in `self` (values in [0, 1]).
+Tensor bernoulli(const Tensor& self, Generator* gen = nullptr);
+/// Returns (output, mask); in eval mode (train false) output is input and mask all true.
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train);
+Tensor dropout(const Tensor& input, double p, bool train);
+
+}  // namespace ember

@@ -1,0 +1,54 @@
+// Reductions, softmax, sort / topk. dims may be negative; empty dims mean "all" where
+// PyTorch's schema says so (sum / mean with dim=None, amax with dim=[]).
+//
+//   auto s = ember::sum(t, {0, 2}, /*keepdim=*/true);
+//   auto [values, indices] = ember::max(t, 1);
+#pragma once
+
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(const Tensor& self, std::optional<std::vector<int64_t>> dims, bool keepdim = false,
+           std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& self, std::optional<std::vector<int64_t>> dims, bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt);
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt);
+Tensor max(const Tensor& self);
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor min(const Tensor& self);
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor amax(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& self, std::optional<std::vector<int64_t>> dims = std::nullopt,
+           std::optional<Scalar> correction = std::nullopt, bool keepdim = false);
+Tensor std(const Tensor& self, std::optional<std::vector<int64_t>> dims = std::nullopt,
+           std::optional<Scalar> correction = std::nullopt, bool keepdim = false);
+Tensor norm(const Tensor& self, std::optional<Scalar> p, IntArrayRef dims, bool keepdim = false);
+Tensor all(const Tensor& self);
+Tensor all(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& self);
+Tensor any(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float);
+Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float);
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim = -1,
+                                bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
+                                bool largest = true, bool sorted = true);
+
+}  // namespace ember

@@ -1,0 +1,316 @@
+// ember::Tensor — a value type holding one reference to a TensorImpl. Copying aliases.
+//
+//   auto a = ember::tensor({{1., 2.}, {3., 4.}});
+//   auto b = a.t().contiguous() + 1;        // views, broadcasting with a weak scalar
+//   std::cout << b.sum(0) << "\n";          // tensor([5., 9.])
+//
+// Methods are thin: each calls the free function of its op family (include/ember/ops/*.h),
+// which goes through the dispatcher. Methods are defined next to their op, in src/ops/<family>.cpp.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ember/array_ref.h"
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/intrusive_ptr.h"
+#include "ember/scalar.h"
+#include "ember/tensor_impl.h"
+#include "ember/tensor_options.h"
+
+namespace ember {
+
+class Generator;
+class TensorIndex;
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined
+  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- identity and metadata ----
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const intrusive_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  size_t use_count() const { return impl_.use_count(); }
+
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  int64_t size(int64_t d) const { return impl_->size(d); }
+  int64_t stride(int64_t d) const { return impl_->stride(d); }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_meta() const { return device().is_meta(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_floating_point() const { return is_floating(dtype()); }
+  bool is_quantized() const { return ember::is_quantized(dtype()); }
+  size_t element_size() const { return impl_->itemsize(); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  uint32_t version() const { return impl_->version(); }
+  bool requires_grad() const { return impl_ && impl_->requires_grad(); }
+
+  /// Address of the first element; nullptr for meta tensors.
+  void* data_ptr() const { return impl_->data(); }
+  /// Typed address; the type must match the dtype exactly.
+  template <class T>
+  T* data_ptr() const {
+    EMBER_CHECK(dtype_of_v<std::remove_const_t<T>> == dtype(), "data_ptr: expected dtype ",
+                dtype_name(dtype_of_v<std::remove_const_t<T>>), " but the tensor is ",
+                dtype_name(dtype()));
+    return static_cast<T*>(impl_->data());
+  }
+
+  /// The value of a one-element tensor.
+  Scalar item() const;
+  template <class T>
+  T item() const {
+    return item().to<T>();
+  }
+
+  // ---- conversion and copies (src/ops/copy.cpp) ----
+  Tensor to(ScalarType dtype, bool copy = false) const;
+  Tensor to(Device device, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool copy = false) const;
+  Tensor to(const Tensor& other, bool copy = false) const;  // other's dtype and device
+  Tensor cpu() const { return to(kCPU); }
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor& copy_(const Tensor& src);
+  Tensor detach() const;
+  Tensor& fill_(const Scalar& value);
+  Tensor& zero_();
+
+  // ---- views and shape (src/ops/view.cpp) ----
+  Tensor view(IntArrayRef sizes) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor t() const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+
+  // ---- indexing (src/ops/indexing.cpp; TensorIndex in ember/ops/indexing.h) ----
+  Tensor index(ArrayRef<TensorIndex> indices) const;
+  Tensor& index_put_(ArrayRef<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(ArrayRef<TensorIndex> indices, const Scalar& value);
+  Tensor operator[](int64_t i) const { return select(0, i); }
+
+  // ---- elementwise (src/ops/unary.cpp, binary.cpp, compare.cpp, pointwise.cpp) ----
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  /// rounding_mode: nullopt (true division), "trunc" or "floor".
+  Tensor div(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  Tensor div(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt);
+  Tensor& div_(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt);
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(const Scalar& other);
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& pow_(const Scalar& exponent);
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+
+#define EMBER_UNARY_METHODS(name) \
+  Tensor name() const;            \
+  Tensor& name##_();
+  EMBER_UNARY_METHODS(neg)
+  EMBER_UNARY_METHODS(abs)
+  EMBER_UNARY_METHODS(sign)
+  EMBER_UNARY_METHODS(exp)
+  EMBER_UNARY_METHODS(log)
+  EMBER_UNARY_METHODS(log1p)
+  EMBER_UNARY_METHODS(expm1)
+  EMBER_UNARY_METHODS(sqrt)
+  EMBER_UNARY_METHODS(rsqrt)
+  EMBER_UNARY_METHODS(sin)
+  EMBER_UNARY_METHODS(cos)
+  EMBER_UNARY_METHODS(tanh)
+  EMBER_UNARY_METHODS(sigmoid)
+  EMBER_UNARY_METHODS(relu)
+  EMBER_UNARY_METHODS(logical_not)
+  EMBER_UNARY_METHODS(bitwise_not)
+#undef EMBER_UNARY_METHODS
+
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  /// self where condition else other (as torch.Tensor.where).
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+
+#define EMBER_BINARY_NOALPHA_METHODS(name)  \
+  Tensor name(const Tensor& other) const;   \
+  Tensor name(const Scalar& other) const;   \
+  Tensor& name##_(const Tensor& other);     \
+  Tensor& name##_(const Scalar& other);
+  EMBER_BINARY_NOALPHA_METHODS(eq)
+  EMBER_BINARY_NOALPHA_METHODS(ne)
+  EMBER_BINARY_NOALPHA_METHODS(lt)
+  EMBER_BINARY_NOALPHA_METHODS(le)
+  EMBER_BINARY_NOALPHA_METHODS(gt)
+  EMBER_BINARY_NOALPHA_METHODS(ge)
+  EMBER_BINARY_NOALPHA_METHODS(logical_and)
+  EMBER_BINARY_NOALPHA_METHODS(logical_or)
+  EMBER_BINARY_NOALPHA_METHODS(logical_xor)
+  EMBER_BINARY_NOALPHA_METHODS(bitwise_and)
+  EMBER_BINARY_NOALPHA_METHODS(bitwise_or)
+  EMBER_BINARY_NOALPHA_METHODS(bitwise_xor)
+#undef EMBER_BINARY_NOALPHA_METHODS
+
+  // ---- reductions (src/ops/reduce.cpp, softmax.cpp, sort.cpp) ----
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false,
+             std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  /// dims empty = all dims; correction 1 is Bessel's (unbiased) as in PyTorch's default.
+  Tensor var(std::optional<std::vector<int64_t>> dims = std::nullopt, double correction = 1,
+             bool keepdim = false) const;
+  Tensor std(std::optional<std::vector<int64_t>> dims = std::nullopt, double correction = 1,
+             bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2, std::optional<std::vector<int64_t>> dims = std::nullopt,
+              bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false,
+                                  bool stable = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+
+  // ---- linear algebra (src/ops/matmul.cpp) ----
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+
+  // ---- gather / scatter (src/ops/index_ops.cpp) ----
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+
+  // ---- random fills (src/ops/random.cpp) ----
+  Tensor& uniform_(double from = 0, double to = 1, Generator* gen = nullptr);
+  Tensor& normal_(double mean = 0, double std = 1, Generator* gen = nullptr);
+  Tensor& bernoulli_(double p = 0.5, Generator* gen = nullptr);
+
+  // ---- printing (src/core/print.cpp) ----
+  /// Exactly PyTorch's repr, with "ember." where PyTorch writes "torch.".
+  std::string to_string() const;
+
+ private:
+  intrusive_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+/// "ember.Size([2, 3])" — how shapes appear in messages.
+std::string size_str(IntArrayRef sizes);
+
+// ---- operators (defined in src/ops/binary.cpp and compare.cpp) ----
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
+
+}  // namespace ember

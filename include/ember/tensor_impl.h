@@ -1,0 +1,125 @@
+// TensorImpl: the metadata of one tensor (sizes, strides, offset, dtype, device) over a Storage.
+// Views are separate TensorImpls sharing the Storage and the version counter.
+//
+// Users hold tensors through ember::Tensor (tensor.h); TensorImpl is for kernels, the dispatcher
+// and the layers above (autograd, the Python front end) that attach their own state to it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "ember/array_ref.h"
+#include "ember/device.h"
+#include "ember/dispatch_key.h"
+#include "ember/dtype.h"
+#include "ember/intrusive_ptr.h"
+#include "ember/storage.h"
+
+namespace ember {
+
+class TensorSubclass;  // subclass.h
+
+/// Shared by a tensor and all its views; bumped by every in-place write (autograd checks it).
+struct VersionCounter : intrusive_target {
+  std::atomic<uint32_t> version{0};
+};
+
+/// What autograd attaches to a tensor. Declared here so that the core owns the slot without
+/// knowing autograd (which lives a layer above and implements this interface).
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  virtual bool requires_grad() const = 0;
+};
+
+/// What the quantization layer attaches (scale, zero point, axis).
+struct QuantizerBase : intrusive_target {};
+
+class TensorImpl : public intrusive_target {
+ public:
+  /// A tensor over `storage` with the given geometry. Strides are in elements.
+  TensorImpl(intrusive_ptr<Storage> storage, ScalarType dtype, IntArrayRef sizes,
+             IntArrayRef strides, int64_t storage_offset);
+  /// A contiguous tensor over fresh storage.
+  TensorImpl(IntArrayRef sizes, ScalarType dtype, Device device);
+  ~TensorImpl() override;
+
+  // ---- geometry ----
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t size(int64_t d) const;  // negative d counts from the end
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  /// Replace geometry (used by view ops on fresh impls, and by resize_/set_).
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+
+  // ---- element type, device, storage ----
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  size_t itemsize() const { return element_size(dtype_); }
+  const intrusive_ptr<Storage>& storage() const { return storage_; }
+  void set_storage(intrusive_ptr<Storage> s);
+  /// Address of element 0 (nullptr for meta tensors).
+  void* data() const {
+    auto* base = static_cast<char*>(storage_->data());
+    return base ? base + storage_offset_ * static_cast<int64_t>(itemsize()) : nullptr;
+  }
+
+  // ---- dispatch ----
+  KeySet keys() const { return keys_; }
+  /// Scalars from C++/Python number arguments, wrapped as 0-d tensors: they promote "weakly".
+  bool is_wrapped_number() const { return wrapped_number_; }
+  void set_wrapped_number(bool v) { wrapped_number_ = v; }
+
+  // ---- versions (shared with views) ----
+  const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
+  void set_version_counter(intrusive_ptr<VersionCounter> v) { version_ = std::move(v); }
+  uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
+  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+
+  // ---- slots for the layers above ----
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m);
+  bool requires_grad() const { return autograd_meta_ && autograd_meta_->requires_grad(); }
+  /// Recompute the Autograd key after a change in requires_grad.
+  void refresh_autograd_key();
+
+  TensorSubclass* subclass() const { return subclass_.get(); }
+  void set_subclass(intrusive_ptr<TensorSubclass> s);
+
+  const intrusive_ptr<QuantizerBase>& quantizer() const { return quantizer_; }
+  void set_quantizer(intrusive_ptr<QuantizerBase> q) { quantizer_ = std::move(q); }
+
+  /// The Python object that owns this impl (front end only; opaque to C++).
+  void* pyobj() const { return pyobj_; }
+  void set_pyobj(void* p) { pyobj_ = p; }
+
+ private:
+  void refresh_numel_and_contiguity();
+  void refresh_keys();
+
+  intrusive_ptr<Storage> storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool is_contiguous_ = true;
+  bool wrapped_number_ = false;
+  KeySet keys_;
+  intrusive_ptr<VersionCounter> version_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  intrusive_ptr<TensorSubclass> subclass_;
+  intrusive_ptr<QuantizerBase> quantizer_;
+  void* pyobj_ = nullptr;
+};
+
+/// Row-major strides for `sizes` (size-1 and size-0 dims get the stride the next would need).
+DimVector contiguous_strides(IntArrayRef sizes);
+/// Product of sizes, checking for overflow.
+int64_t compute_numel(IntArrayRef sizes);
+
+}  // namespace ember

@@ -1,0 +1,89 @@
+// Value: one boxed argument or result, as the override layers, Python and fallbacks see ops.
+//
+//   ember::Stack args{ember::Value(t), ember::Value(2.0)};
+//   if (args[0].is_tensor()) { const ember::Tensor& x = args[0].to_tensor(); }
+//
+// Scalars box as Int / Double / Bool; `None` stands for an absent optional.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+class Value {
+ public:
+  using OptionalTensorList = std::vector<std::optional<Tensor>>;
+  using Storage = std::variant<std::monostate, Tensor, int64_t, double, bool,
+                               std::vector<int64_t>, std::vector<double>, std::vector<Tensor>,
+                               OptionalTensorList, ScalarType, Device, std::string>;
+
+  Value() = default;  // None
+  Value(std::nullopt_t) {}  // NOLINT
+  Value(Tensor t) : v_(std::move(t)) {}  // NOLINT
+  Value(int64_t i) : v_(i) {}  // NOLINT
+  Value(int i) : v_(int64_t{i}) {}  // NOLINT
+  Value(double d) : v_(d) {}  // NOLINT
+  Value(bool b) : v_(b) {}  // NOLINT
+  Value(const Scalar& s);  // NOLINT: Int, Double or Bool by the scalar's kind
+  Value(std::vector<int64_t> l) : v_(std::move(l)) {}  // NOLINT
+  Value(IntArrayRef l) : v_(l.vec()) {}  // NOLINT
+  Value(std::vector<double> l) : v_(std::move(l)) {}  // NOLINT
+  Value(std::vector<Tensor> l) : v_(std::move(l)) {}  // NOLINT
+  Value(OptionalTensorList l) : v_(std::move(l)) {}  // NOLINT
+  Value(ScalarType t) : v_(t) {}  // NOLINT
+  Value(Device d) : v_(d) {}  // NOLINT
+  Value(std::string s) : v_(std::move(s)) {}  // NOLINT
+  Value(const char* s) : v_(std::string(s)) {}  // NOLINT
+  template <class T>
+  Value(const std::optional<T>& o) {  // NOLINT
+    if (o) *this = Value(*o);
+  }
+
+  bool is_none() const { return std::holds_alternative<std::monostate>(v_); }
+  bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }
+  bool is_int() const { return std::holds_alternative<int64_t>(v_); }
+  bool is_double() const { return std::holds_alternative<double>(v_); }
+  bool is_bool() const { return std::holds_alternative<bool>(v_); }
+  bool is_scalar() const { return is_int() || is_double() || is_bool(); }
+  bool is_int_list() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
+  bool is_double_list() const { return std::holds_alternative<std::vector<double>>(v_); }
+  bool is_tensor_list() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
+  bool is_optional_tensor_list() const { return std::holds_alternative<OptionalTensorList>(v_); }
+  bool is_dtype() const { return std::holds_alternative<ScalarType>(v_); }
+  bool is_device() const { return std::holds_alternative<Device>(v_); }
+  bool is_string() const { return std::holds_alternative<std::string>(v_); }
+
+  // Accessors throw ember::Error (TypeError) naming what was expected and what is held.
+  const Tensor& to_tensor() const;
+  Tensor& to_tensor();
+  int64_t to_int() const;
+  double to_double() const;  // accepts Int too
+  bool to_bool() const;
+  Scalar to_scalar() const;
+  const std::vector<int64_t>& to_int_list() const;
+  const std::vector<double>& to_double_list() const;
+  const std::vector<Tensor>& to_tensor_list() const;
+  const OptionalTensorList& to_optional_tensor_list() const;
+  ScalarType to_dtype() const;
+  Device to_device() const;
+  const std::string& to_string_value() const;
+
+  /// "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType", "None", ...
+  const char* type_name() const;
+  const Storage& storage() const { return v_; }
+
+ private:
+  Storage v_;
+};
+
+using Stack = std::vector<Value>;
+
+}  // namespace ember

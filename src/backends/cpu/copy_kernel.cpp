@@ -1,0 +1,63 @@
+#include "copy_kernel.h"
+
+#include <cstring>
+
+#include "convert.h"
+#include "loop.h"
+
+namespace ember::cpu {
+
+void copy_kernel(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
+      dst.sizes().equals(src.sizes())) {
+    // Plain bytes: one memcpy (split across threads for large tensors).
+    auto* d = static_cast<char*>(dst.data_ptr());
+    auto* s = static_cast<const char*>(src.data_ptr());
+    const int64_t item = static_cast<int64_t>(dst.element_size());
+    parallel_for(0, dst.numel(), 1 << 18, [&](int64_t b, int64_t e) {
+      std::memcpy(d + b * item, s + b * item, static_cast<size_t>((e - b) * item));
+    });
+    return;
+  }
+  ElementwiseLoop loop({dst, src});
+  visit_dtype(dst.dtype(), [&]<class D>() {
+    visit_dtype(src.dtype(), [&]<class S>() {
+      loop.run<D, S>([](S v) { return convert<D>(v); });
+    }, "copy_");
+  }, "copy_");
+}
+
+void copy_kernel_ref(const Tensor& dst, const Tensor& src) {
+  // Walk every index of dst with an explicit odometer; no coalescing, no threads.
+  const int64_t nd = dst.dim(), off = nd - src.dim();
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  visit_dtype(dst.dtype(), [&]<class D>() {
+    visit_dtype(src.dtype(), [&]<class S>() {
+      for (int64_t n = 0; n < dst.numel(); ++n) {
+        int64_t doff = 0, soff = 0;
+        for (int64_t d = 0; d < nd; ++d) {
+          doff += idx[d] * dst.stride(d);
+          if (d >= off && src.size(d - off) != 1) soff += idx[d] * src.stride(d - off);
+        }
+        static_cast<D*>(dst.data_ptr())[doff] = convert<D>(static_cast<const S*>(src.data_ptr())[soff]);
+        for (int64_t d = nd - 1; d >= 0; --d) {
+          if (++idx[d] < dst.size(d)) break;
+          idx[d] = 0;
+        }
+      }
+    });
+  });
+}
+
+void fill_kernel(const Tensor& dst, const Scalar& value) {
+  ElementwiseLoop loop({dst});
+  visit_dtype(dst.dtype(), [&]<class D>() {
+    const D v = value.is_floating() ? convert<D>(value.to_double())
+                : value.is_bool()   ? convert<D>(value.to_bool())
+                                    : convert<D>(value.to_int());
+    loop.run<D>([v]() { return v; });
+  }, "fill_");
+}
+
+}  // namespace ember::cpu

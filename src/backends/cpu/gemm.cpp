@@ -1,0 +1,100 @@
+// CPU GEMM dispatch. Why these libraries: see the header and tools/gemm_probe.cpp.
+//
+// Both libraries own threads, and they use different runtimes:
+//   * Debian's libdnnl is built with DNNL_CPU_RUNTIME == OMP (libgomp). oneDNN sizes its team
+//     from omp_get_max_threads() of the *calling* thread, and libgomp keeps that value per
+//     thread: omp_set_num_threads() in one thread does not reach ember's pool workers. So the
+//     configured count lives in an atomic and every thread applies it lazily before its first
+//     dnnl_sgemm (one thread_local compare per call afterwards).
+//   * Debian's OpenBLAS is the pthread flavour (USE_OPENMP=0): one process-wide pool, sized
+//     globally by openblas_set_num_threads().
+#include "gemm.h"
+
+#include <cblas.h>  // OpenBLAS's cblas.h (also declares openblas_set_num_threads, blasint)
+#include <oneapi/dnnl/dnnl.h>
+#include <omp.h>  // libgomp, the same OpenMP runtime libdnnl.so links; never mix in libomp
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+
+#include "ember/error.h"
+
+namespace ember::cpu {
+namespace {
+
+std::atomic<int> g_num_threads{0};  // 0: never configured, leave library defaults alone
+
+void apply_omp_threads_for_this_thread() {
+  thread_local int applied = 0;
+  const int want = g_num_threads.load(std::memory_order_relaxed);
+  if (want > 0 && want != applied) {
+    omp_set_num_threads(want);
+    applied = want;
+  }
+}
+
+// Row-major leading-dimension rules of cblas (violations would be a caller bug; the libraries
+// would otherwise print via xerbla / return an opaque status).
+void check_args(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, int64_t lda,
+                int64_t ldb, int64_t ldc) {
+  EMBER_CHECK(m >= 0 && n >= 0 && k >= 0, "gemm: negative size m=", m, " n=", n, " k=", k);
+  EMBER_CHECK(lda >= std::max<int64_t>(1, trans_a ? m : k), "gemm: lda=", lda, " too small");
+  EMBER_CHECK(ldb >= std::max<int64_t>(1, trans_b ? k : n), "gemm: ldb=", ldb, " too small");
+  EMBER_CHECK(ldc >= std::max<int64_t>(1, n), "gemm: ldc=", ldc, " too small");
+}
+
+// Handles the cases where no product is needed, with the guarantees documented in gemm.h
+// (beta == 0 overwrites, A/B unread). Returns true if C is final.
+template <typename T>
+bool gemm_trivial(int64_t m, int64_t n, int64_t k, T alpha, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return true;
+  if (k != 0 && alpha != T(0)) return false;
+  if (beta == T(1)) return true;
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * ldc;
+    if (beta == T(0)) {
+      std::fill(row, row + n, T(0));
+    } else {
+      for (int64_t j = 0; j < n; ++j) row[j] *= beta;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
+  apply_omp_threads_for_this_thread();
+  const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
+                                      a, lda, b, ldb, beta, c, ldc);
+  EMBER_CHECK(st == dnnl_success, "gemm: dnnl_sgemm failed with status ", int(st));
+}
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+          const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+          int64_t ldc) {
+  check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
+  // Debian's OpenBLAS uses 32-bit blasint (USE_64BITINT unset): refuse rather than truncate.
+  constexpr int64_t kMax = std::numeric_limits<blasint>::max();
+  EMBER_CHECK(std::max({m, n, k, lda, ldb, ldc}) <= kMax,
+              "gemm: double GEMM dimensions exceed the BLAS integer range");
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, blasint(m), blasint(n), blasint(k), alpha, a,
+              blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+}
+
+void set_gemm_num_threads(int n) {
+  EMBER_CHECK_VALUE(n >= 1, "set_gemm_num_threads: expected n >= 1, got ", n);
+  g_num_threads.store(n, std::memory_order_relaxed);
+  openblas_set_num_threads(n);  // process-wide
+  // oneDNN/OpenMP: applied per thread on its next float gemm (see top of file).
+}
+
+int get_gemm_num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
+
+}  // namespace ember::cpu

@@ -1,0 +1,63 @@
+// CPU GEMM backend: C = alpha * op(A) * op(B) + beta * C, row-major, with the same argument
+// conventions as cblas_?gemm(CblasRowMajor, ...):
+//   op(A) is m x k, op(B) is k x n, C is m x n;
+//   A is stored m x k (lda >= k) or, when trans_a, k x m (lda >= m); likewise B (ldb >= n or k);
+//   ldc >= n. Leading dimensions larger than the width (views into bigger buffers) are fine.
+//
+// Backend (chosen by measurement with tools/gemm_probe.cpp, see cmake/gemm.cmake):
+//   float  -> oneDNN dnnl_sgemm   (faster than OpenBLAS at 256^3 / 1024^3 and unaffected by
+//                                   OPENBLAS_CORETYPE, which may pin OpenBLAS to AVX2 kernels)
+//   double -> OpenBLAS cblas_dgemm (oneDNN has no double GEMM)
+//
+// Guarantees beyond plain BLAS, relied upon by ember's ops:
+//   * beta == 0 overwrites C: NaN/Inf already in C never reach the result.
+//   * m == 0 or n == 0 is a no-op; k == 0 or alpha == 0 gives C = beta * C (zeros if beta == 0)
+//     without reading A or B.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace ember::cpu {
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+          const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+          int64_t ldc);
+
+// Sets how many threads the GEMM libraries may use per call (both oneDNN's OpenMP team and
+// OpenBLAS's pthread pool). ember has a single intra-op pool; its runtime calls this once with
+// that pool's size (n >= 1) so the libraries do not add their own threads on top of it. Before
+// the first call the libraries use their defaults (all cores). Calling gemm from several threads
+// at once multiplies the thread count: from inside a parallel region, set 1.
+void set_gemm_num_threads(int n);
+int get_gemm_num_threads();  // 0 until set_gemm_num_threads was called
+
+// Scalar reference implementation with the same semantics (tests only; O(mnk), no blocking).
+// Integer types accumulate in T; long double in long double; every other type (float, double,
+// ember::Half, ember::BFloat16) in double, so the reference is at least as accurate as the
+// code under test.
+template <typename T>
+void gemm_ref(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+              int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  using Acc = std::conditional_t<std::is_integral_v<T> || std::is_same_v<T, long double>, T,
+                                 double>;
+  const bool use_ab = k > 0 && !(alpha == T(0));  // BLAS: alpha == 0 never reads A or B
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      Acc sum = Acc(0);
+      for (int64_t p = 0; use_ab && p < k; ++p) {
+        const Acc av = Acc(trans_a ? a[p * lda + i] : a[i * lda + p]);
+        const Acc bv = Acc(trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+        sum += av * bv;
+      }
+      T& out = c[i * ldc + j];
+      const Acc ab = use_ab ? Acc(alpha) * sum : Acc(0);
+      // beta == 0 must not read C: it may hold NaN/garbage and is overwritten.
+      out = (beta == T(0)) ? T(ab) : T(ab + Acc(beta) * Acc(out));
+    }
+  }
+}
+
+}  // namespace ember::cpu

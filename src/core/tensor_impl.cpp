@@ -1,0 +1,126 @@
+#include "ember/tensor_impl.h"
+
+#include <limits>
+
+#include "ember/dispatch.h"
+#include "ember/error.h"
+
+namespace ember {
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+int64_t compute_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), "numel: integer multiplication overflow for sizes ", sizes);
+  }
+  return n;
+}
+
+TensorImpl::TensorImpl(intrusive_ptr<Storage> storage, ScalarType dtype, IntArrayRef sizes,
+                       IntArrayRef strides, int64_t storage_offset)
+    : storage_(std::move(storage)),
+      sizes_(sizes.begin(), sizes.end()),
+      strides_(strides.begin(), strides.end()),
+      storage_offset_(storage_offset),
+      dtype_(dtype),
+      version_(make_intrusive<VersionCounter>()) {
+  EMBER_ASSERT(storage_, "TensorImpl needs a storage");
+  EMBER_ASSERT(sizes_.size() == strides_.size());
+  refresh_numel_and_contiguity();
+  refresh_keys();
+}
+
+TensorImpl::TensorImpl(IntArrayRef sizes, ScalarType dtype, Device device)
+    : sizes_(sizes.begin(), sizes.end()),
+      strides_(contiguous_strides(sizes)),
+      dtype_(dtype),
+      version_(make_intrusive<VersionCounter>()) {
+  numel_ = compute_numel(sizes);
+  storage_ = Storage::allocate(static_cast<size_t>(numel_) * element_size(dtype), device);
+  is_contiguous_ = true;
+  refresh_keys();
+}
+
+TensorImpl::~TensorImpl() = default;
+
+int64_t TensorImpl::size(int64_t d) const {
+  int64_t n = dim();
+  EMBER_CHECK_INDEX(d >= -std::max<int64_t>(n, 1) && d < std::max<int64_t>(n, 1),
+                    "Dimension out of range (expected to be in range of [", -std::max<int64_t>(n, 1),
+                    ", ", std::max<int64_t>(n, 1) - 1, "], but got ", d, ")");
+  EMBER_CHECK_INDEX(n > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  return sizes_[d < 0 ? d + n : d];
+}
+
+int64_t TensorImpl::stride(int64_t d) const {
+  int64_t n = dim();
+  EMBER_CHECK_INDEX(n > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n,
+                    ", ", n - 1, "], but got ", d, ")");
+  return strides_[d < 0 ? d + n : d];
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  EMBER_ASSERT(sizes.size() == strides.size());
+  sizes_.assign(sizes.begin(), sizes.end());
+  strides_.assign(strides.begin(), strides.end());
+  storage_offset_ = storage_offset;
+  refresh_numel_and_contiguity();
+}
+
+void TensorImpl::set_storage(intrusive_ptr<Storage> s) {
+  EMBER_ASSERT(s);
+  storage_ = std::move(s);
+  refresh_keys();
+}
+
+void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
+  autograd_meta_ = std::move(m);
+  refresh_keys();
+}
+
+void TensorImpl::refresh_autograd_key() { refresh_keys(); }
+
+void TensorImpl::set_subclass(intrusive_ptr<TensorSubclass> s) {
+  subclass_ = std::move(s);
+  refresh_keys();
+}
+
+void TensorImpl::refresh_numel_and_contiguity() {
+  numel_ = compute_numel(sizes_);
+  // Contiguous = row-major order, ignoring the strides of size-1 dims (as PyTorch does).
+  is_contiguous_ = true;
+  if (numel_ == 0) return;
+  int64_t expected = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    if (sizes_[i] == 1) continue;
+    if (strides_[i] != expected) {
+      is_contiguous_ = false;
+      return;
+    }
+    expected *= sizes_[i];
+  }
+}
+
+void TensorImpl::refresh_keys() {
+  KeySet k = storage_->device().is_meta() ? KeySet(DispatchKey::Meta) : KeySet(DispatchKey::CPU);
+  if (is_quantized(dtype_)) k |= DispatchKey::QuantizedCPU;
+  if (requires_grad()) k |= DispatchKey::Autograd;
+  if (subclass_) {
+    if (subclass_->has_torch_function()) k |= DispatchKey::FunctionOverride;
+    if (subclass_->has_torch_dispatch()) k |= DispatchKey::DispatchOverride;
+  }
+  keys_ = k;
+}
+
+}  // namespace ember

@@ -1,0 +1,191 @@
+// Conversion and copies. _to_copy is the primitive behind every .to(); it keeps a dense layout
+// (memory_format=preserve), as PyTorch does, so t.t().double() stays transposed.
+#include "ember/ops/copy.h"
+
+#include "../backends/cpu/copy_kernel.h"
+#include "../dispatch/boxing.h"
+#include "elementwise.h"
+
+namespace ember {
+
+using dispatch::OpId;
+
+namespace {
+
+Tensor new_like(const Tensor& self, ScalarType dtype, Device device) {
+  DimVector strides = ops::dense_strides_or_empty(self);
+  if (strides.empty() && self.dim() > 0) strides = contiguous_strides(self.sizes());
+  return empty_strided(self.sizes(), strides, TensorOptions(dtype).device(device));
+}
+
+// Copies src into dst (same shape); meta on either side copies nothing.
+void copy_data(const Tensor& dst, const Tensor& src) {
+  if (dst.is_meta()) return;
+  EMBER_CHECK_NOT_IMPLEMENTED(!src.is_meta(), "Cannot copy out of meta tensor; no data!");
+  cpu::copy_kernel(dst, src);
+}
+
+Tensor to_copy_impl(const Tensor& self, const std::optional<ScalarType>& dtype,
+                    const std::optional<int64_t>& /*layout*/, const std::optional<Device>& device,
+                    const std::optional<bool>& /*pin_memory*/, const bool& /*non_blocking*/,
+                    const std::optional<int64_t>& /*memory_format*/) {
+  Tensor out = new_like(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+  copy_data(out, self);
+  return out;
+}
+
+Tensor clone_impl(const Tensor& self, const std::optional<int64_t>& /*memory_format*/) {
+  Tensor out = new_like(self, self.dtype(), self.device());
+  copy_data(out, self);
+  return out;
+}
+
+Tensor copy__impl(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  EMBER_CHECK(self.defined() && src.defined(), "copy_: both tensors must be defined");
+  if (self.is_same(src)) return self;
+  Tensor expanded = src;
+  if (!src.sizes().equals(self.sizes())) {
+    DimVector shape = broadcast_shapes(self.sizes(), src.sizes());
+    EMBER_CHECK(shape == self.sizes().vec(), "copy_: the source of shape ", size_str(src.sizes()),
+                " cannot be broadcast to the destination of shape ", size_str(self.sizes()));
+    expanded = expand(src, self.sizes());
+  }
+  ops::check_no_internal_overlap("copy_", self);
+  if (!self.is_meta() && ops::may_overlap(self, expanded)) {
+    expanded = clone(expanded);  // the source would be overwritten while it is read
+  }
+  copy_data(self, expanded);
+  return ops::mark_written(self);
+}
+
+Tensor detach_impl(const Tensor& self) {
+  // A new impl over the same storage; views and detach share the version counter.
+  auto impl = make_intrusive<TensorImpl>(self.impl()->storage(), self.dtype(), self.sizes(),
+                                         self.strides(), self.storage_offset());
+  impl->set_version_counter(self.impl()->version_counter());
+  impl->set_quantizer(self.impl()->quantizer());
+  return Tensor(std::move(impl));
+}
+
+Tensor fill__impl(const Tensor& self, const Scalar& value) {
+  ops::check_no_internal_overlap("fill_", self);
+  if (!self.is_meta()) cpu::fill_kernel(self, value);
+  return ops::mark_written(self);
+}
+
+Tensor zero__impl(const Tensor& self) { return fill__impl(self, 0); }
+
+// Schema-shaped frontends (argument order as in ops.def; what the boxed layers see).
+Tensor to_copy_op(const Tensor& self, std::optional<ScalarType> dtype, std::optional<int64_t> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking,
+                  std::optional<int64_t> memory_format) {
+  return dispatch::call<to_copy_impl>(OpId::_to_copy, self, dtype, layout, device, pin_memory,
+                                      non_blocking, memory_format);
+}
+Tensor clone_op(const Tensor& self, std::optional<int64_t> memory_format) {
+  return dispatch::call<clone_impl>(OpId::clone, self, memory_format);
+}
+Tensor& copy__op(Tensor& self, const Tensor& src, bool non_blocking) {
+  dispatch::call<copy__impl>(OpId::copy_, self, src, non_blocking);
+  return self;
+}
+Tensor& fill__op(Tensor& self, const Scalar& value) {
+  dispatch::call<fill__impl>(OpId::fill__Scalar, self, value);
+  return self;
+}
+
+Tensor to_dtype_impl(const Tensor& self, const ScalarType& dtype, const bool& /*non_blocking*/,
+                     const bool& copy, const std::optional<int64_t>& /*memory_format*/) {
+  if (!copy && dtype == self.dtype()) return self;
+  return to_copy_op(self, dtype, std::nullopt, std::nullopt, std::nullopt, false, std::nullopt);
+}
+Tensor to_dtype_op(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy,
+                   std::optional<int64_t> memory_format) {
+  return dispatch::call<to_dtype_impl>(OpId::to_dtype, self, dtype, non_blocking, copy, memory_format);
+}
+Tensor to_device_impl(const Tensor& self, const Device& device, const ScalarType& dtype,
+                      const bool& /*non_blocking*/, const bool& copy,
+                      const std::optional<int64_t>& /*memory_format*/) {
+  if (!copy && dtype == self.dtype() && device == self.device()) return self;
+  return to_copy_op(self, dtype, std::nullopt, device, std::nullopt, false, std::nullopt);
+}
+Tensor to_device_op(const Tensor& self, Device device, ScalarType dtype, bool non_blocking, bool copy,
+                    std::optional<int64_t> memory_format) {
+  return dispatch::call<to_device_impl>(OpId::to_device, self, device, dtype, non_blocking, copy,
+                                        memory_format);
+}
+Tensor contiguous_impl(const Tensor& self, const int64_t& /*memory_format*/) {
+  if (self.is_contiguous()) return self;
+  Tensor out = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()));
+  copy_(out, self);
+  return out;
+}
+Tensor contiguous_op(const Tensor& self, int64_t memory_format) {
+  return dispatch::call<contiguous_impl>(OpId::contiguous, self, memory_format);
+}
+
+}  // namespace
+
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return to_copy_op(self, dtype, std::nullopt, device, std::nullopt, false, std::nullopt);
+}
+Tensor clone(const Tensor& self) { return clone_op(self, std::nullopt); }
+Tensor contiguous(const Tensor& self) { return contiguous_op(self, 0); }
+Tensor& copy_(Tensor& self, const Tensor& src) { return copy__op(self, src, false); }
+Tensor detach(const Tensor& self) { return dispatch::call<detach_impl>(OpId::detach, self); }
+Tensor alias(const Tensor& self) { return dispatch::call<detach_impl>(OpId::alias, self); }
+Tensor& fill_(Tensor& self, const Scalar& value) { return fill__op(self, value); }
+Tensor& zero_(Tensor& self) {
+  dispatch::call<zero__impl>(OpId::zero_, self);
+  return self;
+}
+
+EMBER_REGISTER_OP(_to_copy, &to_copy_op);
+EMBER_REGISTER_OP(to_dtype, &to_dtype_op);
+EMBER_REGISTER_OP(to_device, &to_device_op);
+EMBER_REGISTER_OP(clone, &clone_op);
+EMBER_REGISTER_OP(contiguous, &contiguous_op);
+EMBER_REGISTER_OP(copy_, &copy__op);
+EMBER_REGISTER_OP(detach, &detach);
+EMBER_REGISTER_OP(alias, &alias);
+EMBER_REGISTER_OP(fill__Scalar, &fill__op);
+EMBER_REGISTER_OP(zero_, &zero_);
+
+// ---- Tensor methods ----
+Tensor Tensor::to(ScalarType dtype, bool copy) const {
+  return to_dtype_op(*this, dtype, false, copy, std::nullopt);
+}
+Tensor Tensor::to(Device device, bool copy) const {
+  return to_device_op(*this, device, dtype(), false, copy, std::nullopt);
+}
+Tensor Tensor::to(Device device, ScalarType dtype, bool copy) const {
+  return to_device_op(*this, device, dtype, false, copy, std::nullopt);
+}
+Tensor Tensor::to(const Tensor& other, bool copy) const {
+  return to_device_op(*this, other.device(), other.dtype(), false, copy, std::nullopt);
+}
+Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
+Tensor Tensor::clone() const { return ember::clone(*this); }
+Tensor& Tensor::copy_(const Tensor& src) { return ember::copy_(*this, src); }
+Tensor Tensor::detach() const { return ember::detach(*this); }
+Tensor& Tensor::fill_(const Scalar& value) { return ember::fill_(*this, value); }
+Tensor& Tensor::zero_() { return ember::zero_(*this); }
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(defined(), "item(): the tensor is undefined");
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_meta(), "Tensor.item() cannot be called on meta tensors");
+  EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  return visit_dtype(dtype(), [&]<class T>() -> Scalar {
+    T v = *static_cast<const T*>(data_ptr());
+    if constexpr (is_reduced_float_v<T>) return Scalar(static_cast<double>(static_cast<float>(v)));
+    else return Scalar(v);
+  }, "item");
+}
+
+std::string size_str(IntArrayRef sizes) {
+  std::ostringstream os;
+  os << "ember.Size(" << sizes << ")";
+  return os.str();
+}
+
+}  // namespace ember

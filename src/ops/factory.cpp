@@ -1,0 +1,191 @@
+// Core factories: empty / zeros / ones / full and their *_like forms, scalar tensors, from_blob.
+// (Ranges and literals: factory_ranges.cpp, tensor_literal.cpp.)
+#include "ember/ops/factory.h"
+
+#include "../backends/cpu/copy_kernel.h"
+#include "../dispatch/boxing.h"
+#include "elementwise.h"
+
+namespace ember {
+
+using dispatch::OpId;
+
+namespace {
+
+using OptDtype = std::optional<ScalarType>;
+using OptLayout = std::optional<int64_t>;
+using OptDevice = std::optional<Device>;
+using OptBool = std::optional<bool>;
+using OptFormat = std::optional<int64_t>;
+
+Tensor empty_impl(IntArrayRef size, OptDtype dtype, OptLayout, OptDevice device, OptBool, OptFormat) {
+  auto impl = make_intrusive<TensorImpl>(size, dtype.value_or(default_dtype()),
+                                         device.value_or(default_device()));
+  return Tensor(std::move(impl));
+}
+
+Tensor empty_strided_impl(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout,
+                          OptDevice device, OptBool) {
+  EMBER_CHECK(size.size() == stride.size(), "empty_strided: mismatch in length of strides and shape (",
+              size.size(), " vs ", stride.size(), ")");
+  ScalarType dt = dtype.value_or(default_dtype());
+  // Storage must reach the farthest element: 1 + sum((size - 1) * stride).
+  int64_t extent = 1;
+  for (size_t d = 0; d < size.size(); ++d) {
+    EMBER_CHECK(size[d] >= 0, "Trying to create tensor with negative dimension ", size[d], ": ", size);
+    EMBER_CHECK(stride[d] >= 0, "empty_strided: negative strides are not supported, got ", stride);
+    if (size[d] == 0) extent = 0;
+  }
+  if (extent != 0)
+    for (size_t d = 0; d < size.size(); ++d) extent += (size[d] - 1) * stride[d];
+  auto storage = Storage::allocate(static_cast<size_t>(extent) * element_size(dt),
+                                   device.value_or(default_device()));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, size, stride, 0));
+}
+
+Tensor full_impl(IntArrayRef size, const Scalar& value, OptDtype dtype, OptLayout layout,
+                 OptDevice device, OptBool pin) {
+  Tensor t = empty_impl(size, dtype ? dtype : OptDtype(value.dtype()), layout, device, pin, std::nullopt);
+  if (!t.is_meta()) cpu::fill_kernel(t, value);
+  return t;
+}
+Tensor zeros_impl(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
+  return full_impl(size, 0, dtype ? dtype : OptDtype(default_dtype()), layout, device, pin);
+}
+Tensor ones_impl(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
+  return full_impl(size, 1, dtype ? dtype : OptDtype(default_dtype()), layout, device, pin);
+}
+
+// Schema-shaped frontends.
+Tensor empty_op(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin,
+                OptFormat format) {
+  return dispatch::call<empty_impl>(OpId::empty_memory_format, size, dtype, layout, device, pin, format);
+}
+Tensor empty_strided_op(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,
+                        OptDevice device, OptBool pin) {
+  return dispatch::call<empty_strided_impl>(OpId::empty_strided, size, stride, dtype, layout, device, pin);
+}
+Tensor zeros_op(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
+  return dispatch::call<zeros_impl>(OpId::zeros, size, dtype, layout, device, pin);
+}
+Tensor ones_op(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
+  return dispatch::call<ones_impl>(OpId::ones, size, dtype, layout, device, pin);
+}
+Tensor full_op(IntArrayRef size, const Scalar& value, OptDtype dtype, OptLayout layout,
+               OptDevice device, OptBool pin) {
+  return dispatch::call<full_impl>(OpId::full, size, value, dtype, layout, device, pin);
+}
+
+// *_like: sizes (and a dense layout) from self, dtype and device from self unless given.
+Tensor empty_like_impl(const Tensor& self, OptDtype dtype, OptLayout, OptDevice device, OptBool,
+                       OptFormat) {
+  ScalarType dt = dtype.value_or(self.dtype());
+  Device dev = device.value_or(self.device());
+  DimVector strides = ops::dense_strides_or_empty(self);
+  if (strides.empty()) return empty(self.sizes(), TensorOptions(dt).device(dev));
+  return empty_strided(self.sizes(), strides, TensorOptions(dt).device(dev));
+}
+Tensor empty_like_op(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
+                     OptBool pin, OptFormat format) {
+  return dispatch::call<empty_like_impl>(OpId::empty_like, self, dtype, layout, device, pin, format);
+}
+Tensor full_like_impl(const Tensor& self, const Scalar& value, OptDtype dtype, OptLayout layout,
+                      OptDevice device, OptBool pin, OptFormat format) {
+  Tensor t = empty_like_op(self, dtype, layout, device, pin, format);
+  return fill_(t, value);
+}
+Tensor full_like_op(const Tensor& self, const Scalar& value, OptDtype dtype, OptLayout layout,
+                    OptDevice device, OptBool pin, OptFormat format) {
+  return dispatch::call<full_like_impl>(OpId::full_like, self, value, dtype, layout, device, pin, format);
+}
+Tensor zeros_like_impl(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
+                       OptBool pin, OptFormat format) {
+  return full_like_op(self, 0, dtype, layout, device, pin, format);
+}
+Tensor zeros_like_op(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
+                     OptBool pin, OptFormat format) {
+  return dispatch::call<zeros_like_impl>(OpId::zeros_like, self, dtype, layout, device, pin, format);
+}
+Tensor ones_like_impl(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
+                      OptBool pin, OptFormat format) {
+  return full_like_op(self, 1, dtype, layout, device, pin, format);
+}
+Tensor ones_like_op(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
+                    OptBool pin, OptFormat format) {
+  return dispatch::call<ones_like_impl>(OpId::ones_like, self, dtype, layout, device, pin, format);
+}
+
+}  // namespace
+
+Tensor empty(IntArrayRef sizes, TensorOptions o) {
+  return empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+}
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
+  return empty_strided_op(sizes, strides, o.dtype_, std::nullopt, o.device_, std::nullopt);
+}
+Tensor zeros(IntArrayRef sizes, TensorOptions o) {
+  return zeros_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
+}
+Tensor ones(IntArrayRef sizes, TensorOptions o) {
+  return ones_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
+}
+Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions o) {
+  return full_op(sizes, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt);
+}
+Tensor empty_like(const Tensor& self, TensorOptions o) {
+  return empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+}
+Tensor zeros_like(const Tensor& self, TensorOptions o) {
+  return zeros_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+}
+Tensor ones_like(const Tensor& self, TensorOptions o) {
+  return ones_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+}
+Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions o) {
+  return full_like_op(self, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+}
+
+EMBER_REGISTER_OP(empty_memory_format, &empty_op);
+EMBER_REGISTER_OP(empty_strided, &empty_strided_op);
+EMBER_REGISTER_OP(zeros, &zeros_op);
+EMBER_REGISTER_OP(ones, &ones_op);
+EMBER_REGISTER_OP(full, &full_op);
+EMBER_REGISTER_OP(empty_like, &empty_like_op);
+EMBER_REGISTER_OP(zeros_like, &zeros_like_op);
+EMBER_REGISTER_OP(ones_like, &ones_like_op);
+EMBER_REGISTER_OP(full_like, &full_like_op);
+
+Tensor scalar_tensor(const Scalar& value, TensorOptions o) {
+  return full({}, value, o.dtype_ ? o : o.dtype(value.dtype()));
+}
+
+Tensor wrapped_scalar_tensor(const Scalar& value) {
+  // Built directly (not via full) so that the per-op cost of `t + 1` stays one allocation, and
+  // on the CPU whatever the default device: a wrapped number goes with any device.
+  ScalarType dt = value.is_floating() ? kFloat64 : value.is_bool() ? kBool : kInt64;
+  auto impl = make_intrusive<TensorImpl>(IntArrayRef{}, dt, kCPU);
+  if (dt == kFloat64) *static_cast<double*>(impl->data()) = value.to_double();
+  else if (dt == kBool) *static_cast<bool*>(impl->data()) = value.to_bool();
+  else *static_cast<int64_t*>(impl->data()) = value.to_int();
+  impl->set_wrapped_number(true);
+  return Tensor(std::move(impl));
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions o,
+                 Storage::Deleter deleter) {
+  EMBER_CHECK(sizes.size() == strides.size(), "from_blob: ", sizes.size(), " sizes but ",
+              strides.size(), " strides");
+  ScalarType dt = o.dtype_or_default();
+  Device dev = o.device_ ? *o.device_ : kCPU;
+  EMBER_CHECK(dev.is_cpu(), "from_blob: data must live on the cpu device, got ", dev.str());
+  int64_t extent = compute_numel(sizes) == 0 ? 0 : 1;
+  for (size_t d = 0; d < sizes.size() && extent; ++d) extent += (sizes[d] - 1) * strides[d];
+  auto storage = Storage::wrap(data, static_cast<size_t>(extent) * element_size(dt), std::move(deleter));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, sizes, strides, 0));
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions o, Storage::Deleter deleter) {
+  return from_blob(data, sizes, contiguous_strides(sizes), o, std::move(deleter));
+}
+
+}  // namespace ember
