@@ -1,5 +1,8 @@
 // Views: new TensorImpls over the same storage and version counter, with new geometry.
+// reshape / flatten / unflatten / narrow / chunk are composites over the primitive views.
 #include "ember/ops/view.h"
+
+#include <numeric>
 
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -16,7 +19,6 @@ int64_t wrap_dim(int64_t dim, int64_t ndim) {
 }
 
 namespace ops {
-// A view of `self` with the given geometry, sharing storage and version counter.
 Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   auto impl = make_intrusive<TensorImpl>(self.impl()->storage(), self.dtype(), sizes, strides, offset);
   impl->set_version_counter(self.impl()->version_counter());
@@ -27,10 +29,153 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
 
 namespace {
 
+// ---- shape helpers ----
+
+// Resolves a single -1 in `shape` against `numel`, with PyTorch's messages.
+DimVector infer_size(IntArrayRef shape, int64_t numel) {
+  DimVector out = shape.vec();
+  std::optional<size_t> infer;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      EMBER_CHECK(!infer, "only one dimension can be inferred");
+      infer = i;
+    } else {
+      EMBER_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
+      known *= shape[i];
+    }
+  }
+  if (infer) {
+    EMBER_CHECK(known != 0, "cannot reshape tensor of 0 elements into shape ", shape,
+                " because the unspecified dimension size -1 can be any value and is ambiguous");
+    EMBER_CHECK(numel % known == 0, "shape '", shape, "' is invalid for input of size ", numel);
+    out[*infer] = numel / known;
+  } else {
+    EMBER_CHECK(known == numel, "shape '", shape, "' is invalid for input of size ", numel);
+  }
+  return out;
+}
+
+// Strides that let `old` geometry be viewed with `new_shape`, if any (PyTorch's computeStride):
+// walk "chunks" of old dims that are contiguous with each other; each chunk must be covered by
+// whole new dims.
+std::optional<DimVector> view_strides(IntArrayRef old_shape, IntArrayRef old_strides,
+                                      IntArrayRef new_shape) {
+  const int64_t numel = compute_numel(old_shape);
+  if (numel == 0) {
+    if (old_shape.equals(new_shape)) return old_strides.vec();
+    return contiguous_strides(new_shape);
+  }
+  if (old_shape.empty()) return contiguous_strides(new_shape);
+  DimVector new_strides(new_shape.size());
+  int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_shape.size()) - 1; d >= 0; --d) {
+    tensor_numel *= old_shape[d];
+    if (d == 0 || (old_shape[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = old_strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+
+// ---- primitive views ----
+
+Tensor view_impl(const Tensor& self, IntArrayRef size) {
+  DimVector shape = infer_size(size, self.numel());
+  auto strides = view_strides(self.sizes(), self.strides(), shape);
+  EMBER_CHECK(strides.has_value(),
+              "view size is not compatible with input tensor's size and stride (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  return ops::make_view(self, shape, *strides, self.storage_offset());
+}
+
+Tensor unsafe_view_impl(const Tensor& self, IntArrayRef size) {
+  DimVector shape = infer_size(size, self.numel());
+  auto strides = view_strides(self.sizes(), self.strides(), shape);
+  EMBER_ASSERT(strides.has_value(), "_unsafe_view on a layout that cannot be viewed");
+  return ops::make_view(self, shape, *strides, self.storage_offset());
+}
+
+Tensor transpose_impl(const Tensor& self, int64_t dim0, int64_t dim1) {
+  int64_t nd = self.dim();
+  int64_t a = wrap_dim(dim0, nd), b = wrap_dim(dim1, nd);
+  DimVector sizes = self.sizes().vec(), strides = self.strides().vec();
+  if (nd > 0) {
+    std::swap(sizes[a], sizes[b]);
+    std::swap(strides[a], strides[b]);
+  }
+  return ops::make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor t_impl(const Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ",
+              self.dim(), "D");
+  return transpose_impl(self, 0, self.dim() < 2 ? 0 : 1);
+}
+
+Tensor permute_impl(const Tensor& self, IntArrayRef dims) {
+  int64_t nd = self.dim();
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == nd,
+              "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+              "length of the desired ordering of dimensions i.e. input.dim() = ", nd,
+              " is not equal to len(dims) = ", dims.size());
+  DimVector sizes(nd), strides(nd);
+  std::vector<bool> seen(static_cast<size_t>(nd), false);
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t d = wrap_dim(dims[i], nd);
+    EMBER_CHECK(!seen[d], "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = self.size(d);
+    strides[i] = self.stride(d);
+  }
+  return ops::make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor unsqueeze_impl(const Tensor& self, int64_t dim) {
+  int64_t d = wrap_dim(dim, self.dim() + 1);
+  DimVector sizes = self.sizes().vec(), strides = self.strides().vec();
+  int64_t stride = d >= self.dim() ? 1 : sizes[d] * strides[d];
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, stride);
+  return ops::make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor squeeze_impl(const Tensor& self) {
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (self.size(d) == 1) continue;
+    sizes.push_back(self.size(d));
+    strides.push_back(self.stride(d));
+  }
+  return ops::make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor squeeze_dim_impl(const Tensor& self, int64_t dim) {
+  int64_t d = wrap_dim(dim, self.dim());
+  if (self.dim() == 0 || self.size(d) != 1) return ops::make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  DimVector sizes = self.sizes().vec(), strides = self.strides().vec();
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return ops::make_view(self, sizes, strides, self.storage_offset());
+}
+
 Tensor expand_impl(const Tensor& self, IntArrayRef sizes, bool /*implicit*/) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
-  EMBER_CHECK(nd >= self.dim(), "expand(", "ember.FloatTensor{", self.sizes(), "}, size=", sizes,
-              "): the number of sizes provided (", nd,
+  EMBER_CHECK(nd >= self.dim(), "expand(ember.", scalar_type_name(self.dtype()), "Tensor{",
+              self.sizes(), "}, size=", sizes, "): the number of sizes provided (", nd,
               ") must be greater or equal to the number of dimensions in the tensor (", self.dim(), ")");
   DimVector out_sizes(nd), out_strides(nd);
   for (int64_t i = nd - 1; i >= 0; --i) {
@@ -54,15 +199,314 @@ Tensor expand_impl(const Tensor& self, IntArrayRef sizes, bool /*implicit*/) {
   return ops::make_view(self, out_sizes, out_strides, self.storage_offset());
 }
 
+Tensor slice_impl(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+                  std::optional<int64_t> end, int64_t step) {
+  EMBER_CHECK(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK_VALUE(step > 0, step == 0 ? "slice step cannot be zero" : "step must be greater than zero");
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.size(d);
+  // Python slice clamping: negative counts from the end, then clamp into [0, size].
+  auto clamp_index = [size](int64_t i) {
+    if (i < 0) i += size;
+    return std::clamp<int64_t>(i, 0, size);
+  };
+  int64_t s = clamp_index(start.value_or(0));
+  int64_t e = clamp_index(end.value_or(size));
+  if (e < s) e = s;
+  DimVector sizes = self.sizes().vec(), strides = self.strides().vec();
+  sizes[d] = (e - s + step - 1) / step;
+  strides[d] *= step;
+  return ops::make_view(self, sizes, strides, self.storage_offset() + s * self.stride(d));
+}
+
+Tensor select_impl(const Tensor& self, int64_t dim, int64_t index) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.size(d);
+  EMBER_CHECK_INDEX(index >= -size && index < size, "select(): index ", index,
+                    " out of range for tensor of size ", self.sizes(), " at dimension ", dim);
+  if (index < 0) index += size;
+  DimVector sizes = self.sizes().vec(), strides = self.strides().vec();
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return ops::make_view(self, sizes, strides, self.storage_offset() + index * self.stride(d));
+}
+
+Tensor as_strided_impl(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                       std::optional<int64_t> storage_offset) {
+  int64_t offset = storage_offset.value_or(self.storage_offset());
+  EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
+  EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
+  for (int64_t s : stride) EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", stride);
+  // The view must stay inside the storage (meta storages record their size too).
+  int64_t extent = 0;
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", size);
+    if (size[i] == 0) empty = true;
+    extent += (size[i] - 1) * stride[i];
+  }
+  if (!empty) {
+    int64_t needed = (offset + extent + 1) * static_cast<int64_t>(self.element_size());
+    int64_t have = static_cast<int64_t>(self.impl()->storage()->nbytes());
+    EMBER_CHECK(needed <= have, "setStorage: sizes ", size, ", strides ", stride,
+                " in storage offset ", offset, " and itemsize ", self.element_size(),
+                " requiring a storage size of ", needed, " are out of bounds for storage of size ", have);
+  }
+  return ops::make_view(self, size, stride, offset);
+}
+
+std::vector<Tensor> split_with_sizes_impl(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  EMBER_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.size(d);
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=", split_sizes);
+    total += s;
+  }
+  EMBER_CHECK(total == size, "split_with_sizes expects split_sizes to sum exactly to ", size,
+              " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(slice_impl(self, d, start, start + s, 1));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> split_impl(const Tensor& self, int64_t split_size, int64_t dim) {
+  EMBER_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.size(d);
+  EMBER_CHECK(split_size != 0 || size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  int64_t n = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t start = i * split_size;
+    out.push_back(slice_impl(self, d, start, std::min(size, start + split_size), 1));
+  }
+  return out;
+}
+
+std::vector<Tensor> unbind_impl(const Tensor& self, int64_t dim) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  int64_t d = wrap_dim(dim, self.dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < self.size(d); ++i) out.push_back(select_impl(self, d, i));
+  return out;
+}
+
+// ---- schema-shaped frontends of the primitives ----
+Tensor view_op(const Tensor& self, IntArrayRef size) { return dispatch::call<view_impl>(OpId::view, self, size); }
+Tensor unsafe_view_op(const Tensor& self, IntArrayRef size) {
+  return dispatch::call<unsafe_view_impl>(OpId::_unsafe_view, self, size);
+}
 Tensor expand_op(const Tensor& self, IntArrayRef sizes, bool implicit) {
   return dispatch::call<expand_impl>(OpId::expand, self, sizes, implicit);
+}
+Tensor slice_op(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+                std::optional<int64_t> end, int64_t step) {
+  return dispatch::call<slice_impl>(OpId::slice_Tensor, self, dim, start, end, step);
+}
+
+// ---- composites ----
+Tensor reshape_impl(const Tensor& self, IntArrayRef shape) {
+  DimVector sizes = infer_size(shape, self.numel());
+  if (view_strides(self.sizes(), self.strides(), sizes)) return view_op(self, sizes);
+  return unsafe_view_op(ember::clone(self).contiguous(), sizes);
+}
+Tensor reshape_op(const Tensor& self, IntArrayRef shape) {
+  return dispatch::call<reshape_impl>(OpId::reshape, self, shape);
+}
+
+Tensor flatten_impl(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return reshape_op(self, {1});
+  int64_t s = wrap_dim(start_dim, self.dim()), e = wrap_dim(end_dim, self.dim());
+  EMBER_CHECK_VALUE(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (s == e) return self;
+  DimVector shape;
+  for (int64_t d = 0; d < s; ++d) shape.push_back(self.size(d));
+  int64_t flat = 1;
+  for (int64_t d = s; d <= e; ++d) flat *= self.size(d);
+  shape.push_back(flat);
+  for (int64_t d = e + 1; d < self.dim(); ++d) shape.push_back(self.size(d));
+  return reshape_op(self, shape);
+}
+Tensor flatten_op(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  return dispatch::call<flatten_impl>(OpId::flatten_using_ints, self, start_dim, end_dim);
+}
+
+Tensor unflatten_impl(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  int64_t d = wrap_dim(dim, self.dim());
+  EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      EMBER_CHECK(infer < 0, "only one dimension can be inferred");
+      infer = static_cast<int64_t>(i);
+    } else {
+      known *= sizes[i];
+    }
+  }
+  DimVector inner = sizes.vec();
+  if (infer >= 0) {
+    EMBER_CHECK(known != 0 && self.size(d) % known == 0, "unflatten: Provided sizes ", sizes,
+                " don't multiply up to the size of dim ", dim, " (", self.size(d), ") in the input tensor");
+    inner[infer] = self.size(d) / known;
+  } else {
+    EMBER_CHECK(known == self.size(d), "unflatten: Provided sizes ", sizes,
+                " don't multiply up to the size of dim ", dim, " (", self.size(d), ") in the input tensor");
+  }
+  DimVector shape = self.sizes().vec();
+  shape.erase(shape.begin() + d);
+  shape.insert(shape.begin() + d, inner.begin(), inner.end());
+  return view_op(self, shape);
+}
+Tensor unflatten_op(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  return dispatch::call<unflatten_impl>(OpId::unflatten_int, self, dim, sizes);
+}
+
+Tensor expand_as_impl(const Tensor& self, const Tensor& other) { return expand_op(self, other.sizes(), false); }
+
+Tensor narrow_impl(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  EMBER_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.size(d);
+  EMBER_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [",
+                    -size, ", ", size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  EMBER_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
+              ") exceeds dimension size (", size, ").");
+  return slice_op(self, d, start, start + length, 1);
+}
+
+std::vector<Tensor> chunk_impl(const Tensor& self, int64_t chunks, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.size(d);
+  int64_t split_size = (size + chunks - 1) / chunks;
+  // As PyTorch: a zero split size (empty dim) still yields `chunks` empty pieces.
+  if (split_size == 0 && size == 0) {
+    return ember::split_with_sizes(self, std::vector<int64_t>(static_cast<size_t>(chunks), 0), d);
+  }
+  return ember::split(self, split_size, d);
 }
 
 }  // namespace
 
+// ---- public API ----
+Tensor view(const Tensor& self, IntArrayRef sizes) { return view_op(self, sizes); }
+Tensor _unsafe_view(const Tensor& self, IntArrayRef sizes) { return unsafe_view_op(self, sizes); }
+Tensor reshape(const Tensor& self, IntArrayRef sizes) { return reshape_op(self, sizes); }
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  return flatten_op(self, start_dim, end_dim);
+}
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) { return unflatten_op(self, dim, sizes); }
+Tensor t(const Tensor& self) { return dispatch::call<t_impl>(OpId::t, self); }
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return dispatch::call<transpose_impl>(OpId::transpose_int, self, dim0, dim1);
+}
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  return dispatch::call<permute_impl>(OpId::permute, self, dims);
+}
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  return dispatch::call<unsqueeze_impl>(OpId::unsqueeze, self, dim);
+}
+Tensor squeeze(const Tensor& self) { return dispatch::call<squeeze_impl>(OpId::squeeze, self); }
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  return dispatch::call<squeeze_dim_impl>(OpId::squeeze_dim, self, dim);
+}
 Tensor expand(const Tensor& self, IntArrayRef sizes) { return expand_op(self, sizes, false); }
-EMBER_REGISTER_OP(expand, &expand_op);
+Tensor expand_as(const Tensor& self, const Tensor& other) {
+  return dispatch::call<expand_as_impl>(OpId::expand_as, self, other);
+}
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return dispatch::call<narrow_impl>(OpId::narrow, self, dim, start, length);
+}
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step) {
+  return slice_op(self, dim, start, end, step);
+}
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  return dispatch::call<select_impl>(OpId::select_int, self, dim, index);
+}
+Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides,
+                  std::optional<int64_t> storage_offset) {
+  return dispatch::call<as_strided_impl>(OpId::as_strided, self, sizes, strides, storage_offset);
+}
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  return dispatch::call<chunk_impl>(OpId::chunk, self, chunks, dim);
+}
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  return dispatch::call<split_impl>(OpId::split_Tensor, self, split_size, dim);
+}
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  return dispatch::call<split_with_sizes_impl>(OpId::split_with_sizes, self, split_sizes, dim);
+}
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  return dispatch::call<unbind_impl>(OpId::unbind_int, self, dim);
+}
 
+using SqueezeDimFn = Tensor (*)(const Tensor&, int64_t);
+using SqueezeFn = Tensor (*)(const Tensor&);
+EMBER_REGISTER_OP(view, &view_op);
+EMBER_REGISTER_OP(_unsafe_view, &unsafe_view_op);
+EMBER_REGISTER_OP(reshape, &reshape_op);
+EMBER_REGISTER_OP(flatten_using_ints, &flatten_op);
+EMBER_REGISTER_OP(unflatten_int, &unflatten_op);
+EMBER_REGISTER_OP(t, &t);
+EMBER_REGISTER_OP(transpose_int, &transpose);
+EMBER_REGISTER_OP(permute, &permute);
+EMBER_REGISTER_OP(unsqueeze, &unsqueeze);
+EMBER_REGISTER_OP(squeeze, static_cast<SqueezeFn>(&squeeze));
+EMBER_REGISTER_OP(squeeze_dim, static_cast<SqueezeDimFn>(&squeeze));
+EMBER_REGISTER_OP(expand, &expand_op);
+EMBER_REGISTER_OP(expand_as, &expand_as);
+EMBER_REGISTER_OP(narrow, &narrow);
+EMBER_REGISTER_OP(slice_Tensor, &slice_op);
+EMBER_REGISTER_OP(select_int, &select);
+EMBER_REGISTER_OP(as_strided, &as_strided);
+EMBER_REGISTER_OP(chunk, &chunk);
+EMBER_REGISTER_OP(split_Tensor, &split);
+EMBER_REGISTER_OP(split_with_sizes, &split_with_sizes);
+EMBER_REGISTER_OP(unbind_int, &unbind);
+
+// ---- Tensor methods ----
+Tensor Tensor::view(IntArrayRef sizes) const { return ember::view(*this, sizes); }
+Tensor Tensor::view_as(const Tensor& other) const { return ember::view(*this, other.sizes()); }
+Tensor Tensor::reshape(IntArrayRef sizes) const { return ember::reshape(*this, sizes); }
+Tensor Tensor::reshape_as(const Tensor& other) const { return ember::reshape(*this, other.sizes()); }
+Tensor Tensor::flatten(int64_t s, int64_t e) const { return ember::flatten(*this, s, e); }
+Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const { return ember::unflatten(*this, dim, sizes); }
+Tensor Tensor::t() const { return ember::t(*this); }
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const { return ember::transpose(*this, d0, d1); }
+Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
+Tensor Tensor::unsqueeze(int64_t dim) const { return ember::unsqueeze(*this, dim); }
+Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
+Tensor Tensor::squeeze(int64_t dim) const { return ember::squeeze(*this, dim); }
 Tensor Tensor::expand(IntArrayRef sizes) const { return ember::expand(*this, sizes); }
+Tensor Tensor::expand_as(const Tensor& other) const { return ember::expand_as(*this, other); }
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  return ember::narrow(*this, dim, start, length);
+}
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+  return ember::slice(*this, dim, start, end, step);
+}
+Tensor Tensor::select(int64_t dim, int64_t index) const { return ember::select(*this, dim, index); }
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset) const {
+  return ember::as_strided(*this, sizes, strides, offset);
+}
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const { return ember::chunk(*this, chunks, dim); }
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  return ember::split(*this, split_size, dim);
+}
+std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t dim) const {
+  return ember::split_with_sizes(*this, split_sizes, dim);
+}
+std::vector<Tensor> Tensor::unbind(int64_t dim) const { return ember::unbind(*this, dim); }
 
 }  // namespace ember
