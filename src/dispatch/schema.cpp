@@ -98,7 +98,10 @@ Value default_value(const std::string& type, const std::string& text) {
     return Value(std::move(v));
   }
   if (type.starts_with("ScalarType")) return Value(dtype_from_name(text));
-  if (type.starts_with("MemoryFormat") || type.starts_with("Layout")) return Value();
+  // Memory formats and layouts box as small ints, in PyTorch's c10 enum order.
+  if (text == "contiguous_format" || text == "strided") return Value(int64_t{0});
+  if (text == "preserve_format") return Value(int64_t{1});
+  if (text == "channels_last") return Value(int64_t{2});
   bool is_float = text.find_first_of(".e") != std::string::npos && text.find("inf") == std::string::npos;
   if (type.starts_with("float") || is_float) return Value(std::strtod(text.c_str(), nullptr));
   if (type.starts_with("bool")) return Value(text != "0");

@@ -323,8 +323,8 @@ Tensor reshape_op(const Tensor& self, IntArrayRef shape) {
 }
 
 Tensor flatten_impl(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  if (self.dim() == 0) return reshape_op(self, {1});
   int64_t s = wrap_dim(start_dim, self.dim()), e = wrap_dim(end_dim, self.dim());
+  if (self.dim() == 0) return reshape_op(self, {1});
   EMBER_CHECK_VALUE(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (s == e) return self;
   DimVector shape;

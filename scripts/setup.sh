@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ember needs (only those missing), as root on Debian 12.
+# Usage: scripts/setup.sh [demo|test]   — `test` adds what the test suite needs.
+set -euo pipefail
+
+want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev libtorch-dev
+      python3-torch python3-numpy)
+if [[ "${1:-demo}" == "test" ]]; then
+  want+=(python3-pytest)
+fi
+
+missing=()
+for pkg in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
