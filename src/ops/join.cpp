@@ -1,8 +1,9 @@
 // Concatenation: cat (primitive) and stack (composite: unsqueeze every input, then cat).
+#include "ember/ops/index_ops.h"
+
 #include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
-#include "ember/ops/index_ops.h"
 
 namespace ember {
 

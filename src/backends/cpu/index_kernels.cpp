@@ -1,6 +1,7 @@
 #include "index_kernels.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -21,9 +22,11 @@ namespace ember::cpu {
 namespace {
 
 // A view with the given geometry, made without the dispatcher (kernels only move data).
+Tensor restrided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
+}
 Tensor restrided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides) {
-  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides,
-                                           t.storage_offset()));
+  return restrided(t, sizes, strides, t.storage_offset());
 }
 
 DimVector without_dim(IntArrayRef v, int64_t dim) {
@@ -84,9 +87,10 @@ void line_loop(const Tensor& dst, const Tensor& src, const Tensor& index, int64_
   const int64_t dst_step = dst.stride(dim) * static_cast<int64_t>(sizeof(T));
   const int64_t src_step = src.stride(dim) * static_cast<int64_t>(sizeof(T));
   const int64_t idx_step = index.stride(dim) * static_cast<int64_t>(sizeof(I));
+  // The operand walked at k (not addressed by index): its strides pick the loop order.
+  const int64_t walk_step = std::abs(index_dst ? src_step : dst_step);
 
-  ElementwiseLoop loop({dst_lines, src_lines, idx_lines});
-  loop.for_each_run([&](char** p, const int64_t* s, int64_t n) {
+  auto run = [&](char** p, const int64_t* s, int64_t n) {
     auto element = [&](int64_t i, int64_t k) {
       char* d = p[0] + i * s[0];
       const char* sp = p[1] + i * s[1];
@@ -97,14 +101,36 @@ void line_loop(const Tensor& dst, const Tensor& src, const Tensor& index, int64_
         op(*reinterpret_cast<T*>(d + k * dst_step), *reinterpret_cast<const T*>(sp + ix * src_step));
       }
     };
-    // Keep the longer loop innermost; either order visits a line's k in ascending order.
-    if (n < len) {
+    // The walked operand's smaller stride goes innermost (memory order); either order visits a
+    // line's k in ascending order.
+    const int64_t walk_line = std::abs(index_dst ? s[1] : s[0]);
+    const bool k_inner = walk_step != walk_line ? walk_step < walk_line : n < len;
+    if (k_inner) {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t k = 0; k < len; ++k) element(i, k);
     } else {
       for (int64_t k = 0; k < len; ++k)
         for (int64_t i = 0; i < n; ++i) element(i, k);
     }
+  };
+
+  if (line_sizes.empty()) {  // one line
+    ElementwiseLoop({dst_lines, src_lines, idx_lines}).for_each_run(run);
+    return;
+  }
+  // Each line does `len` steps, so ElementwiseLoop's per-element grain would under-split: split
+  // the lines along their longest dim here, with about kGrain steps per task at least.
+  const auto split = static_cast<int64_t>(
+      std::max_element(line_sizes.begin(), line_sizes.end()) - line_sizes.begin());
+  const int64_t steps_per_slice = compute_numel(line_sizes) / line_sizes[split] * len;
+  const int64_t grain = std::max<int64_t>(1, ElementwiseLoop::kGrain / steps_per_slice);
+  parallel_for(0, line_sizes[split], grain, [&](int64_t b, int64_t e) {
+    auto part = [&](const Tensor& t) {
+      DimVector sizes = t.sizes().vec();
+      sizes[split] = e - b;
+      return restrided(t, sizes, t.strides(), t.storage_offset() + b * t.stride(split));
+    };
+    ElementwiseLoop({part(dst_lines), part(src_lines), part(idx_lines)}).for_each_run(run);
   });
 }
 
