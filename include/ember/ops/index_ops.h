@@ -18,7 +18,9 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
 Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
-/// weight[indices]: rows of a (num_embeddings, dim) table.
+/// weight[indices]: rows of a (num_embeddings, dim) table; the result has shape
+/// indices.shape + [dim]. indices are int64 or int32. padding_idx (-1: none, else within
+/// [-num_embeddings, num_embeddings)), scale_grad_by_freq and sparse only shape the gradient.
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1,
                  bool scale_grad_by_freq = false, bool sparse = false);
 

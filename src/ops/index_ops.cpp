@@ -1,0 +1,352 @@
+// Gather / scatter family: index_select, gather, scatter (src / value, in-place and not),
+// scatter_add and embedding. Every impl validates shapes, dtypes and every index value before it
+// writes anything, so a failing in-place op leaves self unchanged. Error texts are PyTorch 1.13's.
+#include "ember/ops/index_ops.h"
+
+#include "../backends/cpu/copy_kernel.h"
+#include "../backends/cpu/index_kernels.h"
+#include "../dispatch/boxing.h"
+#include "elementwise.h"
+
+namespace ember {
+
+using dispatch::OpId;
+using cpu::ScatterMode;
+
+namespace {
+
+// Note [Devices of index ops]
+// ember has CPU and meta tensors. An out-of-place op with any meta operand runs on meta (shape
+// and dtype inference only), as in PyTorch, where the Meta dispatch key outranks CPU: this is
+// what lets a model skeleton on meta look up embeddings for real CPU token ids. An in-place op
+// on a CPU self cannot read a meta operand, so that is an error.
+Device out_device(std::initializer_list<Tensor> operands) {
+  for (const Tensor& t : operands)
+    if (t.is_meta()) return kMeta;
+  return kCPU;
+}
+
+void check_inplace_devices(const char* op, const Tensor& self, std::initializer_list<Tensor> others) {
+  if (self.is_meta()) return;
+  for (const Tensor& t : others) {
+    EMBER_CHECK(!t.is_meta(), "Expected all tensors to be on the same device, but found at least "
+                "two devices, ", self.device().str(), " and ", t.device().str(),
+                "! (when checking arguments for ", op, ")");
+  }
+}
+
+// A fresh contiguous tensor, allocated without going back through the dispatcher.
+Tensor new_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+  return Tensor(make_intrusive<TensorImpl>(sizes, dtype, device));
+}
+
+// PyTorch's scatter / gather treat a 0-d tensor as 1-d of size 1 (ensure_nonempty_dim/_size).
+int64_t nonempty_dim(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
+int64_t nonempty_size(const Tensor& t, int64_t d) {
+  // wrap_dim reproduces PyTorch's IndexError when src has fewer dims than index.
+  return t.dim() == 0 ? 1 : t.size(wrap_dim(d, t.dim()));
+}
+// The kernels take operands of at least one dim.
+Tensor as_1d(const Tensor& t) {
+  return t.dim() == 0 ? ops::make_view(t, {1}, {1}, t.storage_offset()) : t;
+}
+
+bool is_dense(const Tensor& t) { return t.dim() == 0 || !ops::dense_strides_or_empty(t).empty(); }
+
+// An operand of an in-place write that shares memory with self. PyTorch refuses it where it can
+// tell (both dense: assert_no_overlap); where it cannot, ember reads from a copy so the result is
+// still the sequential one.
+Tensor unaliased(const Tensor& self, const Tensor& operand) {
+  if (self.is_meta() || (!operand.is_same(self) && !ops::may_overlap(self, operand))) return operand;
+  EMBER_CHECK(!(is_dense(self) && is_dense(operand)),
+              "unsupported operation: some elements of the input tensor and the written-to tensor "
+              "refer to a single memory location. Please clone() the tensor before performing "
+              "the operation.");
+  Tensor copy = new_tensor(operand.sizes(), operand.dtype(), operand.device());
+  cpu::copy_kernel(copy, operand);
+  return copy;
+}
+
+// ---- index_select ----
+
+Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
+              "index_select(): Expected dtype int32 or int64 for index");
+  // PyTorch 1.13 writes past a 0-d result here; later versions refuse, as ember does.
+  EMBER_CHECK(self.dim() > 0 || index.numel() == 1,
+              "index_select(): Index to scalar can have only 1 value, got ", index.numel(),
+              " value(s)");
+  DimVector sizes = self.sizes().vec();
+  if (self.dim() > 0) sizes[d] = index.numel();
+  Tensor out = new_tensor(sizes, self.dtype(), out_device({self, index}));
+  if (out.is_meta()) return out;
+  const int64_t rows = nonempty_size(self, d);
+  EMBER_CHECK(!(self.dim() > 1 && self.numel() == 0 && index.numel() > 0 && rows == 0),
+              "index_select(): self indexing axis dim should be positive");
+  EMBER_CHECK_INDEX(!cpu::find_out_of_range(index, rows), "index out of range in self");
+  cpu::index_select_kernel(as_1d(out), as_1d(self), d, as_1d(index));
+  return out;
+}
+
+// ---- gather ----
+
+void check_gather_shape(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t nd = nonempty_dim(self);
+  EMBER_CHECK(nd == nonempty_dim(index),
+              "Index tensor must have the same number of dimensions as input tensor");
+  for (int64_t i = 0; i < nd; ++i) {
+    if (i == dim) continue;
+    EMBER_CHECK(nonempty_size(index, i) <= nonempty_size(self, i), "Size does not match at dimension ",
+                i, " expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
+                " apart from dimension ", dim);
+  }
+}
+
+// "index 5 is out of bounds for dimension 1 with size 4" for the first bad value (row-major).
+void check_index_values(const Tensor& index, int64_t dim, int64_t size) {
+  if (auto bad = cpu::find_out_of_range(index, size)) {
+    EMBER_FAIL("index ", *bad, " is out of bounds for dimension ", dim, " with size ", size);
+  }
+}
+
+// sparse_grad only changes the layout of the gradient.
+Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  Tensor out = new_tensor(index.sizes(), self.dtype(), out_device({self, index}));
+  if (index.numel() == 0) return out;  // PyTorch checks nothing more for an empty index
+  EMBER_CHECK(index.dtype() == kInt64, "gather(): Expected dtype int64 for index");
+  check_gather_shape(self, d, index);
+  if (out.is_meta()) return out;
+  check_index_values(index, d, nonempty_size(self, d));
+  cpu::gather_kernel(as_1d(out), as_1d(self), d, as_1d(index));
+  return out;
+}
+
+// ---- scatter / scatter_add ----
+
+// PyTorch's scatter_gather_dtype_check and scatter_shape_check; every scatter flavour says
+// "scatter()" in its messages, as PyTorch's do.
+void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  if (index.numel() != 0) {
+    EMBER_CHECK(index.dtype() == kInt64, "scatter(): Expected dtype int64 for index");
+  }
+  if (src) {
+    EMBER_CHECK(self.dtype() == src->dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
+  }
+  if (index.numel() == 0) return;
+  const int64_t nd = nonempty_dim(self);
+  EMBER_CHECK(nd == nonempty_dim(index),
+              "Index tensor must have the same number of dimensions as self tensor");
+  bool wrong_shape = false;
+  for (int64_t d = 0; d < nd && !wrong_shape; ++d) {
+    wrong_shape = d != dim && nonempty_size(index, d) > nonempty_size(self, d);
+  }
+  if (src) {
+    for (int64_t d = 0; d < nd && !wrong_shape; ++d) {
+      wrong_shape = nonempty_size(index, d) > nonempty_size(*src, d);
+    }
+    EMBER_CHECK(nonempty_dim(*src) == nonempty_dim(index),
+                "Index tensor must have the same number of dimensions as src tensor");
+    EMBER_CHECK(!wrong_shape, "Expected index ", index.sizes(), " to be smaller than self ",
+                self.sizes(), " apart from dimension ", dim, " and to be smaller size than src ",
+                src->sizes());
+  } else {
+    EMBER_CHECK(!wrong_shape, "Expected index ", index.sizes(), " to be smaller than self ",
+                self.sizes(), " apart from dimension ", dim);
+  }
+}
+
+// A 0-d tensor of self's dtype holding `value`, seen with index's sizes: scatter.value runs as
+// scatter.src with this stride-0 source.
+Tensor value_source(const Tensor& self, const Tensor& index, const Scalar& value) {
+  Tensor v = new_tensor({}, self.dtype(), kCPU);
+  cpu::fill_kernel(v, value);  // converts as PyTorch's value.to<scalar_t>()
+  return ops::make_view(v, index.sizes(), DimVector(static_cast<size_t>(index.dim()), 0), 0);
+}
+
+// The data step shared by every scatter: `target` (CPU, already holding self's values) gets
+// src written or added at index. Index values are checked before the first write.
+void scatter_data(const Tensor& target, int64_t dim, const Tensor& index, const Tensor& src,
+                  ScatterMode mode) {
+  if (index.numel() == 0) return;
+  check_index_values(index, dim, nonempty_size(target, dim));
+  cpu::scatter_kernel(as_1d(target), dim, as_1d(index), as_1d(src), mode);
+}
+
+// Out-of-place: a copy of self, then the in-place data step. `src` undefined = value form.
+Tensor scatter_out_of_place(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                            const Scalar& value, ScatterMode mode) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  check_scatter(self, d, index, src.defined() ? &src : nullptr);
+  Tensor out = new_tensor(self.sizes(), self.dtype(),
+                          out_device({self, index, src.defined() ? src : self}));
+  if (out.is_meta()) return out;
+  cpu::copy_kernel(out, self);
+  scatter_data(out, d, index, src.defined() ? src : value_source(self, index, value), mode);
+  return out;
+}
+
+Tensor scatter_in_place(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                        const Tensor& src, const Scalar& value, ScatterMode mode) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  check_scatter(self, d, index, src.defined() ? &src : nullptr);
+  check_inplace_devices(op, self, {index, src.defined() ? src : self});
+  ops::check_no_internal_overlap(op, self);
+  Tensor safe_index = unaliased(self, index);
+  Tensor safe_src = src.defined() ? unaliased(self, src) : src;
+  if (!self.is_meta()) {
+    scatter_data(self, d, safe_index, src.defined() ? safe_src : value_source(self, index, value),
+                 mode);
+  }
+  return ops::mark_written(self);
+}
+
+Tensor scatter_src_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_out_of_place(self, dim, index, src, 0, ScatterMode::Assign);
+}
+Tensor scatter_value_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_out_of_place(self, dim, index, Tensor(), value, ScatterMode::Assign);
+}
+Tensor scatter__src_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_in_place("scatter_", self, dim, index, src, 0, ScatterMode::Assign);
+}
+Tensor scatter__value_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_in_place("scatter_", self, dim, index, Tensor(), value, ScatterMode::Assign);
+}
+Tensor scatter_add_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_out_of_place(self, dim, index, src, 0, ScatterMode::Add);
+}
+Tensor scatter_add__impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_in_place("scatter_add_", self, dim, index, src, 0, ScatterMode::Add);
+}
+
+// ---- embedding ----
+
+// Rows of `weight` picked by `indices`: index_select on the flattened ids. padding_idx,
+// scale_grad_by_freq and sparse shape only the gradient; padding_idx is range-checked as
+// torch.nn.functional.embedding does (-1, the default, means none, as in aten::embedding).
+Tensor embedding_impl(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                      bool /*scale_grad_by_freq*/, bool /*sparse*/) {
+  EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32,
+              "Expected tensor for argument #1 'indices' to have one of the following scalar "
+              "types: Long, Int; but got ember.", scalar_type_name(indices.dtype()),
+              "Tensor instead (while checking arguments for embedding)");
+  const int64_t rows = weight.size(0);
+  EMBER_CHECK(padding_idx == -1 || (padding_idx >= -rows && padding_idx < rows),
+              "Padding_idx must be within num_embeddings");
+  if (indices.dim() == 1) return index_select_impl(weight, 0, indices);
+  Tensor flat;
+  if (indices.is_contiguous()) {
+    flat = ops::make_view(indices, {indices.numel()}, {1}, indices.storage_offset());
+  } else {
+    flat = new_tensor({indices.numel()}, indices.dtype(), indices.device());
+    if (!flat.is_meta()) {
+      cpu::copy_kernel(ops::make_view(flat, indices.sizes(), contiguous_strides(indices.sizes()), 0),
+                       indices);
+    }
+  }
+  Tensor rows_out = index_select_impl(weight, 0, flat);
+  DimVector sizes = indices.sizes().vec();
+  sizes.push_back(weight.size(1));
+  return ops::make_view(rows_out, sizes, contiguous_strides(sizes), 0);
+}
+
+// ---- schema-shaped frontends (argument order as in ops.def) ----
+Tensor gather_op(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  return dispatch::call<gather_impl>(OpId::gather, self, dim, index, sparse_grad);
+}
+Tensor scatter_src_op(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return dispatch::call<scatter_src_impl>(OpId::scatter_src, self, dim, index, src);
+}
+Tensor scatter_value_op(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return dispatch::call<scatter_value_impl>(OpId::scatter_value, self, dim, index, value);
+}
+Tensor& scatter__src_op(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  dispatch::call<scatter__src_impl>(OpId::scatter__src, self, dim, index, src);
+  return self;
+}
+Tensor& scatter__value_op(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  dispatch::call<scatter__value_impl>(OpId::scatter__value, self, dim, index, value);
+  return self;
+}
+Tensor& scatter_add__op(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  dispatch::call<scatter_add__impl>(OpId::scatter_add_, self, dim, index, src);
+  return self;
+}
+Tensor embedding_op(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                    bool scale_grad_by_freq, bool sparse) {
+  return dispatch::call<embedding_impl>(OpId::embedding, weight, indices, padding_idx,
+                                        scale_grad_by_freq, sparse);
+}
+
+}  // namespace
+
+// ---- public API ----
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  return dispatch::call<index_select_impl>(OpId::index_select, self, dim, index);
+}
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  return gather_op(self, dim, index, false);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_src_op(self, dim, index, src);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_value_op(self, dim, index, value);
+}
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter__src_op(self, dim, index, src);
+}
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter__value_op(self, dim, index, value);
+}
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return dispatch::call<scatter_add_impl>(OpId::scatter_add, self, dim, index, src);
+}
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_add__op(self, dim, index, src);
+}
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                 bool scale_grad_by_freq, bool sparse) {
+  return embedding_op(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+}
+
+using ScatterAddFn = Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&);
+EMBER_REGISTER_OP(index_select, &index_select);
+EMBER_REGISTER_OP(gather, &gather_op);
+EMBER_REGISTER_OP(scatter_src, &scatter_src_op);
+EMBER_REGISTER_OP(scatter_value, &scatter_value_op);
+EMBER_REGISTER_OP(scatter__src, &scatter__src_op);
+EMBER_REGISTER_OP(scatter__value, &scatter__value_op);
+EMBER_REGISTER_OP(scatter_add, static_cast<ScatterAddFn>(&scatter_add));
+EMBER_REGISTER_OP(scatter_add_, &scatter_add__op);
+EMBER_REGISTER_OP(embedding, &embedding_op);
+
+// ---- Tensor methods ----
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return ember::index_select(*this, dim, index);
+}
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ember::gather(*this, dim, index); }
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter(*this, dim, index, src);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ember::scatter(*this, dim, index, value);
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  return ember::scatter_(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  return ember::scatter_(*this, dim, index, value);
+}
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter_add(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  return ember::scatter_add_(*this, dim, index, src);
+}
+
+}  // namespace ember
