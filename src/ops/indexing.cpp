@@ -8,6 +8,8 @@
 // Note [Advanced indexing geometry] (src/backends/cpu/indexing_kernels.h).
 #include "ember/ops/indexing.h"
 
+#include <algorithm>
+
 #include "../backends/cpu/indexing_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -173,7 +175,8 @@ AdvancedIndex make_advanced_index(const char* op, const Tensor& self, const Opti
 Tensor index_impl(const Tensor& self, const OptionalTensorList& indices) {
   AdvancedIndex ai = make_advanced_index("index", self, indices, /*for_put=*/false);
   Tensor out = empty(ai.result_shape, TensorOptions(self.dtype()).device(self.device()));
-  if (out.is_meta()) return out;
+  // An empty result reads no index, so none is checked (as PyTorch's kernel, which visits none).
+  if (out.is_meta() || out.numel() == 0) return out;
   std::vector<int64_t> offsets = cpu::index_offsets(ai.src, ai.begin, ai.indices);
   cpu::index_kernel(out, ai.src, ai.begin, static_cast<int64_t>(ai.indices.size()),
                     static_cast<int64_t>(ai.index_shape.size()), offsets);
@@ -243,7 +246,8 @@ Tensor index_put__impl(const Tensor& self, const OptionalTensorList& indices, co
   EMBER_CHECK(v.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
               scalar_type_name(self.dtype()), " for the destination and ", scalar_type_name(v.dtype()),
               " for the source.");
-  if (!self.is_meta()) {
+  const bool writes = std::all_of(ai.result_shape.begin(), ai.result_shape.end(), [](int64_t n) { return n > 0; });
+  if (!self.is_meta() && writes) {
     // Every index is checked (index_offsets) before the first write: on error self is unchanged.
     std::vector<int64_t> offsets = cpu::index_offsets(ai.src, ai.begin, ai.indices);
     cpu::index_put_kernel(ai.src, expand(v, ai.result_shape), ai.begin,

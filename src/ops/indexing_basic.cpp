@@ -202,6 +202,7 @@ void set_item(const Tensor& self, ArrayRef<TensorIndex> indices, const Tensor& v
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const { return get_item(*this, indices); }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
+  EMBER_CHECK(value.defined(), "index_put_: expected a defined value tensor, got an undefined one");
   set_item(*this, indices, value);
   return *this;
 }

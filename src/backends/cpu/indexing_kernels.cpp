@@ -50,6 +50,8 @@ class BlockOffsets {
   }
   explicit BlockOffsets(const std::vector<int64_t>& table) : table_(table.data()) {}
   int64_t at(int64_t p) const { return table_ ? table_[p] : p * stride_; }
+  const int64_t* table() const { return table_; }
+  int64_t stride() const { return stride_; }
 
  private:
   // offset(p) == p * c for every p, if some c does it.
@@ -100,11 +102,29 @@ struct Side {
   const BlockOffsets* block;
 };
 
-// dst[pre, p, post] op= src[pre, p, post] for rows r = (o, p) in [r0, r1), o the row-major
-// position over the pre dims, p over B.
+// Calls f(a_offset, b_offset) for p in [p0, p1), branching once on how each block is stored
+// so that the loop itself is tight (the 1-D gather t[idx] is exactly this loop).
+template <class F>
+void for_block(const BlockOffsets& a, const BlockOffsets& b, int64_t p0, int64_t p1, const F& f) {
+  const int64_t *ta = a.table(), *tb = b.table();
+  const int64_t sa = a.stride(), sb = b.stride();
+  if (ta && tb) {
+    for (int64_t p = p0; p < p1; ++p) f(ta[p], tb[p]);
+  } else if (ta) {
+    for (int64_t p = p0; p < p1; ++p) f(ta[p], p * sb);
+  } else if (tb) {
+    for (int64_t p = p0; p < p1; ++p) f(p * sa, tb[p]);
+  } else {
+    for (int64_t p = p0; p < p1; ++p) f(p * sa, p * sb);
+  }
+}
+
+// dst[pre, p, post] op= src[pre, p, post] for rows r = o * nb + p in [r0, r1), o the row-major
+// position over the pre dims, p over B. Rows are visited in order.
 template <class T, class Op>
 void run_rows(int64_t r0, int64_t r1, int64_t nb, IntArrayRef pre_sizes, const PostGeometry& post,
               const Side& dst, const Side& src, const Op& op) {
+  if (r0 >= r1) return;
   T* dbase = reinterpret_cast<T*>(dst.base);
   const T* sbase = reinterpret_cast<const T*>(src.base);
   const int64_t pnd = static_cast<int64_t>(post.sizes.size());
@@ -112,22 +132,14 @@ void run_rows(int64_t r0, int64_t r1, int64_t nb, IntArrayRef pre_sizes, const P
   const int64_t ds = pnd ? post.dst[pnd - 1] : 0, ss = pnd ? post.src[pnd - 1] : 0;
   const int64_t outer_post = pnd > 1 ? product(IntArrayRef(post.sizes).slice(0, pnd - 1)) : 1;
   DimVector idx(static_cast<size_t>(std::max<int64_t>(pnd - 1, 0)), 0);
-  for (int64_t r = r0; r < r1; ++r) {
-    int64_t o = r / nb, p = r % nb;
-    int64_t doff = dst.block->at(p), soff = src.block->at(p);
-    for (int64_t d = static_cast<int64_t>(pre_sizes.size()) - 1; d >= 0; --d) {
-      int64_t i = o % pre_sizes[d];
-      o /= pre_sizes[d];
-      doff += i * dst.pre[d];
-      soff += i * src.pre[d];
-    }
+  // One row's post elements, from dp / sp.
+  auto copy_post = [&](T* dp, const T* sp) {
+    int64_t doff = 0, soff = 0;
     for (int64_t q = 0; q < outer_post; ++q) {
-      T* dp = dbase + doff;
-      const T* sp = sbase + soff;
       if (ds == 1 && ss == 1) {
-        for (int64_t i = 0; i < n; ++i) op(dp[i], sp[i]);
+        for (int64_t i = 0; i < n; ++i) op(dp[doff + i], sp[soff + i]);
       } else {
-        for (int64_t i = 0; i < n; ++i) op(dp[i * ds], sp[i * ss]);
+        for (int64_t i = 0; i < n; ++i) op(dp[doff + i * ds], sp[soff + i * ss]);
       }
       for (int64_t d = pnd - 2; d >= 0; --d) {  // odometer over the outer post dims
         doff += post.dst[d];
@@ -138,6 +150,27 @@ void run_rows(int64_t r0, int64_t r1, int64_t nb, IntArrayRef pre_sizes, const P
         idx[d] = 0;
       }
     }
+  };
+  int64_t o = r0 / nb, p = r0 % nb, r = r0;
+  while (r < r1) {
+    int64_t dpre = 0, spre = 0;
+    for (int64_t d = static_cast<int64_t>(pre_sizes.size()) - 1, rest = o; d >= 0; --d) {
+      const int64_t i = rest % pre_sizes[d];
+      rest /= pre_sizes[d];
+      dpre += i * dst.pre[d];
+      spre += i * src.pre[d];
+    }
+    const int64_t p_end = std::min(nb, p + (r1 - r));
+    T* db = dbase + dpre;
+    const T* sb = sbase + spre;
+    if (pnd == 0) {  // one element per row
+      for_block(*dst.block, *src.block, p, p_end, [&](int64_t a, int64_t b) { op(db[a], sb[b]); });
+    } else {
+      for_block(*dst.block, *src.block, p, p_end, [&](int64_t a, int64_t b) { copy_post(db + a, sb + b); });
+    }
+    r += p_end - p;
+    p = 0;
+    ++o;
   }
 }
 
@@ -170,16 +203,21 @@ bool non_overlapping(const Tensor& t) {
   return true;
 }
 
-template <class T>
-void assign(T& d, const T& s) {
-  d = s;
-}
+// The element operations, as functor types so that they inline into the loops.
+struct Assign {
+  template <class T>
+  void operator()(T& d, const T& s) const {
+    d = s;
+  }
+};
 
-template <class T>
-void accumulate_add(T& d, const T& s) {
-  using Acc = opmath_t<T>;
-  d = convert<T>(static_cast<Acc>(static_cast<Acc>(d) + static_cast<Acc>(s)));
-}
+struct AccumulateAdd {
+  template <class T>
+  void operator()(T& d, const T& s) const {
+    using Acc = opmath_t<T>;
+    d = convert<T>(static_cast<Acc>(static_cast<Acc>(d) + static_cast<Acc>(s)));
+  }
+};
 
 }  // namespace
 
@@ -195,6 +233,12 @@ std::vector<int64_t> index_offsets(const Tensor& src, int64_t begin, ArrayRef<Te
   for (size_t j = 0; j < k; ++j) {
     EMBER_ASSERT(indices[j].dtype() == kInt64 && indices[j].sizes().equals(shape));
     data[j] = indices[j].data_ptr<int64_t>();
+  }
+  if (k == 1 && indices[0].is_contiguous()) {  // t[idx]: one straight pass
+    const int64_t size = src.size(begin), stride = src.stride(begin);
+    const int64_t* v = data[0];
+    for (int64_t p = 0; p < nb; ++p) out[static_cast<size_t>(p)] = checked_index(v[p], size, 0) * stride;
+    return out;
   }
   DimVector idx(static_cast<size_t>(nd), 0);
   for (int64_t p = 0; p < nb; ++p) {
@@ -233,7 +277,7 @@ void index_kernel(const Tensor& out, const Tensor& src, int64_t begin, int64_t k
   visit_itemsize(out.element_size(), [&]<class U>() {
     // Each row writes its own elements of out: rows split freely across threads.
     parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
-      run_rows<U>(r0, r1, nb, pre_sizes, post, dst_side, src_side, assign<U>);
+      run_rows<U>(r0, r1, nb, pre_sizes, post, dst_side, src_side, Assign{});
     });
   });
 }
@@ -269,10 +313,10 @@ void index_put_kernel(const Tensor& self, const Tensor& values, int64_t begin, i
     });
   };
   if (accumulate) {
-    visit_dtype(self.dtype(), [&]<class T>() { run.template operator()<T>(accumulate_add<T>); },
+    visit_dtype(self.dtype(), [&]<class T>() { run.template operator()<T>(AccumulateAdd{}); },
                 "index_put_");
   } else {
-    visit_itemsize(self.element_size(), [&]<class U>() { run.template operator()<U>(assign<U>); });
+    visit_itemsize(self.element_size(), [&]<class U>() { run.template operator()<U>(Assign{}); });
   }
 }
 
@@ -330,7 +374,7 @@ void index_put_kernel_ref(const Tensor& self, const Tensor& values, int64_t begi
     const T* v = static_cast<const T*>(values.data_ptr());
     for_each_indexed(values.sizes(), self, begin, indices, [&](const DimVector& m, int64_t doff) {
       if (accumulate) {
-        accumulate_add(dst[doff], v[offset_of(m, values)]);
+        AccumulateAdd{}(dst[doff], v[offset_of(m, values)]);
       } else {
         dst[doff] = v[offset_of(m, values)];
       }
@@ -339,17 +383,24 @@ void index_put_kernel_ref(const Tensor& self, const Tensor& values, int64_t begi
 }
 
 Tensor nonzero_kernel(const Tensor& self) {
-  const int64_t nd = self.dim(), n = self.numel();
+  const int64_t nd = self.dim();
   return visit_dtype(self.dtype(), [&]<class T>() {
     const T* base = static_cast<const T*>(self.data_ptr());
     auto nonzero = [](T v) { return static_cast<opmath_t<T>>(v) != static_cast<opmath_t<T>>(0); };
-    // Walks self in row-major order; f(multi_index, value).
+    if (nd == 0) {
+      return empty({nonzero(base[0]) ? 1 : 0, 0}, TensorOptions(kInt64).device(kCPU));
+    }
+    // Walks self in row-major order, one run along the last dim at a time:
+    // f(index of the run's first element, pointer, stride, length).
+    const int64_t last = self.size(nd - 1), last_stride = self.stride(nd - 1);
     auto walk = [&](auto&& f) {
+      if (self.numel() == 0) return;
       DimVector idx(static_cast<size_t>(nd), 0);
       int64_t off = 0;
-      for (int64_t e = 0; e < n; ++e) {
-        f(idx, base[off]);
-        for (int64_t d = nd - 1; d >= 0; --d) {
+      const int64_t runs = self.numel() / last;
+      for (int64_t q = 0; q < runs; ++q) {
+        f(idx, base + off);
+        for (int64_t d = nd - 2; d >= 0; --d) {
           off += self.stride(d);
           if (++idx[d] < self.size(d)) break;
           off -= self.stride(d) * self.size(d);
@@ -358,12 +409,19 @@ Tensor nonzero_kernel(const Tensor& self) {
       }
     };
     int64_t count = 0;
-    walk([&](const DimVector&, T v) { count += nonzero(v); });
+    walk([&](const DimVector&, const T* run) {
+      int64_t c = 0;
+      for (int64_t j = 0; j < last; ++j) c += nonzero(run[j * last_stride]);
+      count += c;
+    });
     Tensor out = empty({count, nd}, TensorOptions(kInt64).device(kCPU));
     int64_t* o = out.data_ptr<int64_t>();
-    walk([&](const DimVector& idx, T v) {
-      if (!nonzero(v)) return;
-      o = std::copy(idx.begin(), idx.end(), o);
+    walk([&](const DimVector& idx, const T* run) {
+      for (int64_t j = 0; j < last; ++j) {
+        if (!nonzero(run[j * last_stride])) continue;
+        o = std::copy(idx.begin(), idx.end() - 1, o);
+        *o++ = j;
+      }
     });
     return out;
   }, "nonzero");

@@ -149,6 +149,8 @@ TEST(Indexing, IntegerTensorIndices) {
   EXPECT_EQ(iota({3, 3}).index({longs({7}), longs({})}).sizes().vec(), (Shape{0}));
   Tensor e = empty({0, 3}, kFloat32);
   EXPECT_EQ(e.index({Slice(), longs({1})}).sizes().vec(), (Shape{0, 1}));
+  EXPECT_EQ(e.index({Slice(), longs({5})}).sizes().vec(), (Shape{0, 1}));  // nothing read, nothing checked
+  e.index_put_({Slice(), longs({5})}, 1);
 }
 
 TEST(Indexing, AdvancedIndexPlacement) {
@@ -276,6 +278,21 @@ TEST(IndexPut, NonContiguousSelfAndViews) {
   double total = 0;
   for (double x : values(c)) total += x;
   EXPECT_EQ(total, 14);
+}
+
+TEST(IndexPut, ExpandedSelf) {
+  // PyTorch only warns (deprecated) for index_put_ into an expanded tensor and writes the shared
+  // elements; ember does the same, in order.
+  Tensor base = zeros({3}, kFloat32);
+  Tensor ex = base.expand({2, 3});
+  index_put_(ex, {longs({0}), longs({1})}, scalar_tensor(4.0, kFloat32));
+  expect_values(base, {3}, {0, 4, 0});
+  index_put_(ex, {longs({0, 1}), longs({2, 2})}, ones({2}, kFloat32), /*accumulate=*/true);
+  expect_values(base, {3}, {0, 4, 2});
+  // Basic indexing copies refuse it, as copy_ does.
+  expect_error([&] { ex.index_put_({Slice()}, ones({3}, kFloat32)); },
+               "more than one element of the written-to tensor refers to a single memory location");
+  expect_error([&] { base.index_put_({0}, Tensor()); }, "index_put_: expected a defined value tensor");
 }
 
 TEST(IndexPut, AccumulateAndDuplicates) {
