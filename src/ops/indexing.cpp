@@ -52,12 +52,13 @@ std::optional<DimVector> try_broadcast(IntArrayRef a, IntArrayRef b) {
   return out;
 }
 
-// Whether `from` broadcasts to `to` (to's shape unchanged).
-bool expandable_to(IntArrayRef from, IntArrayRef to) {
+// Whether `from` broadcasts to `to` (to's shape unchanged). A dim of `to` named by `any_dim`
+// has an unknown size and takes whatever `from` has there.
+bool expandable_to(IntArrayRef from, IntArrayRef to, std::optional<size_t> any_dim = std::nullopt) {
   if (from.size() > to.size()) return false;
   const size_t off = to.size() - from.size();
   for (size_t i = 0; i < from.size(); ++i)
-    if (from[i] != to[off + i] && from[i] != 1) return false;
+    if (from[i] != to[off + i] && from[i] != 1 && any_dim != off + i) return false;
   return true;
 }
 
@@ -69,9 +70,14 @@ struct AdvancedIndex {
   std::vector<Tensor> indices;
   DimVector index_shape;
   DimVector result_shape;
-  // A meta mask in a meta index_put_: its number of true elements, hence the result shape, is
-  // unknown (index_put_ on meta still checks everything else).
+  // A meta mask in a meta index_put_: its number of true elements is unknown. Its columns stand
+  // in with size 1, so the last dim of index_shape (where 1-D columns broadcast) is the unknown
+  // one; index_put_ on meta still checks everything else.
   bool unknown_count = false;
+  std::optional<size_t> unknown_result_dim() const {
+    if (!unknown_count) return std::nullopt;
+    return static_cast<size_t>(begin) + index_shape.size() - 1;
+  }
 };
 
 void check_index_types(const OptionalTensorList& indices) {
@@ -241,8 +247,18 @@ Tensor index_put__impl(const Tensor& self, const OptionalTensorList& indices, co
   for (auto& t : idx)
     if (t) t = no_overlap_with(self, *t);
   AdvancedIndex ai = make_advanced_index("index_put_", self, idx, /*for_put=*/true);
-  EMBER_CHECK(ai.unknown_count || expandable_to(v.sizes(), ai.result_shape), "shape mismatch: value tensor of shape ",
-              v.sizes(), " cannot be broadcast to indexing result of shape ", IntArrayRef(ai.result_shape));
+  if (!expandable_to(v.sizes(), ai.result_shape, ai.unknown_result_dim())) {
+    std::ostringstream shape;
+    shape << "[";
+    for (size_t d = 0; d < ai.result_shape.size(); ++d) {
+      shape << (d ? ", " : "");
+      if (ai.unknown_result_dim() == d) shape << "?";
+      else shape << ai.result_shape[d];
+    }
+    shape << "]" << (ai.unknown_count ? " (? = the number of true elements of a meta mask)" : "");
+    EMBER_FAIL("shape mismatch: value tensor of shape ", v.sizes(),
+               " cannot be broadcast to indexing result of shape ", shape.str());
+  }
   EMBER_CHECK(v.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
               scalar_type_name(self.dtype()), " for the destination and ", scalar_type_name(v.dtype()),
               " for the source.");

@@ -68,8 +68,9 @@ class TensorIndex {
   TensorIndex(indexing::EllipsisIndexType) : kind_(Kind::Ellipsis) {}  // NOLINT
   /// "..." is the Ellipsis, as in PyTorch's C++ API; any other string is refused.
   TensorIndex(const char* str) : kind_(Kind::Ellipsis) {  // NOLINT
-    EMBER_CHECK_VALUE(std::strcmp(str, "...") == 0,
-                      "Expected \"...\" to represent an ellipsis index, but got \"", str, "\"");
+    EMBER_CHECK_VALUE(str != nullptr && std::strcmp(str, "...") == 0,
+                      "Expected \"...\" to represent an ellipsis index, but got \"",
+                      str ? str : "(null)", "\"");
   }
   TensorIndex(int64_t i) : kind_(Kind::Integer), int_(i) {}    // NOLINT
   TensorIndex(int i) : kind_(Kind::Integer), int_(i) {}        // NOLINT

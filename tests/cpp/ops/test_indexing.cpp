@@ -510,7 +510,10 @@ TEST(Indexing, Meta) {
   // index_put_ on meta: shapes and dtypes are checked, nothing is written, the version moves.
   uint32_t v0 = m.version();
   m.index_put_({longs({0, 1}).to(kMeta)}, ones({2, 3, 4}, kMeta));
-  m.index_put_({m23().to(kMeta)}, ones({5, 4}, kMeta));  // unknown count: any value shape may fit
+  m.index_put_({m23().to(kMeta)}, ones({5, 4}, kMeta));  // unknown count: 5 may be right
+  expect_error([&] { m.index_put_({m23().to(kMeta)}, ones({5, 3}, kMeta)); },
+               "shape mismatch: value tensor of shape [5, 3] cannot be broadcast to indexing result of shape [?, 4] "
+               "(? = the number of true elements of a meta mask)");
   m.index_put_({m23()}, 1.5);
   EXPECT_GT(m.version(), v0);
   expect_error([&] { m.index_put_({longs({0, 1})}, ones({3, 3, 4}, kMeta)); },
