@@ -126,8 +126,8 @@ AdvancedIndex make_advanced_index(const char* op, const Tensor& self, const Opti
                         self.sizes(), " at index ", src_dim);
     }
     if (for_put && self.is_meta() && idx.is_meta()) {
-      // The count of true elements is data; stand in a 1-element column that broadcasts
-      // with anything, and skip the checks that need the count.
+      // The count of true elements is data: 1-element columns stand in (see
+      // AdvancedIndex::unknown_count).
       ai.unknown_count = true;
       for (int64_t j = 0; j < idx.dim(); ++j) expanded.push_back(empty({1}, TensorOptions(kInt64).device(kMeta)));
       continue;
