@@ -201,7 +201,7 @@ Tensor expand_impl(const Tensor& self, IntArrayRef sizes, bool /*implicit*/) {
 
 Tensor slice_impl(const Tensor& self, int64_t dim, std::optional<int64_t> start,
                   std::optional<int64_t> end, int64_t step) {
-  EMBER_CHECK(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
   EMBER_CHECK_VALUE(step > 0, step == 0 ? "slice step cannot be zero" : "step must be greater than zero");
   int64_t d = wrap_dim(dim, self.dim());
   int64_t size = self.size(d);
