@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The showcase: the tour of the core, then a benchmark line (ember beside PyTorch, same run).
+set -euo pipefail
+build=${1:-build}
+"$build/examples/cpp/tour"
+echo
+echo "== benchmark: ember beside PyTorch in the same run =="
+if [[ -x "$build/benchmarks/bench_core" ]]; then
+  "$build/benchmarks/bench_core" --demo
+else
+  echo "(benchmarks not built: libtorch-dev missing)"
+fi
