@@ -105,35 +105,42 @@ Tensor bernoulli_impl(const Tensor& self, Generator* gen) {
   return out;
 }
 
+// Random integers per floating dtype are exact only up to 2^digits.
+int float_digits(ScalarType t) {
+  return t == kFloat64 ? 53 : t == kFloat32 ? 24 : t == kFloat16 ? 11 : 8;
+}
+
+// v rounded to the floating type T and back (c10 converts int64 to Half / BFloat16 via float).
+template <class T>
+int64_t round_trip(int64_t v) {
+  if constexpr (is_reduced_float_v<T>) return static_cast<int64_t>(static_cast<float>(T(static_cast<float>(v))));
+  else return static_cast<int64_t>(static_cast<T>(v));
+}
+
 // PyTorch's update_from / update_to: a floating dtype rounds large bounds, so the range is
 // pulled inward to the nearest bounds that survive the round trip through the dtype.
 template <class T>
 int64_t update_from(int64_t from) {
-  const auto from_plus_1 = static_cast<int64_t>(static_cast<T>(static_cast<float>(from + 1)));
+  const int64_t from_plus_1 = round_trip<T>(from + 1);
   if (from_plus_1 < from) {
     int64_t from_ = std::abs(from + 1);
     int n = 0;
     while (from_ >>= 1) ++n;
-    from = from_plus_1 + (int64_t{1} << (n - std::numeric_limits<opmath_t<T>>::digits + 1));
+    from = from_plus_1 + (int64_t{1} << (n - float_digits(dtype_of_v<T>) + 1));
   }
   return from;
 }
 
 template <class T>
 int64_t update_to(int64_t to) {
-  const auto to_minus_1 = static_cast<int64_t>(static_cast<T>(static_cast<float>(to - 1)));
+  const int64_t to_minus_1 = round_trip<T>(to - 1);
   if (to_minus_1 >= to) {
     int64_t to_ = std::abs(to - 1);
     int n = 0;
     while (to_ >>= 1) ++n;
-    to = to_minus_1 - (int64_t{1} << (n - std::numeric_limits<opmath_t<T>>::digits + 1));
+    to = to_minus_1 - (int64_t{1} << (n - float_digits(dtype_of_v<T>) + 1));
   }
   return to;
-}
-
-// Random integers per floating dtype are exact only up to 2^digits.
-int float_digits(ScalarType t) {
-  return t == kFloat64 ? 53 : t == kFloat32 ? 24 : t == kFloat16 ? 11 : 8;
 }
 
 Tensor random__from_impl(const Tensor& self, int64_t from, std::optional<int64_t> to, Generator* gen) {

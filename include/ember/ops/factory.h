@@ -9,6 +9,7 @@
 #include <functional>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ember/storage.h"
@@ -46,6 +47,8 @@ class TensorData {
   TensorData(T value) : scalar_(value), is_scalar_(true) {}  // NOLINT: implicit, a leaf
   TensorData(const Scalar& value) : scalar_(value), is_scalar_(true) {}  // NOLINT
   TensorData(std::initializer_list<TensorData> list) : list_(list) {}    // NOLINT
+  /// A list built at run time (e.g. from a Python sequence).
+  explicit TensorData(std::vector<TensorData> list) : list_(std::move(list)) {}
   template <class T, std::enable_if_t<std::is_arithmetic_v<T> || is_reduced_float_v<T>, int> = 0>
   TensorData(const std::vector<T>& values) {  // NOLINT
     list_.reserve(values.size());

@@ -339,6 +339,11 @@ TEST(TensorLiteral, VectorsAndScalars) {
   EXPECT_EQ(rows.dtype(), kInt64);
   testing::expect_values(rows, {2, 2}, {1, 2, 3, 4});
   testing::expect_values(tensor({Scalar(1), Scalar(2.5)}), {2}, {1, 2.5});
+  std::vector<TensorData> built;  // lists made at run time, as a Python binding would
+  for (int i = 0; i < 3; ++i) built.emplace_back(TensorData{i, i * 10});
+  Tensor b = tensor(TensorData(std::move(built)));
+  EXPECT_EQ(b.dtype(), kInt64);
+  testing::expect_values(b, {3, 2}, {0, 0, 1, 10, 2, 20});
 }
 
 TEST(TensorLiteral, ExplicitDtypeConvertsWithChecks) {
