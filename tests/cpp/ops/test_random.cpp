@@ -333,6 +333,9 @@ TEST(RandomInt, RangeAndUniformCounts) {
   for (int c : counts) EXPECT_NEAR(c, kN / 10, 5 * std::sqrt(kN * 0.1 * 0.9));
   Tensor hi = randint(5, {1000});
   for (double x : raw(hi)) ASSERT_TRUE(x >= 0 && x < 5);
+  Tensor in_place = empty({1000}, kInt16);
+  EXPECT_TRUE(random_(in_place, 7).is_same(in_place));  // [0, 7)
+  for (double x : raw(in_place)) ASSERT_TRUE(x >= 0 && x < 7);
   // A range that does not divide 2^64 (rejection sampling keeps it unbiased) and a huge one.
   Tensor big = randint(0, (int64_t{1} << 62) + 12345, {kN});
   double mean = moments(raw(big)).mean;
