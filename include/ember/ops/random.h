@@ -29,7 +29,7 @@ Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, Generator
 Tensor& random_(Tensor& self, int64_t to);
 /// Draws 0/1 with the probabilities in `self` (values in [0, 1]).
 Tensor bernoulli(const Tensor& self, Generator* gen = nullptr);
-/// Returns (output, mask); in eval mode (train false) output is input and mask all true.
+/// Returns (output, mask); in eval mode (train false) output is a copy of input and mask all true.
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train);
 Tensor dropout(const Tensor& input, double p, bool train);
 
