@@ -1,5 +1,7 @@
 // Random number generators. Ops that draw random numbers take an optional Generator*; nullptr
-// means the process-wide default generator (seeded by ember::manual_seed).
+// means the process-wide default generator (seeded by ember::manual_seed). A random op takes one
+// next_u64() per call, under one lock, as the key of its counter-based stream, so its values do
+// not depend on the thread count (Note [Random streams] in src/backends/cpu/random_kernels.cpp).
 //
 //   ember::manual_seed(0);   auto a = ember::rand({3});
 //   ember::Generator g;  g.manual_seed(42);  auto b = ember::randn({2, 2}, {}, &g);

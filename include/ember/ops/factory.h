@@ -8,6 +8,9 @@
 
 #include <functional>
 #include <initializer_list>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "ember/storage.h"
 #include "ember/tensor.h"
@@ -35,20 +38,40 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
 Tensor eye(int64_t n, TensorOptions options = {});
 Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
 
-/// Nested initializer lists → tensor (shape and dtype inferred: bool, int64 or default float).
-/// Ragged nesting is an error naming the offending dimension.
-Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<double>> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<double>>> values,
-              TensorOptions options = {});
-Tensor tensor(std::initializer_list<int64_t> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<int> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<int64_t>> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<int>> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<int>>> values,
-              TensorOptions options = {});
-Tensor tensor(std::initializer_list<bool> values, TensorOptions options = {});
-Tensor tensor(std::initializer_list<std::initializer_list<bool>> values, TensorOptions options = {});
+/// What ember::tensor takes: a number, or a braced list whose elements are TensorData again
+/// (so lists nest to any depth and may mix ints, floats and bools), or a std::vector of numbers.
+class TensorData {
+ public:
+  TensorData() = default;  // an empty list
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T> || is_reduced_float_v<T>, int> = 0>
+  TensorData(T value) : scalar_(value), is_scalar_(true) {}  // NOLINT: implicit, a leaf
+  TensorData(const Scalar& value) : scalar_(value), is_scalar_(true) {}  // NOLINT
+  TensorData(std::initializer_list<TensorData> list) : list_(list) {}    // NOLINT
+  /// A list built at run time (e.g. from a Python sequence).
+  explicit TensorData(std::vector<TensorData> list) : list_(std::move(list)) {}
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T> || is_reduced_float_v<T>, int> = 0>
+  TensorData(const std::vector<T>& values) {  // NOLINT
+    list_.reserve(values.size());
+    for (const auto& v : values) list_.emplace_back(static_cast<T>(v));  // vector<bool> too
+  }
+
+  bool is_scalar() const { return is_scalar_; }
+  const Scalar& scalar() const { return scalar_; }
+  const std::vector<TensorData>& list() const { return list_; }
+
+ private:
+  Scalar scalar_;
+  bool is_scalar_ = false;
+  std::vector<TensorData> list_;
+};
+
+/// A tensor from nested lists, as torch.tensor: the shape comes from the nesting, the dtype
+/// (unless `options` gives one) is bool if every number is a bool, int64 if none is a float,
+/// else the default float dtype. Ragged nesting is a ValueError naming the dimension
+/// ("expected sequence of length 2 at dim 1 (got 3)").
+///   ember::tensor({1, 2, 3});  ember::tensor({{1., 2.}, {3., 4.}});  ember::tensor({true, false});
+///   ember::tensor({1.5, 2.0}, ember::kFloat64);  ember::tensor(7);  // 0-d
+Tensor tensor(const TensorData& data, TensorOptions options = {});
 /// A 0-d tensor holding `value` (dtype from the scalar unless given).
 Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
 /// A 0-d tensor marked as a wrapped number: it promotes like a Python scalar ("weakly").

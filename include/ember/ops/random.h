@@ -5,6 +5,7 @@
 //   auto y = ember::dropout(x, 0.5, /*train=*/true);
 #pragma once
 
+#include <optional>
 #include <tuple>
 
 #include "ember/generator.h"
@@ -21,9 +22,14 @@ Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions options = {}, Gene
 Tensor& uniform_(Tensor& self, double from = 0, double to = 1, Generator* gen = nullptr);
 Tensor& normal_(Tensor& self, double mean = 0, double std = 1, Generator* gen = nullptr);
 Tensor& bernoulli_(Tensor& self, double p = 0.5, Generator* gen = nullptr);
+/// Integers in [from, to) in self's dtype; `to` nullopt: up to the dtype's largest value (2^digits
+/// for floating dtypes), or every int64 when `from` is the lowest int64.
+Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, Generator* gen = nullptr);
+/// Integers in [0, to). (No generator argument here: random_(t, 5, 0) must not read 0 as one.)
+Tensor& random_(Tensor& self, int64_t to);
 /// Draws 0/1 with the probabilities in `self` (values in [0, 1]).
 Tensor bernoulli(const Tensor& self, Generator* gen = nullptr);
-/// Returns (output, mask); in eval mode (train false) output is input and mask all true.
+/// Returns (output, mask); in eval mode (train false) output is a copy of input and mask all true.
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train);
 Tensor dropout(const Tensor& input, double p, bool train);
 
