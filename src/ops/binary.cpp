@@ -121,8 +121,10 @@ BinaryPlan plan_div(const char* op, const Tensor& self, const Tensor& other, Rou
 
 // Integer division by zero is an error, as in PyTorch; checked before anything is written.
 // (Bool reaches the kernel, which refuses it with PyTorch's "not implemented" text.)
-void check_integer_divisor(ScalarType dtype, const Tensor& divisor) {
-  EMBER_CHECK(!(is_integral(dtype, /*include_bool=*/false) && cpu::has_zero(divisor)),
+// An empty output divides nothing, so it never fails.
+void check_integer_divisor(const Tensor& out, const Tensor& divisor) {
+  EMBER_CHECK(!(is_integral(out.dtype(), /*include_bool=*/false) && out.numel() > 0 &&
+                cpu::has_zero(divisor)),
               "ZeroDivisionError");
 }
 
@@ -131,10 +133,10 @@ auto div_kernel_for(RoundingMode mode) {
     switch (mode) {
       case RoundingMode::None: return cpu::div_true_kernel(out, a, b);
       case RoundingMode::Trunc:
-        check_integer_divisor(out.dtype(), b);
+        check_integer_divisor(out, b);
         return cpu::div_trunc_kernel(out, a, b);
       case RoundingMode::Floor:
-        check_integer_divisor(out.dtype(), b);
+        check_integer_divisor(out, b);
         return cpu::div_floor_kernel(out, a, b);
     }
   };
@@ -159,7 +161,7 @@ Tensor div__impl(const Tensor& self, const Tensor& other) {
 }
 
 void remainder_kernel_checked(const Tensor& out, const Tensor& a, const Tensor& b) {
-  check_integer_divisor(out.dtype(), b);
+  check_integer_divisor(out, b);
   cpu::remainder_kernel(out, a, b);
 }
 Tensor remainder_impl(const Tensor& self, const Tensor& other) {
