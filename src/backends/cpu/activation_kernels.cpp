@@ -4,6 +4,7 @@
 
 #include "dtype_lists.h"
 #include "loop.h"
+#include "vec_math.h"
 
 namespace ember::cpu {
 
@@ -30,6 +31,9 @@ const char* kernel_name(ActivationOp op) {
 }  // namespace
 
 void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in) {
+  if (op == ActivationOp::Silu && out.dtype() == kFloat32) {
+    return fast_float_kernel(FastFloatOp::Silu, out, in);
+  }
   ElementwiseLoop loop({out, in});
   dispatch_types(kFloatTypes, out.dtype(), kernel_name(op), [&]<class T>() {
     using M = opmath_t<T>;

@@ -4,6 +4,7 @@
 
 #include "dtype_lists.h"
 #include "loop.h"
+#include "vec_math.h"
 
 namespace ember::cpu {
 
@@ -82,6 +83,7 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in) {
         run_unary<T>(out, in, [](T x) { return sign_of(x); });
       });
     case UnaryOp::Exp:
+      if (out.dtype() == kFloat32) return fast_float_kernel(FastFloatOp::Exp, out, in);
       return float_unary("exp_vml_cpu", out, in, [](auto x) { return std::exp(x); });
     case UnaryOp::Log:
       return float_unary("log_vml_cpu", out, in, [](auto x) { return std::log(x); });
@@ -101,6 +103,7 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in) {
     case UnaryOp::Tanh:
       return float_unary("tanh_vml_cpu", out, in, [](auto x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
+      if (out.dtype() == kFloat32) return fast_float_kernel(FastFloatOp::Sigmoid, out, in);
       return float_unary("sigmoid_cpu", out, in, [](auto x) {
         using M = decltype(x);
         return M(1) / (M(1) + std::exp(-x));
