@@ -4,6 +4,7 @@
 #include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "pointwise_helpers.h"
 
 namespace ember {
 
@@ -19,15 +20,33 @@ struct BinaryPlan {
   Tensor a, b;
 };
 
-BinaryPlan plan_binary(const char* op, const Tensor& a, const Tensor& b) {
+// `dtype` overrides the promoted dtype (true division computes integers in floating point).
+BinaryPlan plan_binary(const char* op, const Tensor& a, const Tensor& b,
+                       std::optional<ScalarType> dtype = std::nullopt) {
   ops::check_not_quantized(op, {a, b});
   BinaryPlan p;
-  p.dtype = result_type(a, b);
+  p.dtype = dtype ? *dtype : result_type(a, b);
   p.device = ops::common_device(op, {a, b});
   p.shape = broadcast_shapes(a.sizes(), b.sizes());
   p.a = ops::cast(a, p.dtype);
   p.b = ops::cast(b, p.dtype);
   return p;
+}
+
+// out-of-place: a new output; kernel(out, a, b) unless it is meta.
+template <class K>
+Tensor run_binary(const BinaryPlan& p, K&& kernel) {
+  Tensor out = ops::new_output(p.shape, p.dtype, p.device);
+  if (!out.is_meta()) kernel(out, p.a, p.b);
+  return out;
+}
+
+// In-place: self must hold the result; computed wide and narrowed when the dtypes differ.
+template <class K>
+Tensor run_binary_(const char* op, const Tensor& self, const BinaryPlan& p, K&& kernel) {
+  ops::check_inplace_elementwise(op, self, p.shape, p.dtype);
+  ops::write_inplace(self, p.dtype, [&](const Tensor& out) { kernel(out, p.a, p.b); });
+  return ops::mark_written(self);
 }
 
 void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
@@ -36,29 +55,24 @@ void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
               op, ": Boolean alpha only supported for Boolean results.");
 }
 
+auto add_with(const Scalar& alpha) {
+  return [alpha](const Tensor& out, const Tensor& a, const Tensor& b) {
+    cpu::add_kernel(out, a, b, alpha);
+  };
+}
+
 Tensor add_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   BinaryPlan p = plan_binary("add", self, other);
   check_alpha("add", p.dtype, alpha);
-  Tensor out = empty(p.shape, TensorOptions(p.dtype).device(p.device));
-  if (!out.is_meta()) cpu::add_kernel(out, p.a, p.b, alpha);
-  return out;
+  ops::check_scalar_fits(alpha, p.dtype);
+  return run_binary(p, add_with(alpha));
 }
 
 Tensor add__impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  BinaryPlan p = plan_binary("add_", self, other);
+  BinaryPlan p = plan_binary("add_", self, ops::inplace_input(self, other));
   check_alpha("add_", p.dtype, alpha);
-  ops::check_inplace("add_", self, p.shape, p.dtype);
-  ops::check_no_internal_overlap("add_", self);
-  if (!self.is_meta()) {
-    if (p.dtype == self.dtype()) {
-      cpu::add_kernel(self, self, p.b, alpha);
-    } else {  // e.g. float16 += float32: compute wide, then narrow into self
-      Tensor wide = empty(p.shape, TensorOptions(p.dtype));
-      cpu::add_kernel(wide, p.a, p.b, alpha);
-      cpu::copy_kernel(self, wide);
-    }
-  }
-  return ops::mark_written(self);
+  ops::check_scalar_fits(alpha, p.dtype);
+  return run_binary_("add_", self, p, add_with(alpha));
 }
 
 void check_sub(const Tensor& self, const Tensor& other) {
@@ -75,8 +89,189 @@ Tensor sub__impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return add__impl(self, other, -alpha);
 }
 
+// ---- mul ----
+Tensor mul_impl(const Tensor& self, const Tensor& other) {
+  return run_binary(plan_binary("mul", self, other), cpu::mul_kernel);
+}
+Tensor mul__impl(const Tensor& self, const Tensor& other) {
+  return run_binary_("mul_", self, plan_binary("mul_", self, ops::inplace_input(self, other)),
+                     cpu::mul_kernel);
+}
+
+// ---- div and remainder ----
+enum class RoundingMode { None, Trunc, Floor };
+
+RoundingMode parse_rounding_mode(const std::optional<std::string>& mode) {
+  if (!mode) return RoundingMode::None;
+  if (*mode == "trunc") return RoundingMode::Trunc;
+  if (*mode == "floor") return RoundingMode::Floor;
+  EMBER_FAIL("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+             *mode, "'");
+}
+
+// True division computes integers and bools in the default floating dtype.
+BinaryPlan plan_div(const char* op, const Tensor& self, const Tensor& other, RoundingMode mode) {
+  std::optional<ScalarType> dtype;
+  if (mode == RoundingMode::None) {
+    ScalarType promoted = result_type(self, other);
+    if (!is_floating(promoted)) dtype = default_dtype();
+  }
+  return plan_binary(op, self, other, dtype);
+}
+
+// Integer division by zero is an error, as in PyTorch; checked before anything is written.
+// (Bool reaches the kernel, which refuses it with PyTorch's "not implemented" text.)
+// An empty output divides nothing, so it never fails.
+void check_integer_divisor(const Tensor& out, const Tensor& divisor) {
+  EMBER_CHECK(!(is_integral(out.dtype(), /*include_bool=*/false) && out.numel() > 0 &&
+                cpu::has_zero(divisor)),
+              "ZeroDivisionError");
+}
+
+auto div_kernel_for(RoundingMode mode) {
+  return [mode](const Tensor& out, const Tensor& a, const Tensor& b) {
+    switch (mode) {
+      case RoundingMode::None: return cpu::div_true_kernel(out, a, b);
+      case RoundingMode::Trunc:
+        check_integer_divisor(out, b);
+        return cpu::div_trunc_kernel(out, a, b);
+      case RoundingMode::Floor:
+        check_integer_divisor(out, b);
+        return cpu::div_floor_kernel(out, a, b);
+    }
+  };
+}
+
+Tensor div_mode_impl(const Tensor& self, const Tensor& other,
+                     const std::optional<std::string>& rounding_mode) {
+  RoundingMode mode = parse_rounding_mode(rounding_mode);
+  return run_binary(plan_div("div", self, other, mode), div_kernel_for(mode));
+}
+Tensor div__mode_impl(const Tensor& self, const Tensor& other,
+                      const std::optional<std::string>& rounding_mode) {
+  RoundingMode mode = parse_rounding_mode(rounding_mode);
+  BinaryPlan p = plan_div("div_", self, ops::inplace_input(self, other), mode);
+  return run_binary_("div_", self, p, div_kernel_for(mode));
+}
+Tensor div_impl(const Tensor& self, const Tensor& other) {
+  return div_mode_impl(self, other, std::nullopt);
+}
+Tensor div__impl(const Tensor& self, const Tensor& other) {
+  return div__mode_impl(self, other, std::nullopt);
+}
+
+void remainder_kernel_checked(const Tensor& out, const Tensor& a, const Tensor& b) {
+  check_integer_divisor(out, b);
+  cpu::remainder_kernel(out, a, b);
+}
+Tensor remainder_impl(const Tensor& self, const Tensor& other) {
+  return run_binary(plan_binary("remainder", self, other), remainder_kernel_checked);
+}
+Tensor remainder__impl(const Tensor& self, const Tensor& other) {
+  BinaryPlan p = plan_binary("remainder_", self, ops::inplace_input(self, other));
+  return run_binary_("remainder_", self, p, remainder_kernel_checked);
+}
+
+// ---- pow ----
+Tensor pow_tensor_tensor_impl(const Tensor& self, const Tensor& exponent) {
+  return run_binary(plan_binary("pow", self, exponent), cpu::pow_kernel);
+}
+Tensor pow__tensor_impl(const Tensor& self, const Tensor& exponent) {
+  BinaryPlan p = plan_binary("pow_", self, ops::inplace_input(self, exponent));
+  return run_binary_("pow_", self, p, cpu::pow_kernel);
+}
+
+void check_pow_exponent(const Tensor& self, const Scalar& exponent) {
+  EMBER_CHECK(!(is_integral(self.dtype(), /*include_bool=*/true) && !exponent.is_floating() &&
+                exponent.to_int() < 0),
+              "Integers to negative integer powers are not allowed.");
+}
+
+// out = base ** exponent with base already in out's dtype. As PyTorch: exponent 0 gives ones
+// (even for NaN), 1 a copy; a bool exponent is neither and reaches the kernel.
+void pow_scalar_into(const Tensor& out, const Tensor& base, const Scalar& exponent) {
+  if (!exponent.is_bool() && exponent.to_double() == 0.0) {
+    cpu::fill_kernel(out, 1);
+  } else if (!exponent.is_bool() && exponent.to_double() == 1.0) {
+    if (!out.is_same(base)) cpu::copy_kernel(out, base);
+  } else {
+    if (is_integral(out.dtype(), /*include_bool=*/false)) ops::check_scalar_fits(exponent, out.dtype());
+    cpu::pow_scalar_kernel(out, base, exponent);
+  }
+}
+
+Tensor pow_tensor_scalar_impl(const Tensor& self, const Scalar& exponent) {
+  ops::check_not_quantized("pow", {self});
+  check_pow_exponent(self, exponent);
+  ScalarType dtype = result_type(self, exponent);
+  Tensor out = ops::new_output(self.sizes(), dtype, self.device());
+  if (!out.is_meta()) pow_scalar_into(out, ops::cast(self, dtype), exponent);
+  return out;
+}
+
+Tensor pow__scalar_impl(const Tensor& self, const Scalar& exponent) {
+  ops::check_not_quantized("pow_", {self});
+  check_pow_exponent(self, exponent);
+  ScalarType dtype = result_type(self, exponent);
+  EMBER_CHECK(dtype == self.dtype(), "Found dtype ", scalar_type_name(self.dtype()),
+              " but expected ", scalar_type_name(dtype));
+  ops::check_no_internal_overlap("pow_", self);
+  if (!self.is_meta()) pow_scalar_into(self, self, exponent);
+  return ops::mark_written(self);
+}
+
+// ---- maximum, minimum, bitwise ----
+Tensor maximum_impl(const Tensor& self, const Tensor& other) {
+  return run_binary(plan_binary("maximum", self, other), cpu::maximum_kernel);
+}
+Tensor minimum_impl(const Tensor& self, const Tensor& other) {
+  return run_binary(plan_binary("minimum", self, other), cpu::minimum_kernel);
+}
+
+template <cpu::BitwiseOp Op>
+void bitwise_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
+  cpu::bitwise_kernel(Op, out, a, b);
+}
+constexpr const char* bitwise_name(cpu::BitwiseOp op, bool inplace) {
+  switch (op) {
+    case cpu::BitwiseOp::And: return inplace ? "bitwise_and_" : "bitwise_and";
+    case cpu::BitwiseOp::Or: return inplace ? "bitwise_or_" : "bitwise_or";
+    case cpu::BitwiseOp::Xor: return inplace ? "bitwise_xor_" : "bitwise_xor";
+  }
+  return "bitwise";
+}
+template <cpu::BitwiseOp Op>
+Tensor bitwise_impl(const Tensor& self, const Tensor& other) {
+  return run_binary(plan_binary(bitwise_name(Op, false), self, other), bitwise_kernel<Op>);
+}
+template <cpu::BitwiseOp Op>
+Tensor bitwise__impl(const Tensor& self, const Tensor& other) {
+  constexpr const char* name = bitwise_name(Op, true);
+  BinaryPlan p = plan_binary(name, self, ops::inplace_input(self, other));
+  return run_binary_(name, self, p, bitwise_kernel<Op>);
+}
+
+// ---- schema-shaped frontends that are not public functions ----
+Tensor div_tensor_op(const Tensor& self, const Tensor& other) {
+  return dispatch::call<div_impl>(OpId::div_Tensor, self, other);
+}
+Tensor div_tensor_mode_op(const Tensor& self, const Tensor& other,
+                          const std::optional<std::string>& rounding_mode) {
+  return dispatch::call<div_mode_impl>(OpId::div_Tensor_mode, self, other, rounding_mode);
+}
+Tensor& div__tensor_op(Tensor& self, const Tensor& other) {
+  dispatch::call<div__impl>(OpId::div__Tensor, self, other);
+  return self;
+}
+Tensor& div__tensor_mode_op(Tensor& self, const Tensor& other,
+                            const std::optional<std::string>& rounding_mode) {
+  dispatch::call<div__mode_impl>(OpId::div__Tensor_mode, self, other, rounding_mode);
+  return self;
+}
+
 }  // namespace
 
+// ---- public functions (the frontends) ----
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return dispatch::call<add_impl>(OpId::add_Tensor, self, other, alpha);
 }
@@ -91,13 +286,102 @@ Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   dispatch::call<sub__impl>(OpId::sub__Tensor, self, other, alpha);
   return self;
 }
+Tensor mul(const Tensor& self, const Tensor& other) {
+  return dispatch::call<mul_impl>(OpId::mul_Tensor, self, other);
+}
+Tensor& mul_(Tensor& self, const Tensor& other) {
+  dispatch::call<mul__impl>(OpId::mul__Tensor, self, other);
+  return self;
+}
+// Plain division is aten::div.Tensor (what `a / b` is in PyTorch); a rounding mode selects
+// aten::div.Tensor_mode.
+Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string> rounding_mode) {
+  if (!rounding_mode) return div_tensor_op(self, other);
+  return div_tensor_mode_op(self, other, rounding_mode);
+}
+Tensor& div_(Tensor& self, const Tensor& other, std::optional<std::string> rounding_mode) {
+  if (!rounding_mode) return div__tensor_op(self, other);
+  return div__tensor_mode_op(self, other, rounding_mode);
+}
+Tensor remainder(const Tensor& self, const Tensor& other) {
+  return dispatch::call<remainder_impl>(OpId::remainder_Tensor, self, other);
+}
+Tensor& remainder_(Tensor& self, const Tensor& other) {
+  dispatch::call<remainder__impl>(OpId::remainder__Tensor, self, other);
+  return self;
+}
+Tensor pow(const Tensor& self, const Tensor& exponent) {
+  return dispatch::call<pow_tensor_tensor_impl>(OpId::pow_Tensor_Tensor, self, exponent);
+}
+Tensor pow(const Tensor& self, const Scalar& exponent) {
+  return dispatch::call<pow_tensor_scalar_impl>(OpId::pow_Tensor_Scalar, self, exponent);
+}
+Tensor& pow_(Tensor& self, const Tensor& exponent) {
+  dispatch::call<pow__tensor_impl>(OpId::pow__Tensor, self, exponent);
+  return self;
+}
+Tensor& pow_(Tensor& self, const Scalar& exponent) {
+  dispatch::call<pow__scalar_impl>(OpId::pow__Scalar, self, exponent);
+  return self;
+}
+Tensor maximum(const Tensor& self, const Tensor& other) {
+  return dispatch::call<maximum_impl>(OpId::maximum, self, other);
+}
+Tensor minimum(const Tensor& self, const Tensor& other) {
+  return dispatch::call<minimum_impl>(OpId::minimum, self, other);
+}
+Tensor bitwise_and(const Tensor& self, const Tensor& other) {
+  return dispatch::call<bitwise_impl<cpu::BitwiseOp::And>>(OpId::bitwise_and_Tensor, self, other);
+}
+Tensor bitwise_or(const Tensor& self, const Tensor& other) {
+  return dispatch::call<bitwise_impl<cpu::BitwiseOp::Or>>(OpId::bitwise_or_Tensor, self, other);
+}
+Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+  return dispatch::call<bitwise_impl<cpu::BitwiseOp::Xor>>(OpId::bitwise_xor_Tensor, self, other);
+}
+Tensor& bitwise_and_(Tensor& self, const Tensor& other) {
+  dispatch::call<bitwise__impl<cpu::BitwiseOp::And>>(OpId::bitwise_and__Tensor, self, other);
+  return self;
+}
+Tensor& bitwise_or_(Tensor& self, const Tensor& other) {
+  dispatch::call<bitwise__impl<cpu::BitwiseOp::Or>>(OpId::bitwise_or__Tensor, self, other);
+  return self;
+}
+Tensor& bitwise_xor_(Tensor& self, const Tensor& other) {
+  dispatch::call<bitwise__impl<cpu::BitwiseOp::Xor>>(OpId::bitwise_xor__Tensor, self, other);
+  return self;
+}
 
 using BinaryAlphaFn = Tensor (*)(const Tensor&, const Tensor&, const Scalar&);
 using InplaceAlphaFn = Tensor& (*)(Tensor&, const Tensor&, const Scalar&);
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using InplaceFn = Tensor& (*)(Tensor&, const Tensor&);
+using BinaryScalarFn = Tensor (*)(const Tensor&, const Scalar&);
+using InplaceScalarFn = Tensor& (*)(Tensor&, const Scalar&);
 EMBER_REGISTER_OP(add_Tensor, static_cast<BinaryAlphaFn>(&add));
 EMBER_REGISTER_OP(sub_Tensor, static_cast<BinaryAlphaFn>(&sub));
 EMBER_REGISTER_OP(add__Tensor, static_cast<InplaceAlphaFn>(&add_));
 EMBER_REGISTER_OP(sub__Tensor, static_cast<InplaceAlphaFn>(&sub_));
+EMBER_REGISTER_OP(mul_Tensor, static_cast<BinaryFn>(&mul));
+EMBER_REGISTER_OP(mul__Tensor, static_cast<InplaceFn>(&mul_));
+EMBER_REGISTER_OP(div_Tensor, &div_tensor_op);
+EMBER_REGISTER_OP(div__Tensor, &div__tensor_op);
+EMBER_REGISTER_OP(div_Tensor_mode, &div_tensor_mode_op);
+EMBER_REGISTER_OP(div__Tensor_mode, &div__tensor_mode_op);
+EMBER_REGISTER_OP(remainder_Tensor, static_cast<BinaryFn>(&remainder));
+EMBER_REGISTER_OP(remainder__Tensor, static_cast<InplaceFn>(&remainder_));
+EMBER_REGISTER_OP(pow_Tensor_Tensor, static_cast<BinaryFn>(&pow));
+EMBER_REGISTER_OP(pow_Tensor_Scalar, static_cast<BinaryScalarFn>(&pow));
+EMBER_REGISTER_OP(pow__Tensor, static_cast<InplaceFn>(&pow_));
+EMBER_REGISTER_OP(pow__Scalar, static_cast<InplaceScalarFn>(&pow_));
+EMBER_REGISTER_OP(maximum, static_cast<BinaryFn>(&maximum));
+EMBER_REGISTER_OP(minimum, static_cast<BinaryFn>(&minimum));
+EMBER_REGISTER_OP(bitwise_and_Tensor, static_cast<BinaryFn>(&bitwise_and));
+EMBER_REGISTER_OP(bitwise_or_Tensor, static_cast<BinaryFn>(&bitwise_or));
+EMBER_REGISTER_OP(bitwise_xor_Tensor, static_cast<BinaryFn>(&bitwise_xor));
+EMBER_REGISTER_OP(bitwise_and__Tensor, static_cast<InplaceFn>(&bitwise_and_));
+EMBER_REGISTER_OP(bitwise_or__Tensor, static_cast<InplaceFn>(&bitwise_or_));
+EMBER_REGISTER_OP(bitwise_xor__Tensor, static_cast<InplaceFn>(&bitwise_xor_));
 
 // ---- Tensor methods and operators ----
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }
@@ -116,6 +400,46 @@ Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) { return ember::sub_(
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
   return ember::sub_(*this, wrapped_scalar_tensor(o), alpha);
 }
+Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
+Tensor Tensor::mul(const Scalar& o) const { return ember::mul(*this, wrapped_scalar_tensor(o)); }
+Tensor& Tensor::mul_(const Tensor& o) { return ember::mul_(*this, o); }
+Tensor& Tensor::mul_(const Scalar& o) { return ember::mul_(*this, wrapped_scalar_tensor(o)); }
+Tensor Tensor::div(const Tensor& o, std::optional<std::string> mode) const {
+  return ember::div(*this, o, std::move(mode));
+}
+Tensor Tensor::div(const Scalar& o, std::optional<std::string> mode) const {
+  return ember::div(*this, wrapped_scalar_tensor(o), std::move(mode));
+}
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> mode) {
+  return ember::div_(*this, o, std::move(mode));
+}
+Tensor& Tensor::div_(const Scalar& o, std::optional<std::string> mode) {
+  return ember::div_(*this, wrapped_scalar_tensor(o), std::move(mode));
+}
+Tensor Tensor::remainder(const Tensor& o) const { return ember::remainder(*this, o); }
+Tensor Tensor::remainder(const Scalar& o) const {
+  return ember::remainder(*this, wrapped_scalar_tensor(o));
+}
+Tensor& Tensor::remainder_(const Tensor& o) { return ember::remainder_(*this, o); }
+Tensor& Tensor::remainder_(const Scalar& o) {
+  return ember::remainder_(*this, wrapped_scalar_tensor(o));
+}
+Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
+Tensor Tensor::pow(const Scalar& e) const { return ember::pow(*this, e); }
+Tensor& Tensor::pow_(const Tensor& e) { return ember::pow_(*this, e); }
+Tensor& Tensor::pow_(const Scalar& e) { return ember::pow_(*this, e); }
+Tensor Tensor::maximum(const Tensor& o) const { return ember::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return ember::minimum(*this, o); }
+
+#define EMBER_BITWISE_METHODS(name)                                                            \
+  Tensor Tensor::name(const Tensor& o) const { return ember::name(*this, o); }                 \
+  Tensor Tensor::name(const Scalar& o) const { return ember::name(*this, wrapped_scalar_tensor(o)); } \
+  Tensor& Tensor::name##_(const Tensor& o) { return ember::name##_(*this, o); }                \
+  Tensor& Tensor::name##_(const Scalar& o) { return ember::name##_(*this, wrapped_scalar_tensor(o)); }
+EMBER_BITWISE_METHODS(bitwise_and)
+EMBER_BITWISE_METHODS(bitwise_or)
+EMBER_BITWISE_METHODS(bitwise_xor)
+#undef EMBER_BITWISE_METHODS
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
@@ -123,9 +447,24 @@ Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrapped_scalar_t
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
 Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrapped_scalar_tensor(a), b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrapped_scalar_tensor(a), b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrapped_scalar_tensor(a), b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return a.remainder(b); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
 Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
 
 }  // namespace ember

@@ -1,0 +1,63 @@
+#include "activation_kernels.h"
+
+#include <cmath>
+
+#include "dtype_lists.h"
+#include "loop.h"
+#include "vec_math.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// std::max / std::min as comparisons: a NaN input propagates.
+template <class M>
+M clamp_0_6(M v) {
+  M lo = v < M(0) ? M(0) : v;
+  return M(6) < lo ? M(6) : lo;
+}
+
+const char* kernel_name(ActivationOp op) {
+  switch (op) {
+    case ActivationOp::Hardswish: return "hardswish_cpu";
+    case ActivationOp::Hardsigmoid: return "hardsigmoid_cpu";
+    case ActivationOp::Silu: return "silu_cpu";
+    case ActivationOp::GeluErf:
+    case ActivationOp::GeluTanh: return "GeluKernelImpl";
+  }
+  return "activation";
+}
+
+}  // namespace
+
+void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in) {
+  if (op == ActivationOp::Silu && out.dtype() == kFloat32) {
+    return fast_float_kernel(FastFloatOp::Silu, out, in);
+  }
+  ElementwiseLoop loop({out, in});
+  dispatch_types(kFloatTypes, out.dtype(), kernel_name(op), [&]<class T>() {
+    using M = opmath_t<T>;
+    switch (op) {
+      case ActivationOp::Hardswish:
+        return loop.run<T, T>([](T x) { return T(M(x) * clamp_0_6(M(x) + M(3)) / M(6)); });
+      case ActivationOp::Hardsigmoid:
+        return loop.run<T, T>([](T x) { return T(clamp_0_6(M(x) + M(3)) / M(6)); });
+      case ActivationOp::Silu:
+        return loop.run<T, T>([](T x) { return T(M(x) / (M(1) + std::exp(-M(x)))); });
+      case ActivationOp::GeluErf:
+        return loop.run<T, T>([](T x) {
+          const M v = M(x);
+          return T(v * M(0.5) * (M(1) + std::erf(v * M(M_SQRT1_2))));
+        });
+      case ActivationOp::GeluTanh:
+        return loop.run<T, T>([](T x) {
+          const M kBeta = M(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = M(0.044715);
+          const M v = M(x);
+          const M inner = kBeta * (v + kKappa * v * v * v);
+          return T(M(0.5) * v * (M(1) + std::tanh(inner)));
+        });
+    }
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,20 @@
+// CPU kernels of the parameter-free activations (hardtanh runs clamp_kernel). Floating dtypes
+// without float16, as PyTorch 1.13's CPU kernels; others fail with their kernel's name, e.g.
+// "hardswish_cpu" not implemented for 'Long'. bfloat16 computes in float.
+#pragma once
+
+#include "ember/tensor.h"
+
+namespace ember::cpu {
+
+enum class ActivationOp {
+  Hardswish,    // x * min(max(x + 3, 0), 6) / 6
+  Hardsigmoid,  // min(max(x + 3, 0), 6) / 6
+  Silu,         // x / (1 + exp(-x))
+  GeluErf,      // x / 2 * (1 + erf(x / sqrt(2)))
+  GeluTanh,     // x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))
+};
+
+void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in);
+
+}  // namespace ember::cpu
