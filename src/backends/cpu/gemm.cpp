@@ -8,6 +8,11 @@
 //     dnnl_sgemm (one thread_local compare per call afterwards).
 //   * Debian's OpenBLAS is the pthread flavour (USE_OPENMP=0): one process-wide pool, sized
 //     globally by openblas_set_num_threads().
+// Until set_gemm_num_threads is called (ember::set_num_threads calls it), the first gemm call
+// configures both libraries with ember's pool size (Note [One thread pool]). Inside ember's own
+// parallel regions (a bmm running one small product per thread) oneDNN gets one thread, so the
+// two levels of threads do not multiply; OpenBLAS needs no such care there because it runs
+// products that small single-threaded by itself.
 #include "gemm.h"
 
 #include <cblas.h>  // OpenBLAS's cblas.h (also declares openblas_set_num_threads, blasint)
@@ -19,15 +24,24 @@
 #include <limits>
 
 #include "ember/error.h"
+#include "ember/parallel.h"
 
 namespace ember::cpu {
 namespace {
 
 std::atomic<int> g_num_threads{0};  // 0: never configured, leave library defaults alone
 
+// Configures the libraries with ember's thread count on the first gemm call of the process.
+void ensure_configured() {
+  if (__builtin_expect(g_num_threads.load(std::memory_order_relaxed) == 0, 0)) {
+    set_gemm_num_threads(ember::get_num_threads());
+  }
+}
+
 void apply_omp_threads_for_this_thread() {
   thread_local int applied = 0;
-  const int want = g_num_threads.load(std::memory_order_relaxed);
+  const int want =
+      ember::in_parallel_region() ? 1 : g_num_threads.load(std::memory_order_relaxed);
   if (want > 0 && want != applied) {
     omp_set_num_threads(want);
     applied = want;
@@ -68,6 +82,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
+  ensure_configured();
   apply_omp_threads_for_this_thread();
   const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
                                       a, lda, b, ldb, beta, c, ldc);
@@ -79,6 +94,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
           int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
+  ensure_configured();
   // Debian's OpenBLAS uses 32-bit blasint (USE_64BITINT unset): refuse rather than truncate.
   constexpr int64_t kMax = std::numeric_limits<blasint>::max();
   EMBER_CHECK(std::max({m, n, k, lda, ldb, ldc}) <= kMax,

@@ -27,12 +27,12 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
           int64_t ldc);
 
 // Sets how many threads the GEMM libraries may use per call (both oneDNN's OpenMP team and
-// OpenBLAS's pthread pool). ember has a single intra-op pool; its runtime calls this once with
-// that pool's size (n >= 1) so the libraries do not add their own threads on top of it. Before
-// the first call the libraries use their defaults (all cores). Calling gemm from several threads
-// at once multiplies the thread count: from inside a parallel region, set 1.
+// OpenBLAS's pthread pool). ember has a single intra-op pool: ember::set_num_threads calls this
+// with that pool's size (n >= 1), and the first gemm call does so with ember::get_num_threads()
+// if nobody has, so the libraries never add their own threads on top of ember's. Inside an
+// ember parallel region (ember::in_parallel_region()) a float gemm runs single-threaded.
 void set_gemm_num_threads(int n);
-int get_gemm_num_threads();  // 0 until set_gemm_num_threads was called
+int get_gemm_num_threads();  // 0 until configured (set_gemm_num_threads or the first gemm)
 
 // Scalar reference implementation with the same semantics (tests only; O(mnk), no blocking).
 // Integer types accumulate in T; long double in long double; every other type (float, double,
