@@ -5,7 +5,7 @@
 //     from omp_get_max_threads() of the *calling* thread, and libgomp keeps that value per
 //     thread: omp_set_num_threads() in one thread does not reach ember's pool workers. So the
 //     configured count lives in an atomic and every thread applies it lazily before its first
-//     dnnl_sgemm (one thread_local compare per call afterwards).
+//     dnnl_sgemm (one compare with omp_get_max_threads() per call afterwards).
 //   * Debian's OpenBLAS is the pthread flavour (USE_OPENMP=0): one process-wide pool, sized
 //     globally by openblas_set_num_threads().
 // Until set_gemm_num_threads is called (ember::set_num_threads calls it), the first gemm call
@@ -38,14 +38,14 @@ void ensure_configured() {
   }
 }
 
+// Compares with the thread's live OpenMP setting rather than a cached one: other code in the
+// process (libtorch's at::set_num_threads, a user) may call omp_set_num_threads on the same
+// thread, and a stale cache then let oneDNN run a 2-thread team beside ember's own worker
+// (a 40x slowdown of a small-product bmm, measured in benchmarks/bench_core.cpp).
 void apply_omp_threads_for_this_thread() {
-  thread_local int applied = 0;
   const int want =
       ember::in_parallel_region() ? 1 : g_num_threads.load(std::memory_order_relaxed);
-  if (want > 0 && want != applied) {
-    omp_set_num_threads(want);
-    applied = want;
-  }
+  if (want > 0 && omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
 // Row-major leading-dimension rules of cblas (violations would be a caller bug; the libraries
