@@ -3,9 +3,9 @@
 //   add_1M_f32_<n>t   add of two 2^20-element float32 tensors, n = 1 and 2 threads, GB/s
 //                     (3 * 4 MiB of traffic per op: two reads and one write)
 //   sgemm_1024_1t     1024^3 float32 mm, 1 thread, GFLOP/s
-//   bmm_b64_64_2t     64 products of 64 x 64 x 64 float32 in one bmm, 2 threads, GFLOP/s
-//     (decides how bmm splits a batch of small products: see kSmallProduct in
-//     src/backends/cpu/matmul_kernels.cpp)
+//   bmm_b<B>_<n>_2t   B products of n x n x n float32 in one bmm, 2 threads, GFLOP/s: 64 of 64^3
+//                     and 16 of 128^3 (how bmm spreads a batch over threads: Note [bmm threads]
+//                     in src/backends/cpu/matmul_kernels.cpp)
 // One JSON line per figure:
 //   {"bench": "add_1elem_cpp", "unit": "us/op", "ember": 0.12, "pytorch": 0.54, "ratio": 0.22,
 //    "lower_is_better": true}
@@ -125,16 +125,16 @@ void bench_sgemm_1024() {
   report("sgemm_1024_1t", "GFLOP/s", flops / t.ember * 1e-9, flops / t.pytorch * 1e-9, false);
 }
 
-void bench_bmm_small(int threads) {
+void bench_bmm(int64_t b, int64_t n, int threads) {
   set_threads(threads);
-  const int64_t b = 64, n = 64;
   std::vector<float> x = filler(b * n * n, 7), y = filler(b * n * n, 8);
   ember::Tensor ea = ember_tensor(x, {b, n, n}), eb = ember_tensor(y, {b, n, n});
   at::Tensor ta = torch_tensor(x, {b, n, n}), tb = torch_tensor(y, {b, n, n});
-  Timing t = compare(50, 31, [&] { ember::bmm(ea, eb); }, [&] { at::bmm(ta, tb); });
   const double flops = 2.0 * b * n * n * n;
-  report("bmm_b64_64_" + std::to_string(threads) + "t", "GFLOP/s", flops / t.ember * 1e-9,
-         flops / t.pytorch * 1e-9, false);
+  const int iters = std::max<int>(1, static_cast<int>(2e8 / flops));  // about 2 ms of work
+  Timing t = compare(iters, 31, [&] { ember::bmm(ea, eb); }, [&] { at::bmm(ta, tb); });
+  report("bmm_b" + std::to_string(b) + "_" + std::to_string(n) + "_" + std::to_string(threads) + "t",
+         "GFLOP/s", flops / t.ember * 1e-9, flops / t.pytorch * 1e-9, false);
 }
 
 }  // namespace
@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
       {"add_1M_f32_1t", [] { bench_add_1m(1); }},
       {"add_1M_f32_2t", [] { bench_add_1m(2); }},
       {"sgemm_1024_1t", bench_sgemm_1024},
-      {"bmm_b64_64_2t", [] { bench_bmm_small(2); }},
+      {"bmm_b64_64_2t", [] { bench_bmm(64, 64, 2); }},
+      {"bmm_b16_128_2t", [] { bench_bmm(16, 128, 2); }},
   };
   for (const auto& [name, run] : figures) {
     if (name.find(only) != std::string::npos) run();

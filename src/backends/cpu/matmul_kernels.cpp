@@ -62,12 +62,25 @@ Tensor dense_copy(const Tensor& t, ScalarType dtype) {
   return c;
 }
 
-// Products at most this large (m * n * k) run one per thread when there is a batch of them;
-// larger ones run one after another, each threaded inside the GEMM library. At this size
-// OpenBLAS runs single-threaded by itself (its threshold is m * n * k <= 4 * 65536), and oneDNN
-// is told one thread inside ember's parallel regions (gemm.cpp). Chosen by measurement with
-// benchmarks/bench_core.cpp's bmm figures.
+// Note [bmm threads]
+// A batch of products runs either one product per thread (each GEMM single-threaded: oneDNN is
+// told one thread inside ember's parallel regions, see gemm.cpp) or one product after another,
+// each threaded inside the library. Per-product threads need no synchronisation inside a
+// product, which matters on a busy 2-core machine: there a 2-thread oneDNN team measured
+// 0.3-25 GFLOP/s on 64 products of 128^3 where one product per thread gave 40-80. So batches go
+// per thread whenever they split evenly enough (a multiple of the thread count, or at least 4
+// products per thread) or the products are too small to thread inside. float64 runs on
+// OpenBLAS, whose one process-wide pool does not nest: only products it runs single-threaded by
+// itself (m * n * k <= 4 * 65536) go per thread there.
 constexpr int64_t kSmallProduct = 64 * 64 * 64;
+
+// `confined`: the library runs single-threaded when called inside a parallel region.
+bool batch_per_thread(int64_t batch, int64_t product, bool confined) {
+  const int64_t threads = get_num_threads();
+  if (batch < 2 || threads < 2) return false;
+  if (product <= kSmallProduct) return true;
+  return confined && (batch % threads == 0 || batch >= 4 * threads);
+}
 
 // Geometry of a (possibly batched) product: operands are [B,] m x k and [B,] k x n.
 struct Geometry {
@@ -109,7 +122,7 @@ void addmm_blas(const Tensor& out, Tensor a, Tensor b, T beta, T alpha) {
            pc + i * sc, ldc);
     }
   };
-  if (g.batch > 1 && g.m * g.n * g.k <= kSmallProduct) {
+  if (batch_per_thread(g.batch, g.m * g.n * g.k, /*confined=*/std::is_same_v<T, float>)) {
     parallel_for(0, g.batch, 1, run);
   } else {
     run(0, g.batch);
