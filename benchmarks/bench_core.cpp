@@ -15,7 +15,10 @@
 // oneDNN). Rounds alternate between the libraries so that drift on a shared machine hits both
 // alike; each figure is the median over rounds. A short pause separates the libraries, so
 // libgomp workers still spinning after a libtorch round do not steal ember's cores (and the
-// other way round).
+// other way round). Single-threaded figures are timed by the calling thread's CPU time, which
+// is all the work there is (both libraries run inline at one thread) and which time slices
+// lost to other processes on a shared 2-core machine do not inflate; multi-threaded figures
+// are timed by the wall clock.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
@@ -25,6 +28,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <ctime>
 #include <utility>
 #include <vector>
 
@@ -38,15 +42,26 @@ struct Timing {
   double ember, pytorch;  // median seconds per op
 };
 
+enum class Timer { Wall, ThreadCpu };
+
+double now(Timer timer) {
+  if (timer == Timer::Wall) {
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  }
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 // Runs `rounds` rounds; each round times `iters` calls of the ember op, then of the libtorch op.
-Timing compare(int iters, int rounds, const std::function<void()>& ember_op,
+Timing compare(Timer timer, int iters, int rounds, const std::function<void()>& ember_op,
                const std::function<void()>& torch_op) {
   std::vector<double> te, tt;
   auto time = [&](const std::function<void()>& op) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    const auto t0 = Clock::now();
+    const double t0 = now(timer);
     for (int i = 0; i < iters; ++i) op();
-    return std::chrono::duration<double>(Clock::now() - t0).count() / iters;
+    return (now(timer) - t0) / iters;
   };
   time(ember_op);  // warm-up: allocator caches, JIT kernels, thread pools
   time(torch_op);
@@ -98,7 +113,8 @@ void bench_add_1elem() {
   std::vector<float> x = filler(1, 1), y = filler(1, 2);
   ember::Tensor ea = ember_tensor(x, {1}), eb = ember_tensor(y, {1});
   at::Tensor ta = torch_tensor(x, {1}), tb = torch_tensor(y, {1});
-  Timing t = compare(20000, 41, [&] { ember::add(ea, eb); }, [&] { at::add(ta, tb); });
+  Timing t = compare(Timer::ThreadCpu, 20000, 41, [&] { ember::add(ea, eb); },
+                     [&] { at::add(ta, tb); });
   report("add_1elem_cpp", "us/op", t.ember * 1e6, t.pytorch * 1e6, true);
 }
 
@@ -108,7 +124,8 @@ void bench_add_1m(int threads) {
   std::vector<float> x = filler(n, 3), y = filler(n, 4);
   ember::Tensor ea = ember_tensor(x, {n}), eb = ember_tensor(y, {n});
   at::Tensor ta = torch_tensor(x, {n}), tb = torch_tensor(y, {n});
-  Timing t = compare(20, 41, [&] { ember::add(ea, eb); }, [&] { at::add(ta, tb); });
+  Timing t = compare(threads == 1 ? Timer::ThreadCpu : Timer::Wall, 20, 41,
+                     [&] { ember::add(ea, eb); }, [&] { at::add(ta, tb); });
   const double bytes = 3.0 * 4.0 * static_cast<double>(n);
   report("add_1M_f32_" + std::to_string(threads) + "t", "GB/s", bytes / t.ember * 1e-9,
          bytes / t.pytorch * 1e-9, false);
@@ -120,7 +137,7 @@ void bench_sgemm_1024() {
   std::vector<float> x = filler(n * n, 5), y = filler(n * n, 6);
   ember::Tensor ea = ember_tensor(x, {n, n}), eb = ember_tensor(y, {n, n});
   at::Tensor ta = torch_tensor(x, {n, n}), tb = torch_tensor(y, {n, n});
-  Timing t = compare(1, 21, [&] { ember::mm(ea, eb); }, [&] { at::mm(ta, tb); });
+  Timing t = compare(Timer::ThreadCpu, 1, 21, [&] { ember::mm(ea, eb); }, [&] { at::mm(ta, tb); });
   const double flops = 2.0 * n * n * n;
   report("sgemm_1024_1t", "GFLOP/s", flops / t.ember * 1e-9, flops / t.pytorch * 1e-9, false);
 }
@@ -132,7 +149,8 @@ void bench_bmm(int64_t b, int64_t n, int threads) {
   at::Tensor ta = torch_tensor(x, {b, n, n}), tb = torch_tensor(y, {b, n, n});
   const double flops = 2.0 * b * n * n * n;
   const int iters = std::max<int>(1, static_cast<int>(2e8 / flops));  // about 2 ms of work
-  Timing t = compare(iters, 31, [&] { ember::bmm(ea, eb); }, [&] { at::bmm(ta, tb); });
+  Timing t = compare(threads == 1 ? Timer::ThreadCpu : Timer::Wall, iters, 31,
+                     [&] { ember::bmm(ea, eb); }, [&] { at::bmm(ta, tb); });
   report("bmm_b" + std::to_string(b) + "_" + std::to_string(n) + "_" + std::to_string(threads) + "t",
          "GFLOP/s", flops / t.ember * 1e-9, flops / t.pytorch * 1e-9, false);
 }

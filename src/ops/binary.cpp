@@ -40,7 +40,7 @@ void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
 // device (and no wrapped number, whose weak dtype could lose to the default float) need no
 // promotion, broadcast or cast, and for small tensors those steps, the output's dispatched
 // allocation included, were most of the op's cost. Undefined when it does not apply.
-Tensor add_same_layout(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+Tensor add_no_promotion(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (self.dtype() != other.dtype() || !self.sizes().equals(other.sizes()) ||
       self.device() != other.device() || is_quantized(self.dtype()) ||
       self.impl()->is_wrapped_number() || other.impl()->is_wrapped_number()) {
@@ -54,7 +54,7 @@ Tensor add_same_layout(const Tensor& self, const Tensor& other, const Scalar& al
 }
 
 Tensor add_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  if (Tensor out = add_same_layout(self, other, alpha); out.defined()) return out;
+  if (Tensor out = add_no_promotion(self, other, alpha); out.defined()) return out;
   BinaryPlan p = plan_binary("add", self, other);
   check_alpha("add", p.dtype, alpha);
   Tensor out = empty(p.shape, TensorOptions(p.dtype).device(p.device));

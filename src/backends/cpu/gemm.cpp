@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <mutex>
 
 #include "ember/error.h"
 #include "ember/parallel.h"
@@ -32,9 +33,14 @@ namespace {
 std::atomic<int> g_num_threads{0};  // 0: never configured, leave library defaults alone
 
 // Configures the libraries with ember's thread count on the first gemm call of the process.
+// Once only, and every first caller waits for it: a bmm's first products may start on several
+// threads at once, and OpenBLAS's pool must not be resized under a running dgemm.
 void ensure_configured() {
-  if (__builtin_expect(g_num_threads.load(std::memory_order_relaxed) == 0, 0)) {
-    set_gemm_num_threads(ember::get_num_threads());
+  if (__builtin_expect(g_num_threads.load(std::memory_order_acquire) == 0, 0)) {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      if (g_num_threads.load() == 0) set_gemm_num_threads(ember::get_num_threads());
+    });
   }
 }
 
