@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "../backends/cpu/gemm.h"
+
 namespace ember {
 
 // Note [One thread pool]
@@ -109,6 +111,7 @@ void set_num_threads(int n) {
   std::lock_guard<std::mutex> lock(g_pool_mu);
   g_num_threads.store(n);
   if (pool().workers() != n - 1) pool().resize(n - 1);
+  cpu::set_gemm_num_threads(n);  // the GEMM libraries' own thread pools (Note [One thread pool])
 }
 
 bool in_parallel_region() { return t_in_parallel; }

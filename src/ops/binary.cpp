@@ -61,7 +61,26 @@ auto add_with(const Scalar& alpha) {
   };
 }
 
+// add's fast path, with the general path's result and checks: operands of one dtype, shape and
+// device (and no wrapped number, whose weak dtype could lose to the default float) need no
+// promotion, broadcast or cast, and for small tensors those steps, the output's dispatched
+// allocation included, were most of the op's cost. Undefined when it does not apply.
+Tensor add_no_promotion(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (self.dtype() != other.dtype() || !self.sizes().equals(other.sizes()) ||
+      self.device() != other.device() || is_quantized(self.dtype()) ||
+      self.impl()->is_wrapped_number() || other.impl()->is_wrapped_number()) {
+    return Tensor();
+  }
+  check_alpha("add", self.dtype(), alpha);
+  ops::check_scalar_fits(alpha, self.dtype());
+  // empty()'s backend, called directly: a kernel's output allocation is not an op of its own.
+  Tensor out(make_intrusive<TensorImpl>(self.sizes(), self.dtype(), self.device()));
+  if (!out.is_meta()) cpu::add_kernel(out, self, other, alpha);
+  return out;
+}
+
 Tensor add_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (Tensor out = add_no_promotion(self, other, alpha); out.defined()) return out;
   BinaryPlan p = plan_binary("add", self, other);
   check_alpha("add", p.dtype, alpha);
   ops::check_scalar_fits(alpha, p.dtype);

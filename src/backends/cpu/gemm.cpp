@@ -5,9 +5,14 @@
 //     from omp_get_max_threads() of the *calling* thread, and libgomp keeps that value per
 //     thread: omp_set_num_threads() in one thread does not reach ember's pool workers. So the
 //     configured count lives in an atomic and every thread applies it lazily before its first
-//     dnnl_sgemm (one thread_local compare per call afterwards).
+//     dnnl_sgemm (one compare with omp_get_max_threads() per call afterwards).
 //   * Debian's OpenBLAS is the pthread flavour (USE_OPENMP=0): one process-wide pool, sized
 //     globally by openblas_set_num_threads().
+// Until set_gemm_num_threads is called (ember::set_num_threads calls it), the first gemm call
+// configures both libraries with ember's pool size (Note [One thread pool]). Inside ember's own
+// parallel regions (a bmm running one small product per thread) oneDNN gets one thread, so the
+// two levels of threads do not multiply; OpenBLAS needs no such care there because it runs
+// products that small single-threaded by itself.
 #include "gemm.h"
 
 #include <cblas.h>  // OpenBLAS's cblas.h (also declares openblas_set_num_threads, blasint)
@@ -17,21 +22,36 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <mutex>
 
 #include "ember/error.h"
+#include "ember/parallel.h"
 
 namespace ember::cpu {
 namespace {
 
 std::atomic<int> g_num_threads{0};  // 0: never configured, leave library defaults alone
 
-void apply_omp_threads_for_this_thread() {
-  thread_local int applied = 0;
-  const int want = g_num_threads.load(std::memory_order_relaxed);
-  if (want > 0 && want != applied) {
-    omp_set_num_threads(want);
-    applied = want;
+// Configures the libraries with ember's thread count on the first gemm call of the process.
+// Once only, and every first caller waits for it: a bmm's first products may start on several
+// threads at once, and OpenBLAS's pool must not be resized under a running dgemm.
+void ensure_configured() {
+  if (__builtin_expect(g_num_threads.load(std::memory_order_acquire) == 0, 0)) {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      if (g_num_threads.load() == 0) set_gemm_num_threads(ember::get_num_threads());
+    });
   }
+}
+
+// Compares with the thread's live OpenMP setting rather than a cached one: other code in the
+// process (libtorch's at::set_num_threads, a user) may call omp_set_num_threads on the same
+// thread, and a stale cache then let oneDNN run a 2-thread team beside ember's own worker
+// (a 40x slowdown of a small-product bmm, measured in benchmarks/bench_core.cpp).
+void apply_omp_threads_for_this_thread() {
+  const int want =
+      ember::in_parallel_region() ? 1 : g_num_threads.load(std::memory_order_relaxed);
+  if (want > 0 && omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
 // Row-major leading-dimension rules of cblas (violations would be a caller bug; the libraries
@@ -68,6 +88,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
+  ensure_configured();
   apply_omp_threads_for_this_thread();
   const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
                                       a, lda, b, ldb, beta, c, ldc);
@@ -79,6 +100,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
           int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
+  ensure_configured();
   // Debian's OpenBLAS uses 32-bit blasint (USE_64BITINT unset): refuse rather than truncate.
   constexpr int64_t kMax = std::numeric_limits<blasint>::max();
   EMBER_CHECK(std::max({m, n, k, lda, ldb, ldc}) <= kMax,

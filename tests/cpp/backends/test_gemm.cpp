@@ -1,7 +1,7 @@
 // Tests for ember::cpu::gemm (library-backed) against ember::cpu::gemm_ref (scalar reference).
 //
 // Standalone build (from the repository root; one line):
-//   g++ -std=c++20 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -I/usr/include/x86_64-linux-gnu/openblas-pthread tests/cpp/backends/test_gemm.cpp src/backends/cpu/gemm.cpp -o /tmp/test_gemm -ldnnl -L/usr/lib/x86_64-linux-gnu/openblas-pthread -lopenblas -lgomp -lgtest -lgtest_main -pthread
+//   g++ -std=c++20 -O2 -Wall -Wextra -Werror -Iinclude -Isrc -I/usr/include/x86_64-linux-gnu/openblas-pthread tests/cpp/backends/test_gemm.cpp src/backends/cpu/gemm.cpp src/core/parallel.cpp -o /tmp/test_gemm -ldnnl -L/usr/lib/x86_64-linux-gnu/openblas-pthread -lopenblas -lgomp -lgtest -lgtest_main -pthread
 #include <gtest/gtest.h>
 #include <omp.h>
 
