@@ -78,7 +78,7 @@ std::span<const OpHandle> all_ops();
 /// Lookup by "aten::add" + "Tensor" (overload "" or "default" for the default one). Throws
 /// (KeyError) naming the op when it does not exist.
 const OpHandle& find_op(const std::string& name, const std::string& overload = "default");
-/// The overload names of "aten::add", in table order.
+/// The overload names of "aten::add", in table order (empty when there is no such op).
 std::vector<std::string> op_overloads(const std::string& name);
 
 /// Hooks a tensor subclass provides. Attach one to a tensor with set_subclass(); a wrapper
@@ -88,6 +88,11 @@ std::vector<std::string> op_overloads(const std::string& name);
 /// filled), and return its results boxed; in-place ops return their mutated first argument.
 class TensorSubclass : public intrusive_target {
  public:
+  TensorSubclass() = default;
+  // A copy of a wrapper's hooks belongs to no tensor yet.
+  TensorSubclass(const TensorSubclass& o) : intrusive_target(o) {}
+  TensorSubclass& operator=(const TensorSubclass&) { return *this; }
+
   /// The class name used in error messages ("MyQuantizedLinearWeight").
   virtual std::string name() const = 0;
   virtual bool has_torch_function() const { return false; }

@@ -42,7 +42,10 @@
 // tensors.
 #include "dispatcher.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "ember/grad_mode.h"
@@ -95,6 +98,14 @@ std::vector<TensorSubclass*> overloaded(const Stack& args, bool (TensorSubclass:
     if (!seen) out.push_back(s);
   });
   return out;
+}
+
+std::string type_name(const std::type_info& t) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(t.name(), nullptr, nullptr, &status);
+  std::string r = status == 0 && demangled ? demangled : t.name();
+  std::free(demangled);
+  return r;
 }
 
 std::string type_list(const std::vector<TensorSubclass*>& subs) {
@@ -196,11 +207,13 @@ void no_kernel_error(OpId op, const char* backend) {
 
 void slot_signature_error(OpId op, const char* layer, const std::type_info& registered,
                           const std::type_info& expected) {
-  ::ember::detail::assert_fail("slot signature matches the call", __FILE__, __LINE__,
-                               ::ember::detail::str_cat(
-                                   "the ", layer, " kernel registered for ",
-                                   op_handle(op).full_name(), " has signature ", registered.name(),
-                                   " but the op's frontend calls it as ", expected.name()));
+  // A programming error in the registration (see register_autograd): abort with both types.
+  ::ember::detail::assert_fail(
+      "slot signature matches the call", __FILE__, __LINE__,
+      ::ember::detail::str_cat("the ", layer, " kernel registered for ",
+                               op_handle(op).full_name(), " has signature ",
+                               type_name(registered), " but the op's frontend calls it as ",
+                               type_name(expected)));
 }
 
 void wrapper_at_backend_error(OpId op, const Tensor& wrapper) {

@@ -33,7 +33,11 @@ const void* TensorSubclass::type_key() const { return &typeid(*this); }
 void set_subclass(const Tensor& t, intrusive_ptr<TensorSubclass> s) {
   EMBER_CHECK(t.defined(), "set_subclass: the tensor is undefined");
   TensorSubclass* old = t.impl()->subclass();
-  if (old && old->is_wrapper()) {
+  const bool wrapper = old && old->is_wrapper();
+  EMBER_CHECK(!s || !s->is_wrapper() || wrapper || s.get() == old, "set_subclass: these ",
+              s ? s->name() : std::string(), " hooks belong to a wrapper tensor, which has no data "
+              "to share with this one");
+  if (wrapper) {
     EMBER_CHECK(s && s->has_torch_dispatch(),
                 "set_subclass: a wrapper tensor has no data, so its new hooks must define "
                 "__torch_dispatch__ (",

@@ -44,6 +44,13 @@ inline Tensor make_tensor(const std::vector<double>& storage, IntArrayRef sizes,
   return t;
 }
 
+/// The arguments the last FunctionSub handler got. Kept here, not in the hooks: a tensor's hooks
+/// holding the tensor would be a reference cycle.
+inline Stack& last_args() {
+  static Stack args;
+  return args;
+}
+
 /// What a handler does with the call.
 enum class Handling { Decline, Redispatch, Call, ReturnMarker };
 
@@ -59,7 +66,7 @@ class FunctionSub : public TensorSubclass {
   bool has_torch_function() const override { return true; }
   std::optional<Stack> torch_function(const OpHandle& op, const Stack& args) override {
     dispatch_log().push_back(name_ + ":" + op.full_name());
-    last_args = args;
+    last_args() = args;
     switch (handling_) {
       case Handling::Decline:
         return std::nullopt;
@@ -74,8 +81,6 @@ class FunctionSub : public TensorSubclass {
   }
   // A type per name, so two FunctionSubs named alike are one type and differently named two.
   const void* type_key() const override { return type_keys().insert(name_).first->c_str(); }
-
-  Stack last_args;
 
  private:
   static std::set<std::string>& type_keys() {
@@ -212,6 +217,7 @@ class DispatchTest : public ::testing::Test {
  protected:
   void SetUp() override { dispatch_log().clear(); }
   void TearDown() override {
+    last_args().clear();
     Wrapper::handling = Handling::Call;
     Wrapper::with_function = false;
   }

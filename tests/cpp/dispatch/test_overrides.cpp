@@ -26,8 +26,7 @@ using FunctionLayer = DispatchTest;
 using DispatchModes = DispatchTest;
 using FastPath = DispatchTest;
 using KernelSlots = DispatchTest;
-
-FunctionSub* hooks_of(const Tensor& t) { return dynamic_cast<FunctionSub*>(t.impl()->subclass()); }
+using KernelSlotsDeathTest = DispatchTest;
 
 TEST_F(FunctionLayer, HandlerGetsThePublicOpBoxedInSchemaOrder) {
   Tensor plain = full({2}, 2.0);
@@ -36,7 +35,7 @@ TEST_F(FunctionLayer, HandlerGetsThePublicOpBoxedInSchemaOrder) {
   Tensor r = ember::add(s, plain, 3);
   expect_values(r, {1}, {-42});  // the handler's result is the op's result
   EXPECT_EQ(take_log(), Log{"A:aten::add.Tensor"});
-  const Stack& args = hooks_of(s)->last_args;
+  const Stack& args = testing::last_args();
   ASSERT_EQ(args.size(), 3u);  // self, other, alpha: every schema argument, defaults filled
   EXPECT_TRUE(args[0].to_tensor().is_same(s));
   EXPECT_TRUE(args[1].to_tensor().is_same(plain));
@@ -45,10 +44,10 @@ TEST_F(FunctionLayer, HandlerGetsThePublicOpBoxedInSchemaOrder) {
 
   ember::add(plain, s);  // a subclass in any tensor slot
   EXPECT_EQ(take_log(), Log{"A:aten::add.Tensor"});
-  EXPECT_EQ(hooks_of(s)->last_args[2].to_int(), 1);  // alpha's default
+  EXPECT_EQ(testing::last_args()[2].to_int(), 1);  // alpha's default
   s + 1.5;  // operators and scalars: a wrapped-number tensor in `other`
   EXPECT_EQ(take_log(), Log{"A:aten::add.Tensor"});
-  EXPECT_TRUE(hooks_of(s)->last_args[1].to_tensor().impl()->is_wrapped_number());
+  EXPECT_TRUE(testing::last_args()[1].to_tensor().impl()->is_wrapped_number());
   s.sub(plain);
   s.add_(plain);
   EXPECT_EQ(take_log(), (Log{"A:aten::sub.Tensor", "A:aten::add_.Tensor"}));
@@ -71,6 +70,27 @@ TEST_F(FunctionLayer, HandlerSeesTheOpHandleOfTheTable) {
   EXPECT_EQ(probe->seen, &find_op("aten::sub", "Tensor"));
   s.detach();
   EXPECT_EQ(probe->seen, &find_op("aten::detach"));
+}
+
+TEST_F(FunctionLayer, HandlerResultsMustMatchTheOpsReturns) {
+  struct Returns : FunctionSub {
+    explicit Returns(Stack r) : FunctionSub("Returns"), result(std::move(r)) {}
+    std::optional<Stack> torch_function(const OpHandle&, const Stack&) override { return result; }
+    Stack result;
+  };
+  Tensor s = alias(ones({1}));
+  set_subclass(s, make_intrusive<Returns>(Stack{}));
+  expect_error([&] { ember::add(s, s); },
+               "aten::add.Tensor: an override returned nothing where a Tensor was expected",
+               ErrorKind::Type);
+  set_subclass(s, make_intrusive<Returns>(Stack{Value(3)}));
+  expect_error([&] { s.clone(); }, "aten::clone: an override returned int where a Tensor was expected",
+               ErrorKind::Type);
+  Tensor other = zeros({1});
+  set_subclass(s, make_intrusive<Returns>(Stack{Value(other)}));
+  EXPECT_TRUE(ember::add(s, s).is_same(other));
+  Tensor& self = s.add_(s);  // an in-place op returns its argument, whatever the handler gives
+  EXPECT_EQ(&self, &s);
 }
 
 TEST_F(FunctionLayer, AllDecliningIsATypeErrorListingTheTypes) {
@@ -332,6 +352,7 @@ Tensor fake_add_autograd(const Tensor& self, const Tensor& other, const Scalar& 
   dispatch::AutoDispatchBelowAutograd below;
   return ember::add(self, other, alpha);
 }
+Tensor add_by_value(Tensor self, const Tensor&, const Scalar&) { return self; }
 Tensor fake_add_quantized(const Tensor& self, const Tensor&, const Scalar&) {
   dispatch_log().push_back("quantized:aten::add.Tensor");
   return self;
@@ -398,6 +419,19 @@ TEST_F(KernelSlots, QuantizedTensorsNeedAQuantizedKernel) {
   dispatch::register_quantized(OpId::add_Tensor, &fake_add_quantized);
   EXPECT_TRUE(ember::add(q, q).is_same(q));
   EXPECT_EQ(take_log(), Log{"quantized:aten::add.Tensor"});
+}
+
+TEST_F(KernelSlotsDeathTest, AKernelOfAnotherSignatureIsABug) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  SlotRestorer restore(dispatch::autograd_slot(OpId::add_Tensor));
+  dispatch::register_autograd(OpId::add_Tensor, &add_by_value);  // self by value: not the call's
+  Tensor x = full({2}, 1.5);
+  x.impl()->set_autograd_meta(std::make_unique<RequiresGrad>());
+  EXPECT_DEATH(ember::add(x, x),
+               "the autograd kernel registered for aten::add.Tensor has signature "
+               "ember::Tensor \\(ember::Tensor, ember::Tensor const&, ember::Scalar const&\\) but "
+               "the op's frontend calls it as ember::Tensor \\(ember::Tensor const&, "
+               "ember::Tensor const&, ember::Scalar const&\\)");
 }
 
 }  // namespace

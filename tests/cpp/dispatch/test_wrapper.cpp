@@ -78,6 +78,13 @@ TEST_F(WrapperTensor, ConstructionErrors) {
   expect_error(
       [&] { make_wrapper_tensor({2}, {}, kFloat32, kCPU, hooks); },
       "these Wrapper hooks already belong to a wrapper tensor; each wrapper needs its own");
+  // Nor can they move to a tensor with data; a copy of them belongs to no tensor yet.
+  expect_error([&] { set_subclass(ones({2}), hooks); },
+               "set_subclass: these Wrapper hooks belong to a wrapper tensor, which has no data to "
+               "share with this one");
+  auto copy = make_intrusive<Wrapper>(*hooks);
+  EXPECT_FALSE(copy->is_wrapper());
+  EXPECT_NE(wrapper_of(make_wrapper_tensor({2}, {}, kFloat32, kCPU, copy)), nullptr);
 }
 
 TEST_F(WrapperTensor, PrimitiveOpsReachTheHandler) {
