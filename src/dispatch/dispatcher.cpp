@@ -27,10 +27,10 @@
 // dispatcher.h, so the test reads it inline — one __tls_get_addr — instead of calling an
 // accessor in libember, and needs no lazy-initialisation guard. The excluded keys only remove
 // keys, so the fast path never needs them. Measured with callgrind on `add` of two 1-element
-// tensors (three dispatched calls): 4155 instructions with an out-of-line accessor, 4139 inline.
-// The initial-exec TLS model would save ~14 more per call, but can fail to load when Python
-// dlopens libember late ("cannot allocate memory in static TLS block"); the rest of the op's
-// cost is shape inference, allocation and the kernel, not dispatch.
+// tensors (two dispatched calls: add and the empty it allocates): 4155 instructions with an
+// out-of-line accessor, 4139 inline. The initial-exec TLS model would save ~20 more per call,
+// but can fail to load when Python dlopens libember late ("cannot allocate memory in static TLS
+// block"); the rest of the op's ~4100 is shape inference, allocation and the kernel.
 //
 // Note [Redispatch]
 // OpHandle::redispatch runs "the op below the running handler's layer". Each handler runs with
