@@ -143,7 +143,8 @@ BoxedFn make_boxed() {
 #define EMBER_CONCAT(a, b) EMBER_CONCAT_INNER(a, b)
 /// Registers the typed frontend `fn` (a function pointer, cast to pick an overload) as the boxed
 /// entry of op `id`. One line per op, next to the op's frontend.
-#define EMBER_REGISTER_OP(id, fn)                                       \
-  [[maybe_unused]] static const bool EMBER_CONCAT(ember_boxed_, id) = \
-      ::ember::dispatch::register_boxed(::ember::dispatch::OpId::id,  \
-                                        ::ember::dispatch::make_boxed<fn>())
+#define EMBER_REGISTER_OP(id, fn)                                                       \
+  [[maybe_unused]] static const bool EMBER_CONCAT(ember_boxed_, id) =                 \
+      ::ember::dispatch::register_boxed(                                              \
+          ::ember::dispatch::OpId::id, ::ember::dispatch::make_boxed<fn>(),           \
+          static_cast<int>(::ember::dispatch::FnTraits<decltype(fn)>::arity))

@@ -8,7 +8,8 @@
 //
 // where add_impl is the backend implementation (shape inference, output allocation, and the CPU
 // kernel; meta tensors stop after allocation). Plain CPU tensors take the first branch of call():
-// a few bit operations and a direct call, no boxing.
+// a few bit operations, one thread-local load and a direct call, no boxing (Note [The unboxed
+// fast path] in dispatcher.cpp).
 #pragma once
 
 #include <tuple>
@@ -30,28 +31,49 @@ enum class OpId : uint16_t {
 };
 constexpr int kNumOps = static_cast<int>(OpId::NumOps);
 
+/// Keys that send a call off the fast path.
+constexpr KeySet kSlowPathKeys = kOverrideKeys | DispatchKey::QuantizedCPU;
+
 const OpHandle& op_handle(OpId id);
 
 // ---- thread-local dispatch state ----
 struct LocalState {
   KeySet included;  // keys added to every call (modes push FunctionOverride / DispatchOverride)
-  KeySet excluded;  // keys removed from every call (below-autograd, inside handlers, no_grad)
+  KeySet excluded;  // keys removed from every call (below autograd, inside handlers)
   bool skip_subclass_function = false;  // DisableTorchFunctionSubclass
+  // What OpHandle::redispatch excludes: the layers from the running handler's down to above the
+  // next one (outside handlers: every override layer). Note [Redispatch] in dispatcher.cpp.
+  KeySet redispatch_excluded = kOverrideKeys;
+  uint64_t slow_calls = 0;  // calls that took the slow path on this thread (tests' probe)
 };
-LocalState& local_state();
+
+namespace detail {
+// This thread's state. constinit, so every TU reads it inline: no call into libember and no
+// lazy-initialisation guard on the fast path (Note [The unboxed fast path] in dispatcher.cpp).
+extern constinit thread_local LocalState t_local_state;
+}  // namespace detail
+inline LocalState& local_state() { return detail::t_local_state; }
 
 /// Excludes `keys` for the guard's lifetime (restoring the previous set after).
 class ExcludeKeysGuard {
  public:
-  explicit ExcludeKeysGuard(KeySet keys) : prev_(local_state().excluded) {
-    local_state().excluded |= keys;
+  explicit ExcludeKeysGuard(KeySet keys) : state_(local_state()), prev_(state_.excluded) {
+    state_.excluded |= keys;
   }
-  ~ExcludeKeysGuard() { local_state().excluded = prev_; }
+  ~ExcludeKeysGuard() { state_.excluded = prev_; }
   ExcludeKeysGuard(const ExcludeKeysGuard&) = delete;
   ExcludeKeysGuard& operator=(const ExcludeKeysGuard&) = delete;
 
  private:
+  LocalState& state_;
   KeySet prev_;
+};
+
+/// What an autograd kernel holds while it redispatches the op below autograd
+/// (at::AutoDispatchBelowAutograd).
+class AutoDispatchBelowAutograd : public ExcludeKeysGuard {
+ public:
+  AutoDispatchBelowAutograd() : ExcludeKeysGuard(DispatchKey::Autograd) {}
 };
 
 // ---- boxing ----
@@ -118,8 +140,13 @@ struct TypedSlot {
 TypedSlot& autograd_slot(OpId op);
 TypedSlot& quantized_slot(OpId op);
 
-/// Registers `fn` as the autograd kernel of `op` (it records the graph and redispatches with
-/// the Autograd key excluded). The signature must equal the op frontend's.
+// A slot's kernel takes the arguments exactly as the op's frontend passes them to dispatch::call,
+// each by const reference, and returns what the backend implementation returns; e.g. for add,
+// `Tensor(const Tensor&, const Tensor&, const Scalar&)`, and for copy_ (whose frontend passes
+// `Tensor& self`), `Tensor(const Tensor&, const Tensor&, const bool&)`.
+
+/// Registers `fn` as the autograd kernel of `op`. It records the graph and redispatches the op
+/// under AutoDispatchBelowAutograd. Assigning the slot back (autograd_slot(op) = saved) undoes it.
 template <class Ret, class... Args>
 void register_autograd(OpId op, Ret (*fn)(Args...)) {
   autograd_slot(op) = {reinterpret_cast<void*>(fn), &typeid(Ret(Args...))};
@@ -134,70 +161,109 @@ void register_quantized(OpId op, Ret (*fn)(Args...)) {
 std::optional<Stack> run_function_overrides(OpId op, const Stack& args);
 std::optional<Stack> run_dispatch_overrides(OpId op, const Stack& args);
 [[noreturn]] void no_kernel_error(OpId op, const char* backend);
+[[noreturn]] void slot_signature_error(OpId op, const char* layer, const std::type_info& registered,
+                                       const std::type_info& expected);
+[[noreturn]] void wrapper_at_backend_error(OpId op, const Tensor& wrapper);
 bool grad_mode_enabled();
 
-/// The effective key set of a call: its tensors' keys plus the thread's, minus the excluded.
-template <class... Args>
-KeySet call_keys(const Args&... args) {
-  const LocalState& s = local_state();
-  return ((keys_of(args) | ...) | s.included) - s.excluded;
+template <class Kernel>
+Kernel slot_kernel(const TypedSlot& slot, OpId op, const char* layer) {
+  if (slot.fn && *slot.sig != typeid(std::remove_pointer_t<Kernel>)) {
+    slot_signature_error(op, layer, *slot.sig, typeid(std::remove_pointer_t<Kernel>));
+  }
+  return reinterpret_cast<Kernel>(slot.fn);
 }
 
+// A wrapper tensor has no data: no backend kernel may see it (Note [Wrapper tensors]).
+inline void check_not_wrapper(OpId op, const Tensor& t) {
+  if (t.defined() && t.impl()->subclass() && t.impl()->subclass()->is_wrapper()) {
+    wrapper_at_backend_error(op, t);
+  }
+}
+inline void check_not_wrapper(OpId op, const std::optional<Tensor>& t) {
+  if (t) check_not_wrapper(op, *t);
+}
+inline void check_not_wrapper(OpId op, ArrayRef<Tensor> ts) {
+  for (const auto& t : ts) check_not_wrapper(op, t);
+}
+inline void check_not_wrapper(OpId op, const std::vector<Tensor>& ts) {
+  check_not_wrapper(op, ArrayRef<Tensor>(ts));
+}
+inline void check_not_wrapper(OpId op, const Value::OptionalTensorList& ts) {
+  for (const auto& t : ts) check_not_wrapper(op, t);
+}
+template <class T>
+void check_not_wrapper(OpId, const T&) {}
+
+/// The keys the call's arguments carry (the union of their tensors' keys).
+template <class... Args>
+KeySet tensor_keys(const Args&... args) {
+  return (keys_of(args) | ... | KeySet());
+}
+
+/// Everything but the fast path: the four layers of Note [Dispatch layers], in order.
+/// `arg_keys` are the arguments' own keys; the thread's included / excluded keys apply here.
+/// Not inlined: it keeps the fast path's code small at every call site.
 template <auto Backend, class... Args>
-auto call_slow(OpId op, KeySet ks, const Args&... args) {
+[[gnu::noinline]] auto call_slow(OpId op, KeySet arg_keys, const Args&... args) {
   using Ret = decltype(Backend(args...));
-  using Sig = Ret(const Args&...);
+  using Kernel = Ret (*)(const Args&...);
+  LocalState& state = local_state();
+  ++state.slow_calls;
+  const KeySet ks = (arg_keys | state.included) - state.excluded;
   const OpHandle& handle = op_handle(op);
+  // 1. The public op, boxed, to torch_function modes and subclasses.
   if (ks.has(DispatchKey::FunctionOverride)) {
     if (auto out = run_function_overrides(op, Stack{box(args)...})) {
       return unbox_result<Ret>(std::move(*out), handle);
     }
   }
-  // Below the function layer: composite bodies call other ops as internal calls, which
+  // Below the function layer: a composite's body calls other ops as internal calls, which
   // torch_function never sees (as in PyTorch, where only the Python binding checks it).
   ExcludeKeysGuard no_function_layer(DispatchKey::FunctionOverride);
   if (handle.is_composite()) return Backend(args...);
+  // 2. Autograd records the graph node and redispatches below itself.
   if (ks.has(DispatchKey::Autograd) && grad_mode_enabled()) {
-    const TypedSlot& slot = autograd_slot(op);
-    if (slot.fn) {
-      EMBER_ASSERT(*slot.sig == typeid(Sig), "autograd kernel signature mismatch for ",
-                   handle.full_name());
-      return reinterpret_cast<Ret (*)(const Args&...)>(slot.fn)(args...);
-    }
+    if (Kernel k = slot_kernel<Kernel>(autograd_slot(op), op, "autograd")) return k(args...);
   }
   ExcludeKeysGuard below_autograd(DispatchKey::Autograd);
+  // 3. The primitive op, boxed, to torch_dispatch modes and subclasses.
   if (ks.has(DispatchKey::DispatchOverride)) {
     if (auto out = run_dispatch_overrides(op, Stack{box(args)...})) {
       return unbox_result<Ret>(std::move(*out), handle);
     }
   }
+  // 4. A backend kernel. Only tensors with torch_dispatch can be wrappers; they get here when the
+  // layer above was excluded (a redispatch), and must not.
+  if (arg_keys.has(DispatchKey::DispatchOverride)) (check_not_wrapper(op, args), ...);
   if (ks.has(DispatchKey::QuantizedCPU)) {
-    const TypedSlot& slot = quantized_slot(op);
-    if (!slot.fn) no_kernel_error(op, "QuantizedCPU");
-    EMBER_ASSERT(*slot.sig == typeid(Sig), "quantized kernel signature mismatch for ",
-                 handle.full_name());
-    return reinterpret_cast<Ret (*)(const Args&...)>(slot.fn)(args...);
+    Kernel k = slot_kernel<Kernel>(quantized_slot(op), op, "QuantizedCPU");
+    if (!k) no_kernel_error(op, "QuantizedCPU");
+    return k(args...);
   }
   return Backend(args...);
 }
 
 /// Runs op `op` whose backend implementation is `Backend`, through the layers its arguments'
-/// keys select. The fast path (no override, no autograd, no quantized tensor) calls Backend
-/// directly with the typed arguments.
+/// keys select. The fast path (no override, no autograd, no quantized tensor, no mode) calls
+/// Backend directly with the typed arguments, unboxed.
 template <auto Backend, class... Args>
 inline auto call(OpId op, const Args&... args) {
-  KeySet ks = call_keys(args...);
-  if (__builtin_expect((ks & (kOverrideKeys | DispatchKey::QuantizedCPU)).empty(), 1)) {
+  const KeySet arg_keys = tensor_keys(args...);
+  if (__builtin_expect(((arg_keys | local_state().included) & kSlowPathKeys).empty(), 1)) {
     return Backend(args...);
   }
-  return call_slow<Backend>(op, ks, args...);
+  return call_slow<Backend>(op, arg_keys, args...);
 }
 
 // ---- boxed entry points (for Python, overrides' redispatch, tests, the differential tool) ----
 using BoxedFn = Stack (*)(const Stack& args);
 /// Registers the boxed form of op `id`: a function that unboxes a full argument stack (defaults
-/// already filled) and calls the typed frontend.
-bool register_boxed(OpId id, BoxedFn fn);
+/// already filled) and calls the typed frontend, which takes `arity` parameters.
+bool register_boxed(OpId id, BoxedFn fn, int arity = -1);
 BoxedFn boxed_fn(OpId id);
+/// The parameter count of the frontend registered for `id` (-1: none registered, or unknown).
+/// Equal to the schema's argument count for every op (tests check it).
+int boxed_arity(OpId id);
 
 }  // namespace ember::dispatch

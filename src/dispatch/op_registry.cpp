@@ -42,22 +42,28 @@ const std::vector<OpHandle>& registry() {
   return ops;
 }
 
-std::array<BoxedFn, kNumOps>& boxed_table() {
-  static std::array<BoxedFn, kNumOps> t{};
+struct BoxedEntry {
+  BoxedFn fn = nullptr;
+  int arity = -1;
+};
+std::array<BoxedEntry, kNumOps>& boxed_table() {
+  static std::array<BoxedEntry, kNumOps> t{};
   return t;
 }
 }  // namespace
 
 const OpHandle& op_handle(OpId id) { return registry()[static_cast<size_t>(id)]; }
 
-bool register_boxed(OpId id, BoxedFn fn) {
-  auto& slot = boxed_table()[static_cast<size_t>(id)];
-  EMBER_ASSERT(slot == nullptr, "boxed kernel registered twice for ", op_handle(id).full_name());
-  slot = fn;
+bool register_boxed(OpId id, BoxedFn fn, int arity) {
+  auto& entry = boxed_table()[static_cast<size_t>(id)];
+  EMBER_ASSERT(entry.fn == nullptr, "boxed kernel registered twice for ",
+               op_handle(id).full_name());
+  entry = {fn, arity};
   return true;
 }
 
-BoxedFn boxed_fn(OpId id) { return boxed_table()[static_cast<size_t>(id)]; }
+BoxedFn boxed_fn(OpId id) { return boxed_table()[static_cast<size_t>(id)].fn; }
+int boxed_arity(OpId id) { return boxed_table()[static_cast<size_t>(id)].arity; }
 
 void check_boxed_arity(const Stack& args, size_t arity) {
   EMBER_ASSERT(args.size() == arity, "boxed call with ", args.size(), " arguments for ", arity,
@@ -108,8 +114,8 @@ Stack OpHandle::call(const Stack& args) const {
 }
 
 Stack OpHandle::redispatch(const Stack& args) const {
-  dispatch::ExcludeKeysGuard below(KeySet(DispatchKey::FunctionOverride) | DispatchKey::Autograd |
-                                   DispatchKey::DispatchOverride);
+  // Below the running handler's layer: Note [Redispatch] in dispatcher.cpp.
+  dispatch::ExcludeKeysGuard below(dispatch::local_state().redispatch_excluded);
   return call(args);
 }
 

@@ -1,5 +1,7 @@
 #include "ember/value.h"
 
+#include <iterator>
+
 namespace ember {
 
 Value::Value(const Scalar& s) {
@@ -14,6 +16,7 @@ const char* Value::type_name() const {
   static constexpr const char* kNames[] = {"None",  "Tensor",     "int",      "float",
                                            "bool",  "int[]",      "float[]",  "Tensor[]",
                                            "Tensor?[]", "ScalarType", "Device", "str"};
+  static_assert(std::size(kNames) == std::variant_size_v<Storage>, "a name per alternative");
   return kNames[v_.index()];
 }
 
@@ -43,6 +46,7 @@ Scalar Value::to_scalar() const {
   if (is_bool()) return Scalar(std::get<bool>(v_));
   if (is_tensor()) {
     const Tensor& t = std::get<Tensor>(v_);
+    EMBER_CHECK_TYPE(t.defined(), "expected a Number but got an undefined Tensor");
     EMBER_CHECK_TYPE(t.numel() == 1, "expected a Number but got a Tensor with ", t.numel(),
                      " elements");
     return t.item();
