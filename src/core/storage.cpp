@@ -1,5 +1,6 @@
 #include "ember/storage.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -14,10 +15,16 @@ constexpr size_t kAlignment = 64;
 
 intrusive_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
   if (device.is_meta()) return intrusive_ptr<Storage>(new Storage(nullptr, nbytes, device, {}));
-  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = rounded ? std::aligned_alloc(kAlignment, rounded) : nullptr;
-  EMBER_CHECK(rounded == 0 || p != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes.");
-  return intrusive_ptr<Storage>(new Storage(p, nbytes, device, [](void* q) { std::free(q); }));
+  if (nbytes == 0) return intrusive_ptr<Storage>(new Storage(nullptr, 0, device, {}));
+  // malloc + manual alignment instead of aligned_alloc: glibc's aligned_alloc and its free were
+  // ~1200 of the ~2400 instructions of a 1-element add (callgrind); plain malloc is about a
+  // third of that. The raw pointer rides in the deleter.
+  void* raw = std::malloc(nbytes + kAlignment);
+  EMBER_CHECK(raw != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ",
+              nbytes, " bytes.");
+  auto addr = (reinterpret_cast<uintptr_t>(raw) + kAlignment) & ~uintptr_t{kAlignment - 1};
+  return intrusive_ptr<Storage>(
+      new Storage(reinterpret_cast<void*>(addr), nbytes, device, [raw](void*) { std::free(raw); }));
 }
 
 intrusive_ptr<Storage> Storage::wrap(void* data, size_t nbytes, Deleter deleter, Device device) {
