@@ -92,6 +92,13 @@ void check_mask(const Tensor& self, const Tensor& mask) {
               "masked_fill_ only supports boolean masks, but got mask with dtype ",
               ops::typemeta_name(mask.dtype()));
   ops::common_device("masked_fill_", {self, mask});
+  if (mask.dtype() == kUInt8 && mask.is_cpu()) {
+    // A uint8 mask is read as bool only if it holds 0s and 1s (PyTorch checks this too).
+    Tensor m = mask.contiguous();
+    const uint8_t* p = m.data_ptr<uint8_t>();
+    for (int64_t i = 0; i < m.numel(); ++i)
+      EMBER_CHECK(p[i] <= 1, "Mask tensor can take 0 and 1 values only");
+  }
   // The mask broadcasts to self, never self to the mask. (An expanded self is allowed, as in
   // PyTorch: every alias of a masked element receives the same value.)
   ops::check_inplace("masked_fill_", self, broadcast_shapes(self.sizes(), mask.sizes()),

@@ -27,6 +27,7 @@ class Case:
     op: str
     args: List[Any]
     note: str
+    loose: bool = False
 
 
 class Tensor:
@@ -92,6 +93,9 @@ class Op:
     dtypes: Sequence[torch.dtype] = tuple(FLOATS)
     shapes: Sequence[tuple] = tuple(UNARY)
     vary_layout: bool = True
+    # Accumulating ops (matmul family) on 16-bit floats round differently from torch's kernels;
+    # near-cancelling sums then differ by a few units of the inputs' last place.
+    loose: bool = False
 
     def expand(self, gen):
         placeholders = [a for a in self.args if isinstance(a, Tensor)]
@@ -107,7 +111,7 @@ class Op:
                         args.append([x.build(shapes[x.slot], dtype, "c", gen) for x in a])
                     else:
                         args.append(a)
-                yield Case(self.op, args, f"{self.op} {dtype} {shapes} layout={layout}")
+                yield Case(self.op, args, f"{self.op} {dtype} {shapes} layout={layout}", self.loose)
 
 
 T, T1, T2 = Tensor(0), Tensor(1), Tensor(2)
@@ -230,8 +234,10 @@ CASES: List[Op] = [
     Op("aten::topk", [Tensor(0, "distinct"), 1, 0, False, True], NUMERIC, REDUCE[:2]),
     Op("aten::topk", [T, 9, -1, True, True], [torch.float32], REDUCE[:1]),
     # ---- linear algebra ----
-    Op("aten::mm", [T, T1], [torch.float32, torch.float64, torch.int64, torch.float16, torch.bfloat16],
-       [((3, 4), (4, 5)), ((0, 4), (4, 2)), ((3, 0), (0, 2)), ((5, 7), (7, 1))]),
+    # float16 mm is not compared: torch 1.13 refuses it on CPU ("addmm_impl_cpu_" not implemented
+    # for 'Half'); ember computes it in float32 (tests/cpp/ops/test_matmul.cpp checks the values).
+    Op("aten::mm", [T, T1], [torch.float32, torch.float64, torch.int64, torch.bfloat16],
+       [((3, 4), (4, 5)), ((0, 4), (4, 2)), ((3, 0), (0, 2)), ((5, 7), (7, 1))], loose=True),
     Op("aten::mm", [T, T1], [torch.float32], [((3, 4), (5, 2))]),
     Op("aten::bmm", [T, T1], [torch.float32, torch.float64], [((2, 3, 4), (2, 4, 5)), ((0, 3, 4), (0, 4, 2))]),
     Op("aten::addmm", [T, T1, T2, 0.5, 2.0], [torch.float32, torch.float64], [((3, 5), (3, 4), (4, 5)), ((5,), (3, 4), (4, 5))]),

@@ -113,7 +113,7 @@ def flatten_torch(out):
     return [out]
 
 
-def compare(case_id, expected, got, note):
+def compare(case_id, expected, got, note, loose=False):
     assert len(got) == len(expected), f"{case_id}: {len(got)} outputs, torch gives {len(expected)} ({note})"
     for e, g in zip(expected, got):
         if isinstance(e, bool):
@@ -123,6 +123,8 @@ def compare(case_id, expected, got, note):
         assert tuple(g.shape) == tuple(e.shape), f"{case_id}: shape {tuple(g.shape)}, torch {tuple(e.shape)} ({note})"
         if e.dtype in TOL:
             rtol, atol = TOL[e.dtype]
+            if loose and e.dtype in (torch.float16, torch.bfloat16):
+                atol *= 2 * max(1.0, float(e.abs().max()) if e.numel() else 1.0)
             torch.testing.assert_close(g, e, rtol=rtol, atol=atol, equal_nan=True,
                                        msg=lambda m: f"{case_id} ({note}): {m}")
         else:
@@ -166,7 +168,7 @@ def test_ops_vs_torch(ember_tool, tmp_path):
                     f"{case_id}: ember raised {got[1]}: {got[2]}; torch raised {expected[1].__name__}: {expected[2]} ({case.note})")
             else:
                 assert not isinstance(got, tuple), f"{case_id}: ember raised {got[1]}: {got[2]} ({case.note})"
-                compare(case_id, expected[1], got, case.note)
+                compare(case_id, expected[1], got, case.note, case.loose)
         except AssertionError as e:
             failures.append(str(e))
     assert not failures, f"{len(failures)} of {len(expectations)} cases differ:\n" + "\n".join(failures[:40])
