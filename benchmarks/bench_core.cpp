@@ -53,27 +53,29 @@ double now(Timer timer) {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Runs `rounds` rounds; each round times `iters` calls of the ember op, then of the libtorch op.
+// Times `rounds` rounds of `iters` calls for each library: first all of ember's rounds, then all
+// of libtorch's, each block after a warm-up and a pause. Blocks, not interleaved rounds: on 2 cores
+// a thread pool that is still spinning after its library's last parallel region (libgomp, which
+// libtorch uses, spins for 10-20 ms here) steals a core from the other library's next round.
+// Measured with interleaved rounds: ember's 2-thread add read 31-49 GB/s, 59 with torch's pool
+// made passive.
 Timing compare(Timer timer, int iters, int rounds, const std::function<void()>& ember_op,
                const std::function<void()>& torch_op) {
-  std::vector<double> te, tt;
-  auto time = [&](const std::function<void()>& op) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    const double t0 = now(timer);
-    for (int i = 0; i < iters; ++i) op();
-    return (now(timer) - t0) / iters;
+  auto median_of_block = [&](const std::function<void()>& op) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < iters; ++i) op();  // warm-up: allocator caches, JIT kernels, thread pools
+    std::vector<double> times;
+    for (int r = 0; r < rounds; ++r) {
+      const double t0 = now(timer);
+      for (int i = 0; i < iters; ++i) op();
+      times.push_back((now(timer) - t0) / iters);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    return times[times.size() / 2];
   };
-  time(ember_op);  // warm-up: allocator caches, JIT kernels, thread pools
-  time(torch_op);
-  for (int r = 0; r < rounds; ++r) {
-    te.push_back(time(ember_op));
-    tt.push_back(time(torch_op));
-  }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  return {median(te), median(tt)};
+  const double e = median_of_block(ember_op);
+  const double t = median_of_block(torch_op);
+  return {e, t};
 }
 
 void report(const std::string& bench, const char* unit, double ember, double pytorch,

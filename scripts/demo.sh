@@ -6,7 +6,8 @@ build=${1:-build}
 echo
 echo "== benchmark: ember beside PyTorch in the same run =="
 if [[ -x "$build/benchmarks/bench_core" ]]; then
-  "$build/benchmarks/bench_core" --demo
+  # Per-op overhead and bandwidth of add; `make bench` runs every benchmark.
+  "$build/benchmarks/bench_core" add_1
 else
   echo "(benchmarks not built: libtorch-dev missing)"
 fi
