@@ -76,7 +76,17 @@ struct ProdOp {
   void write(int64_t o, acc_t a) const { out[o] = static_cast<T>(a); }
 };
 
-// amax / amin: NaN wins (x != x keeps the select branch-free, so it vectorizes).
+// NaN-propagating max / min of an accumulator `a` and a new value `b`: a NaN `a` survives the
+// comparison (false) by itself; a NaN `b` is taken by the outer select. Written as nested
+// selects because GCC vectorizes this form (|| or isunordered make it branch per element).
+template <bool IsMax, class M>
+M extremum(M a, M b) {
+  const M m = (IsMax ? b > a : b < a) ? b : a;
+  if constexpr (std::is_floating_point_v<M>) return b != b ? b : m;
+  else return m;
+}
+
+// amax / amin: NaN wins.
 template <class T, bool IsMax>
 struct ExtremumOp {
   using in_t = T;
@@ -90,8 +100,7 @@ struct ExtremumOp {
   }
   acc_t merge(acc_t a, acc_t b) const {
     if constexpr (std::is_same_v<T, bool>) return IsMax ? (a || b) : (a && b);
-    else if constexpr (IsMax) return (is_nan(b) || b > a) ? b : a;
-    else return (is_nan(b) || b < a) ? b : a;
+    else return extremum<IsMax>(a, b);
   }
   acc_t step(acc_t a, T x, int64_t) const { return merge(a, static_cast<acc_t>(x)); }
   void write(int64_t o, acc_t a) const { out[o] = static_cast<T>(a); }
@@ -123,7 +132,12 @@ struct ArgExtremumOp {
     if (IsMax ? b.v > a.v : b.v < a.v) return b;
     return a.i < b.i ? a : b;
   }
-  acc_t step(acc_t a, T x, int64_t idx) const { return merge(a, {static_cast<opmath_t<T>>(x), idx}); }
+  // Positions reach a lane in increasing order, so ties keep `a`; written without branches.
+  acc_t step(acc_t a, T x, int64_t idx) const {
+    const opmath_t<T> v = static_cast<opmath_t<T>>(x);
+    const bool take = (a.i < 0) | (IsMax ? v > a.v : v < a.v) | (is_nan(v) & !is_nan(a.v));
+    return {take ? v : a.v, take ? idx : a.i};
+  }
   void write(int64_t o, acc_t a) const {
     if (values) values[o] = static_cast<T>(a.v);
     indices[o] = a.i;
@@ -158,8 +172,8 @@ struct NormOp {
     return K == NormKind::NegInf ? std::numeric_limits<acc_t>::infinity() : acc_t(0);
   }
   acc_t merge(acc_t a, acc_t b) const {
-    if constexpr (K == NormKind::Inf) return (is_nan(b) || b > a) ? b : a;
-    else if constexpr (K == NormKind::NegInf) return (is_nan(b) || b < a) ? b : a;
+    if constexpr (K == NormKind::Inf) return extremum<true>(a, b);
+    else if constexpr (K == NormKind::NegInf) return extremum<false>(a, b);
     else return a + b;
   }
   acc_t step(acc_t a, T x, int64_t) const {
@@ -357,6 +371,14 @@ void cumsum_kernel(const Tensor& out, const Tensor& in, int64_t dim) {
         }
         const T* p = src + outer.offset(o);
         T* q = dst + o * len * n_inner + t0;
+        if (n_inner == 1) {  // one line: a plain running sum
+          Acc a = Acc(0);
+          for (int64_t k = 0; k < len; ++k) {
+            a = acc_add(a, static_cast<Acc>(p[k * step]));
+            q[k] = static_cast<T>(a);
+          }
+          continue;
+        }
         for (int64_t k = 0; k < len; ++k, p += step, q += n_inner) {
           for (int64_t j = 0; j < lanes; ++j) {
             acc[j] = acc_add(acc[j], static_cast<Acc>(p[offs[j]]));

@@ -266,6 +266,21 @@ void for_each_run(const ReduceGeometry& g, const In* base, int64_t lo, int64_t h
   }
 }
 
+// cur[j] accumulates p[k + j] for k = 0, kLanes, ... < kLeaf. A separate function that is not
+// inlined: inside the caller GCC unrolls it fully and then no longer vectorizes selects (max
+// with NaN), which it only if-converts when vectorizing a loop.
+template <class Op>
+[[gnu::noinline]] void accumulate_leaf(const Op& op, typename Op::acc_t* __restrict cur,
+                                       const typename Op::in_t* __restrict p, int64_t idx) {
+  typename Op::acc_t l[kLanes];
+  for (int j = 0; j < kLanes; ++j) l[j] = cur[j];
+  for (int64_t k = 0; k < kLeaf; k += kLanes) {
+#pragma GCC unroll 1
+    for (int j = 0; j < kLanes; ++j) l[j] = op.step(l[j], p[k + j], idx + k + j);
+  }
+  for (int j = 0; j < kLanes; ++j) cur[j] = l[j];
+}
+
 // Positions [lo, hi) of the block at `base`: runs feed kLanes lanes, full leaves of contiguous
 // data go through the vectorized loop, leaves are combined pairwise.
 template <class Op>
@@ -288,9 +303,7 @@ typename Op::acc_t reduce_block(const ReduceGeometry& g, const Op& op,
   for_each_run(g, base, lo, hi, [&](const In* p, int64_t n, int64_t s, int64_t idx) {
     for (int64_t i = 0; i < n;) {
       if (fill == 0 && s == 1 && n - i >= kLeaf) {
-        for (int64_t k = 0; k < kLeaf; k += kLanes) {
-          for (int j = 0; j < kLanes; ++j) cur[j] = op.step(cur[j], p[i + k + j], idx + i + k + j);
-        }
+        accumulate_leaf(op, cur, p + i, idx + i);
         i += kLeaf;
       } else {
         const int64_t take = std::min(n - i, kLeaf - fill);
