@@ -152,9 +152,9 @@ struct LogicalOp {
   bool identity() const { return IsAll; }
   bool step(bool a, T x, int64_t) const {
     const bool nz = static_cast<opmath_t<T>>(x) != opmath_t<T>(0);
-    return IsAll ? (a && nz) : (a || nz);
+    return IsAll ? (a & nz) : (a | nz);  // & and | rather than && and ||: no branches
   }
-  bool merge(bool a, bool b) const { return IsAll ? (a && b) : (a || b); }
+  bool merge(bool a, bool b) const { return IsAll ? (a & b) : (a | b); }
   void write(int64_t o, bool a) const { out[o] = static_cast<Out>(a); }
 };
 

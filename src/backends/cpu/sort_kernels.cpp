@@ -1,6 +1,8 @@
 #include "sort_kernels.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -11,35 +13,80 @@ namespace ember::cpu {
 
 namespace {
 
-template <class M>
-struct Keyed {
-  M v;
-  int64_t i;
-};
+// Note [Sort keys]
+// Every element becomes an unsigned integer key whose order is the element order PyTorch sorts
+// by: NaN above +inf, -0.0 equal to 0.0, signed integers offset by their sign bit; descending
+// sorts flip the key. Lines are then sorted as (key, index) pairs, which makes the result stable
+// (equal keys keep index order) and lets long lines use an LSD radix sort (stable by nature)
+// instead of comparisons. Values are read back from the input by index, so -0.0 stays -0.0.
 
-// A strict total order: by value (NaN largest), then by index, so std::sort gives exactly the
-// stable result and the same one on every run.
-template <class M, bool Descending>
-struct Before {
-  bool operator()(const Keyed<M>& a, const Keyed<M>& b) const {
-    if constexpr (std::is_floating_point_v<M>) {
-      const bool an = a.v != a.v, bn = b.v != b.v;
-      if (an || bn) {
-        if (an && bn) return a.i < b.i;
-        return Descending ? an : bn;
-      }
-    }
-    if (Descending ? a.v > b.v : a.v < b.v) return true;
-    if (Descending ? b.v > a.v : b.v < a.v) return false;
-    return a.i < b.i;
+template <class T>
+constexpr int key_bits() {
+  if constexpr (std::is_same_v<T, bool>) return 1;
+  else if constexpr (std::is_same_v<T, double>) return 64;
+  else if constexpr (is_reduced_float_v<T>) return 32;
+  else return 8 * static_cast<int>(sizeof(T));
+}
+
+template <class T>
+uint64_t sort_key(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1 : 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    const U sign = std::is_signed_v<T> ? static_cast<U>(U(1) << (8 * sizeof(T) - 1)) : U(0);
+    return static_cast<uint64_t>(static_cast<U>(static_cast<U>(v) ^ sign));
+  } else {
+    using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    using U = std::conditional_t<std::is_same_v<T, double>, uint64_t, uint32_t>;
+    F f = static_cast<F>(v);
+    if (f != f) return static_cast<U>(~U(0));  // every NaN: the largest key
+    if (f == F(0)) f = F(0);                    // -0.0 sorts as 0.0
+    const U b = std::bit_cast<U>(f);
+    const U sign = U(1) << (8 * sizeof(U) - 1);
+    return (b & sign) ? static_cast<U>(~b) : static_cast<U>(b | sign);
   }
-};
+}
 
-// The first k of every line along `dim` in `Before` order, written to values / indices.
-template <class T, bool Descending>
+struct Item {
+  uint64_t key;
+  int64_t idx;
+};
+inline bool item_less(const Item& a, const Item& b) {
+  return a.key < b.key || (a.key == b.key && a.idx < b.idx);
+}
+
+constexpr int64_t kRadixMin = 256;  // shorter lines sort by comparison
+
+// Stable LSD radix sort of items[0, n) by the low `bits` bits of their keys; `tmp` has room for
+// n items, `hist` is scratch. Bytes on which every key agrees are skipped.
+void radix_sort(Item* items, Item* tmp, int64_t n, int bits, std::vector<int64_t>& hist) {
+  const int passes = (bits + 7) / 8;
+  hist.assign(static_cast<size_t>(passes) * 256, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int p = 0; p < passes; ++p) ++hist[static_cast<size_t>(p * 256 + ((items[i].key >> (8 * p)) & 0xff))];
+  }
+  Item* src = items;
+  Item* dst = tmp;
+  for (int p = 0; p < passes; ++p) {
+    int64_t* h = hist.data() + p * 256;
+    if (h[(src[0].key >> (8 * p)) & 0xff] == n) continue;  // one bucket: nothing moves
+    int64_t sum = 0;
+    for (int b = 0; b < 256; ++b) {
+      const int64_t c = h[b];
+      h[b] = sum;
+      sum += c;
+    }
+    for (int64_t i = 0; i < n; ++i) dst[h[(src[i].key >> (8 * p)) & 0xff]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != items) std::copy(src, src + n, items);
+}
+
+// The first k of every line along `dim` in (key, index) order, written to values / indices.
+template <class T>
 void select_lines(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k,
-                  int64_t dim) {
-  using M = opmath_t<T>;
+                  int64_t dim, bool descending) {
   DimVector sizes = in.dim() == 0 ? DimVector{1} : in.sizes().vec();
   DimVector strides = in.dim() == 0 ? DimVector{1} : in.strides().vec();
   const size_t d = static_cast<size_t>(dim);
@@ -51,24 +98,44 @@ void select_lines(const Tensor& values, const Tensor& indices, const Tensor& in,
   StridedIndexer lines(sizes, strides);
   if (lines.numel() == 0 || k == 0) return;
 
+  constexpr int bits = key_bits<T>();
+  const uint64_t flip = descending ? (bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1) : 0;
   const T* src = static_cast<const T*>(in.data_ptr());
   T* vout = values.data_ptr<T>();
   int64_t* iout = indices.data_ptr<int64_t>();
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(len, 1));
   parallel_for(0, lines.numel(), grain, [&](int64_t begin, int64_t end) {
-    std::vector<Keyed<M>> buf(static_cast<size_t>(len));
+    std::vector<Item> items(static_cast<size_t>(len)), tmp;
+    std::vector<int64_t> hist;
     for (int64_t l = begin; l < end; ++l) {
       const T* p = src + lines.offset(l);
-      for (int64_t j = 0; j < len; ++j) buf[static_cast<size_t>(j)] = {static_cast<M>(p[j * step]), j};
-      if (k == len) {
-        std::sort(buf.begin(), buf.end(), Before<M, Descending>{});
+      if (k < len && k <= len / 8) {
+        // A few of many: a max-heap of the best k so far; most elements lose to its top in one
+        // comparison (a later equal element loses too, keeping the lower index).
+        for (int64_t j = 0; j < k; ++j) items[static_cast<size_t>(j)] = {sort_key(p[j * step]) ^ flip, j};
+        std::make_heap(items.begin(), items.begin() + k, item_less);
+        for (int64_t j = k; j < len; ++j) {
+          const Item it{sort_key(p[j * step]) ^ flip, j};
+          if (!item_less(it, items[0])) continue;
+          std::pop_heap(items.begin(), items.begin() + k, item_less);
+          items[static_cast<size_t>(k - 1)] = it;
+          std::push_heap(items.begin(), items.begin() + k, item_less);
+        }
+        std::sort_heap(items.begin(), items.begin() + k, item_less);
       } else {
-        std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), Before<M, Descending>{});
+        for (int64_t j = 0; j < len; ++j) items[static_cast<size_t>(j)] = {sort_key(p[j * step]) ^ flip, j};
+        if (len < kRadixMin) {
+          std::sort(items.begin(), items.end(), item_less);
+        } else {
+          tmp.resize(static_cast<size_t>(len));
+          radix_sort(items.data(), tmp.data(), len, bits, hist);
+        }
       }
       const int64_t base = (l / inner) * k * inner + l % inner;
       for (int64_t j = 0; j < k; ++j) {
-        vout[base + j * inner] = static_cast<T>(buf[static_cast<size_t>(j)].v);
-        iout[base + j * inner] = buf[static_cast<size_t>(j)].i;
+        const int64_t at = items[static_cast<size_t>(j)].idx;
+        vout[base + j * inner] = p[at * step];
+        iout[base + j * inner] = at;
       }
     }
   });
@@ -77,10 +144,8 @@ void select_lines(const Tensor& values, const Tensor& indices, const Tensor& in,
 void select(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, int64_t dim,
             bool descending, const char* name) {
   EMBER_ASSERT(values.dtype() == in.dtype() && values.is_contiguous() && indices.is_contiguous());
-  visit_dtype(in.dtype(), [&]<class T>() {
-    if (descending) select_lines<T, true>(values, indices, in, k, dim);
-    else select_lines<T, false>(values, indices, in, k, dim);
-  }, name);
+  visit_dtype(in.dtype(), [&]<class T>() { select_lines<T>(values, indices, in, k, dim, descending); },
+              name);
 }
 
 }  // namespace

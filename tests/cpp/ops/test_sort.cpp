@@ -53,6 +53,35 @@ TEST(Sort, MatchesStableReferenceOnEveryLayoutAndDtype) {
   }
 }
 
+TEST(Sort, LongLinesRadixSortMatchReference) {
+  // Lines of >= 256 elements take the radix path; floats get NaNs, infinities and signed zeros.
+  uint32_t seed = 500;
+  for (ScalarType dt : testing::all_dtypes()) {
+    for (const DimVector& sizes : {DimVector{3, 600}, DimVector{600, 3}}) {
+      Tensor x = testing::random_tensor(sizes, dt, seed++);
+      if (is_floating(dt)) {
+        Tensor flat = x.view({-1});
+        const double specials[] = {kNaN, kInf, -kInf, 0.0, -0.0, kNaN, -0.0};
+        for (int64_t i = 0; i < flat.numel(); i += 37) flat.narrow(0, i, 1).fill_(specials[(i / 37) % 7]);
+      }
+      for (int64_t dim : {0, 1}) {
+        for (bool descending : {false, true}) {
+          std::string what = testing::describe("radix", dt, sizes, {dim}, descending);
+          auto [v, i] = x.sort(dim, descending);
+          Tensor rv = empty(sizes, kFloat64), ri = empty(sizes, kInt64);
+          cpu::sort_ref(rv, ri, x, dim, descending);
+          SCOPED_TRACE(what);
+          expect_values(v, sizes, testing::values(rv), 0, 0);
+          expect_values(i, sizes, testing::values(ri), 0, 0);
+          const int64_t k = std::min<int64_t>(5, x.size(dim));
+          auto [tv, ti] = x.topk(k, dim, descending);
+          expect_values(ti, tv.sizes(), testing::values(ri.narrow(dim, 0, k)), 0, 0);
+        }
+      }
+    }
+  }
+}
+
 TEST(Sort, NaNIsLargestAsPyTorch) {
   Tensor a = vals({3, kNaN, 1, -kInf, kNaN, kInf, 1, 3});
   auto [v, i] = a.sort();
