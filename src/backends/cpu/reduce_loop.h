@@ -1,5 +1,5 @@
 // The one strided loop for every reduction kernel (Note [Reduction loop]), and the strided
-// index helper that cumsum / softmax / sort use to walk lines of a tensor.
+// index helper that cumsum and sort use to walk lines of a tensor.
 //
 //   ReduceGeometry g(input, /*dims=*/{0, 2});       // dims wrapped, unique
 //   run_reduce(g, input.data_ptr<float>(), SumOp{...});
