@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -202,7 +203,7 @@ struct ReduceGeometry {
 
 namespace detail {
 
-constexpr int kLanes = 16;                     // independent accumulators of a contiguous run
+constexpr int kLanes = 32;                     // independent accumulators of a contiguous run
 constexpr int64_t kLeaf = kLanes * 16;         // positions per leaf of the pairwise tree
 constexpr int64_t kSmallBlock = 2 * kLanes;    // blocks this short are reduced in sequence
 constexpr int64_t kTile = 128;                 // outputs reduced together in the vertical shape
@@ -230,13 +231,14 @@ class Cascade {
       for (int64_t j = 0; j < width_; ++j) leaf[j] = op_.merge(s[j], leaf[j]);
     }
     EMBER_ASSERT(l < kMaxLevels);
-    std::copy(leaf, leaf + width_, levels_ + l * width_);
+    Acc* dst = levels_ + l * width_;
+    for (int64_t j = 0; j < width_; ++j) dst[j] = leaf[j];
     ++count_;
   }
   /// out = everything pushed, then `tail` (the unfinished leaf).
   void finish(const Acc* tail, Acc* out) const {
     for (int64_t j = 0; j < width_; ++j) out[j] = op_.identity();
-    for (int l = kMaxLevels - 1; l >= 0; --l) {
+    for (int l = std::bit_width(count_) - 1; l >= 0; --l) {
       if (!((count_ >> l) & 1)) continue;
       const Acc* s = levels_ + l * width_;
       for (int64_t j = 0; j < width_; ++j) out[j] = op_.merge(out[j], s[j]);
