@@ -1,6 +1,7 @@
 // Reduction ops as small Op structs for run_reduce (Note [Reduction loop] in reduce_loop.h).
 #include "reduce_kernels.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -191,6 +192,13 @@ struct NormOp {
   }
 };
 
+constexpr int64_t kReciprocals = 128;
+constexpr std::array<double, kReciprocals> kReciprocalTable = [] {
+  std::array<double, kReciprocals> t{};
+  for (int64_t i = 1; i < kReciprocals; ++i) t[static_cast<size_t>(i)] = 1.0 / static_cast<double>(i);
+  return t;
+}();
+
 // Welford's running mean and sum of squared deviations, in double (as PyTorch's WelfordOps);
 // partial results combine with Chan et al.'s formula.
 struct WelfordAcc {
@@ -209,7 +217,10 @@ struct VarOp {
     const double v = static_cast<double>(static_cast<opmath_t<T>>(x));
     const int64_t n = a.n + 1;
     const double d = v - a.mean;
-    const double mean = a.mean + d / static_cast<double>(n);
+    // The reduction loop restarts accumulators at every leaf, so n stays small here and a
+    // table of 1/n replaces the division that would bound the loop's speed.
+    const double inv = n < kReciprocals ? kReciprocalTable[static_cast<size_t>(n)] : 1.0 / static_cast<double>(n);
+    const double mean = a.mean + d * inv;
     return {mean, a.m2 + d * (v - mean), n};
   }
   WelfordAcc merge(WelfordAcc a, WelfordAcc b) const {
