@@ -1,0 +1,73 @@
+// softmax / log_softmax (composite: convert to `dtype`, then the primitive) and the primitives
+// _softmax / _log_softmax, which run the kernel of src/backends/cpu/softmax_kernels.cpp.
+#include "../backends/cpu/softmax_kernels.h"
+#include "../dispatch/boxing.h"
+#include "ember/ops/reduce.h"
+#include "elementwise.h"
+
+namespace ember {
+
+using dispatch::OpId;
+
+namespace {
+
+Tensor softmax_like(const char* name, const Tensor& self, int64_t dim, bool half_to_float, bool log) {
+  ops::check_not_quantized(log ? "aten::_log_softmax" : "aten::_softmax", {self});
+  const int64_t d = wrap_dim(dim, self.dim());
+  const bool lastdim = self.dim() == 0 || d == self.dim() - 1;
+  EMBER_CHECK(is_floating(self.dtype()), "\"", name, lastdim ? "_lastdim_kernel_impl" : "_kernel_impl",
+              "\" not implemented for '", scalar_type_name(self.dtype()), "'");
+  // PyTorch 1.13 refuses half_to_float on CPU; ember computes 16-bit inputs in float anyway and
+  // supports it as PyTorch's CUDA backend does.
+  EMBER_CHECK(!half_to_float || self.dtype() == kHalf || self.dtype() == kBFloat16, name,
+              ": half_to_float=True expects a float16 or bfloat16 input, but got ",
+              dtype_name(self.dtype()));
+  ScalarType out_dtype = half_to_float ? kFloat32 : self.dtype();
+  Tensor out = empty(self.sizes(), TensorOptions(out_dtype).device(self.device()));
+  if (!out.is_meta()) cpu::softmax_kernel(out, self.contiguous(), self.dim() == 0 ? 0 : d, log);
+  return out;
+}
+
+Tensor _softmax_impl(const Tensor& self, int64_t dim, bool half_to_float) {
+  return softmax_like("softmax", self, dim, half_to_float, false);
+}
+Tensor _log_softmax_impl(const Tensor& self, int64_t dim, bool half_to_float) {
+  return softmax_like("log_softmax", self, dim, half_to_float, true);
+}
+
+// As PyTorch's CPU path: `dtype` converts the input first, the primitive never widens.
+Tensor softmax_int_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return _softmax(dtype ? ops::cast(self, *dtype) : self, dim, false);
+}
+Tensor log_softmax_int_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return _log_softmax(dtype ? ops::cast(self, *dtype) : self, dim, false);
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return dispatch::call<softmax_int_impl>(OpId::softmax_int, self, dim, dtype);
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return dispatch::call<log_softmax_int_impl>(OpId::log_softmax_int, self, dim, dtype);
+}
+Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
+  return dispatch::call<_softmax_impl>(OpId::_softmax, self, dim, half_to_float);
+}
+Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
+  return dispatch::call<_log_softmax_impl>(OpId::_log_softmax, self, dim, half_to_float);
+}
+
+EMBER_REGISTER_OP(softmax_int, &softmax);
+EMBER_REGISTER_OP(log_softmax_int, &log_softmax);
+EMBER_REGISTER_OP(_softmax, &_softmax);
+EMBER_REGISTER_OP(_log_softmax, &_log_softmax);
+
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return ember::softmax(*this, dim, dtype);
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return ember::log_softmax(*this, dim, dtype);
+}
+
+}  // namespace ember
