@@ -30,6 +30,17 @@ EXC = {"RuntimeError": RuntimeError, "TypeError": TypeError, "ValueError": Value
        "NotImplementedError": NotImplementedError}
 
 
+HALF_GAP = re.compile(r"not implemented for '(Half|BFloat16)'")
+
+
+def via_float32(op, args):
+    small = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.dtype in (torch.float16, torch.bfloat16)]
+    up = [a.float() if isinstance(a, torch.Tensor) and a.dtype in (torch.float16, torch.bfloat16) else a
+          for a in args]
+    out = flatten_torch(torch_call(op, up))
+    return [o.to(small[0]) if isinstance(o, torch.Tensor) and o.dtype == torch.float32 else o for o in out]
+
+
 def torch_call(full_name, args):
     name, _, overload = full_name.partition(".")
     packet = getattr(torch.ops.aten, name.split("::")[1])
@@ -148,6 +159,11 @@ def test_ops_vs_torch(ember_tool, tmp_path):
             expected = ("ok", flatten_torch(torch_call(case.op, torch_args)))
         except Exception as e:  # noqa: BLE001 — any torch error must be an ember error too
             expected = ("error", type(e), str(e).splitlines()[0] if str(e) else "")
+            if HALF_GAP.search(str(e)):
+                # torch 1.13 lacks this CPU kernel for a 16-bit float (later versions have it);
+                # ember supports it: compare with torch run in float32, rounded back.
+                expected = ("ok", via_float32(case.op, torch_args))
+                case.loose = True
         expectations[case_id] = (case, expected)
         lines.append(f"case {case_id} {case.op}")
         for i, a in enumerate(case.args):
