@@ -3,6 +3,11 @@
 //
 //   auto s = ember::sum(t, {0, 2}, /*keepdim=*/true);
 //   auto [values, indices] = ember::max(t, 1);
+//
+// Where ember differs from PyTorch 1.13's CPU kernels, it does more, never less: 16-bit floats
+// work in prod, cumsum, softmax and topk, bools in argmax / argmin and topk, and _softmax accepts
+// half_to_float for float16 / bfloat16 inputs; sort is always stable and topk orders equal
+// elements by index (PyTorch leaves both unspecified); 16-bit norms accumulate in float.
 #pragma once
 
 #include <optional>
