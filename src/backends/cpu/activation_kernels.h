@@ -1,6 +1,7 @@
-// CPU kernels of the parameter-free activations (hardtanh runs clamp_kernel). Floating dtypes
-// without float16, as PyTorch 1.13's CPU kernels; others fail with their kernel's name, e.g.
-// "hardswish_cpu" not implemented for 'Long'. bfloat16 computes in float.
+// CPU kernels of the parameter-free activations (hardtanh runs clamp_kernel). Floating dtypes;
+// others fail with their kernel's name, e.g. "hardswish_cpu" not implemented for 'Long'.
+// float16 and bfloat16 compute in float (PyTorch 1.13's CPU kernels refuse float16, later
+// versions accept it).
 #pragma once
 
 #include "ember/tensor.h"

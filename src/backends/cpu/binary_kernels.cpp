@@ -160,7 +160,7 @@ void mul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 void div_true_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
-  dispatch_types(kFloatTypesWithHalf, out.dtype(), "div_true_cpu", [&]<class T>() {
+  dispatch_types(kFloatTypes, out.dtype(), "div_true_cpu", [&]<class T>() {
     using M = opmath_t<T>;
     run_binary<T>(out, a, b, [](T x, T y) { return T(M(x) / M(y)); });
   });

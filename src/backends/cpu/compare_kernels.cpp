@@ -40,7 +40,7 @@ void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tens
 
 void isclose_kernel(const Tensor& out, const Tensor& a, const Tensor& b, double rtol, double atol,
                     bool equal_nan) {
-  dispatch_types(kFloatTypesWithHalf, a.dtype(), "isclose", [&]<class T>() {
+  dispatch_types(kFloatTypes, a.dtype(), "isclose", [&]<class T>() {
     using M = opmath_t<T>;
     // The tolerances enter PyTorch's formula as Python numbers: rounded to T first.
     const M rt = M(T(static_cast<M>(rtol))), at = M(T(static_cast<M>(atol)));

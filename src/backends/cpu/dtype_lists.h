@@ -1,9 +1,9 @@
 // The dtype sets the elementwise kernels accept, and the dtype switch over one such set.
 //
-//   dispatch_types(kFloatTypes, t, "exp_vml_cpu", [&]<class T>() { ... });
+//   dispatch_types(kFloatTypes, t, "hardswish_cpu", [&]<class T>() { ... });
 //
 // A dtype outside the set fails with PyTorch's text, naming the kernel as PyTorch 1.13's CPU
-// backend does: "exp_vml_cpu" not implemented for 'Half'. Only the listed types are instantiated,
+// backend does: "hardswish_cpu" not implemented for 'Long'. Only the listed types are instantiated,
 // so a functor need not compile for types the op refuses (bitwise ops on float, say).
 #pragma once
 
@@ -23,12 +23,13 @@ inline constexpr TypeList<float, double, Half, BFloat16, int8_t, uint8_t, int16_
     kAllTypes{};
 inline constexpr TypeList<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, int32_t, int64_t>
     kAllTypesNoBool{};
-/// Floating types of PyTorch 1.13's CPU transcendental kernels: float16 is not among them.
-inline constexpr TypeList<float, double, BFloat16> kFloatTypes{};
-inline constexpr TypeList<float, double, Half, BFloat16> kFloatTypesWithHalf{};
-/// Integers and floats without float16 (clamp, relu).
-inline constexpr TypeList<float, double, BFloat16, int8_t, uint8_t, int16_t, int32_t, int64_t>
-    kRealTypesNoHalf{};
+/// Floating types. PyTorch 1.13's CPU transcendental kernels (exp, sigmoid, gelu, ...) lack
+/// float16, later versions have it; ember supports float16 wherever it supports bfloat16, both
+/// computed in float (opmath_t) and rounded back once.
+inline constexpr TypeList<float, double, Half, BFloat16> kFloatTypes{};
+/// Integers and floats, no bool (clamp, relu); float16 included as in kFloatTypes.
+inline constexpr TypeList<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, int32_t, int64_t>
+    kRealTypes{};
 inline constexpr TypeList<int8_t, uint8_t, int16_t, int32_t, int64_t, bool> kIntegralTypes{};
 
 [[noreturn]] void dtype_not_implemented(const char* kernel, ScalarType t);

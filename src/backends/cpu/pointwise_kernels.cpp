@@ -10,7 +10,7 @@ void clamp_kernel(const Tensor& out, const Tensor& in, const std::optional<Scala
   EMBER_ASSERT(min || max, "clamp_kernel: no limit");
   const char* name = min && max ? "clamp_scalar_cpu" : min ? "clamp_min_cpu" : "clamp_max_scalar_cpu";
   ElementwiseLoop loop({out, in});
-  dispatch_types(kRealTypesNoHalf, out.dtype(), name, [&]<class T>() {
+  dispatch_types(kRealTypes, out.dtype(), name, [&]<class T>() {
     using M = opmath_t<T>;
     // Comparisons written as std::max / std::min are: a NaN input is returned as it is.
     if (min && max) {

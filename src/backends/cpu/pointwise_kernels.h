@@ -10,7 +10,8 @@ namespace ember::cpu {
 /// out = min(max(in, min), max) with `in` of out's dtype; either limit may be absent (not both).
 /// The limits are read as out's dtype (rounded, as PyTorch reads them); NaN inputs stay NaN.
 /// Kernel names in errors follow PyTorch 1.13: clamp_scalar_cpu / clamp_min_cpu /
-/// clamp_max_scalar_cpu (no float16, no bool).
+/// clamp_max_scalar_cpu (no bool). float16 is supported, computed in float as bfloat16 is
+/// (PyTorch 1.13's CPU kernel refuses it, later versions accept it).
 void clamp_kernel(const Tensor& out, const Tensor& in, const std::optional<Scalar>& min,
                   const std::optional<Scalar>& max);
 

@@ -15,7 +15,7 @@ void run_unary(const Tensor& out, const Tensor& in, F f) {
   ElementwiseLoop({out, in}).run<T, T>(f);
 }
 
-// A floating function f(M) -> M evaluated in opmath (float for bfloat16).
+// A floating function f(M) -> M evaluated in opmath (float for float16 and bfloat16).
 template <class F>
 void float_unary(const char* kernel, const Tensor& out, const Tensor& in, F f) {
   dispatch_types(kFloatTypes, out.dtype(), kernel, [&]<class T>() {
@@ -109,7 +109,7 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in) {
         return M(1) / (M(1) + std::exp(-x));
       });
     case UnaryOp::Relu:
-      return dispatch_types(kRealTypesNoHalf, out.dtype(), "clamp_min_cpu", [&]<class T>() {
+      return dispatch_types(kRealTypes, out.dtype(), "clamp_min_cpu", [&]<class T>() {
         run_unary<T>(out, in, [](T x) { return relu_of(x); });
       });
     case UnaryOp::LogicalNot: return logical_not_kernel(out, in);

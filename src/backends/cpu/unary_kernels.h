@@ -2,7 +2,9 @@
 // The input is broadcast to (and, except for logical_not, of the same dtype as) the output; the
 // frontends in src/ops/unary.cpp promote integer inputs of floating functions beforehand.
 // Dtypes an op does not support fail with PyTorch 1.13's CPU message, e.g.
-// "exp_vml_cpu" not implemented for 'Half'.
+// "bitwise_not_cpu" not implemented for 'Float'. float16 and bfloat16 compute in float, also
+// where PyTorch 1.13's CPU kernels refuse float16 (exp, sigmoid, relu, ...; later versions
+// support it).
 #pragma once
 
 #include "ember/tensor.h"

@@ -139,7 +139,7 @@ std::vector<Tensor> layouts(int64_t r, int64_t c, ScalarType dt, uint32_t seed) 
 }
 
 TEST(Matmul, MmStridedOperands) {
-  for (ScalarType dt : {kFloat32, kFloat64, kBFloat16, kInt32}) {
+  for (ScalarType dt : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32}) {
     SCOPED_TRACE(dtype_name(dt));
     auto as = layouts(4, 6, dt, 10), bs = layouts(6, 3, dt, 20);
     for (size_t i = 0; i < as.size(); ++i) {

@@ -42,12 +42,9 @@ TEST(Pointwise, ClampIntegerLimits) {
   row.typed_ref = [](double x, ScalarType t) {
     return std::min(std::max(x, t == kUInt8 ? 254.0 : -2.0), 3.0);
   };
-  row.dtypes = concat(testing::kFloatDtypesNoHalf, testing::kIntDtypes);
+  row.dtypes = concat(testing::kFloatDtypes, testing::kIntDtypes);
   row.compute_dtype = [](ScalarType t) { return t == kBool ? kInt64 : t; };  // bool with ints
   row.inplace_error = clamp_cast_error;
-  row.unsupported_error = [](ScalarType) {
-    return std::string("\"clamp_scalar_cpu\" not implemented for 'Half'");
-  };
   testing::run_unary_row(row);
 }
 
@@ -57,7 +54,7 @@ TEST(Pointwise, ClampFloatLimitsPromoteIntegers) {
   row.fn = [](const Tensor& t) { return ember::clamp(t, -1.5, 2.5); };
   row.inplace = [](Tensor& t) -> Tensor& { return ember::clamp_(t, -1.5, 2.5); };
   row.ref = [](double x) { return std::min(std::max(x, -1.5), 2.5); };
-  row.dtypes = testing::kFloatDtypesNoHalf;
+  row.dtypes = testing::kFloatDtypes;
   row.compute_dtype = [](ScalarType t) { return is_floating(t) ? t : default_dtype(); };
   row.inplace_error = clamp_cast_error;
   testing::run_unary_row(row);
@@ -69,20 +66,14 @@ TEST(Pointwise, ClampOneSided) {
   row.fn = [](const Tensor& t) { return t.clamp(0); };
   row.inplace = [](Tensor& t) -> Tensor& { return t.clamp_(0); };
   row.ref = [](double x) { return std::max(x, 0.0); };
-  row.dtypes = concat(testing::kFloatDtypesNoHalf, testing::kIntDtypes);
+  row.dtypes = concat(testing::kFloatDtypes, testing::kIntDtypes);
   row.compute_dtype = [](ScalarType t) { return t == kBool ? kInt64 : t; };
   row.inplace_error = clamp_cast_error;
-  row.unsupported_error = [](ScalarType) {
-    return std::string("\"clamp_min_cpu\" not implemented for 'Half'");
-  };
   testing::run_unary_row(row);
   row.name = "clamp(max=1)";
   row.fn = [](const Tensor& t) { return t.clamp(std::nullopt, 1); };
   row.inplace = [](Tensor& t) -> Tensor& { return t.clamp_(std::nullopt, 1); };
   row.ref = [](double x) { return std::min(x, 1.0); };
-  row.unsupported_error = [](ScalarType) {
-    return std::string("\"clamp_max_scalar_cpu\" not implemented for 'Half'");
-  };
   testing::run_unary_row(row);
 }
 
@@ -97,8 +88,12 @@ TEST(Pointwise, ClampSemantics) {
   EXPECT_EQ(tensor_of({1, 2}, kInt32).clamp(0.5, 1).dtype(), kFloat32);
   EXPECT_EQ(tensor_of({1, 2}, kInt32).clamp(scalar_tensor(1.5).item()).dtype(), kFloat32);
   EXPECT_EQ(tensor_of({1, 2}, kInt8).clamp(true, 2).dtype(), kInt8);
-  // bfloat16 reads its limits as bfloat16: 0.3333 → 0.333984375.
+  // bfloat16 reads its limits as bfloat16: 0.3333 → 0.333984375; float16 as float16 (PyTorch
+  // 1.13 refuses float16 clamp on CPU, later versions compute it): 0.3333 → 0.333251953125.
   expect_values(tensor_of({0, 1}, kBFloat16).clamp(0.3333, 1), {2}, {0.333984375, 1}, 0, 0);
+  expect_values(tensor_of({0, 1, 2}, kFloat16).clamp(0.3333, 1.3), {3}, {0.333251953125, 1, 1.2998046875}, 0, 0);
+  expect_values(tensor_of({0, 1}, kFloat16).clamp(0.3333), {2}, {0.333251953125, 1}, 0, 0);
+  expect_values(tensor_of({0, 2}, kFloat16).clamp(std::nullopt, 1.3), {2}, {0, 1.2998046875}, 0, 0);
   // uint8 takes negative integer limits by wrapping (-1 is 255), as PyTorch's conversion does.
   expect_values(tensor_of({1, 2, 3}, kUInt8).clamp(-1, 2), {3}, {2, 2, 2});
   expect_error([] { ember::clamp(tensor_of({1}, kInt64), std::nullopt); },
@@ -115,6 +110,8 @@ TEST(Pointwise, ClampSemantics) {
                "value cannot be converted to type int without overflow");
   expect_error([] { tensor_of({1}, kBFloat16).clamp(-1e39, 1); },
                "value cannot be converted to type at::BFloat16 without overflow");
+  expect_error([] { tensor_of({1}, kFloat16).clamp(-1e5, 1); },  // float16's largest is 65504
+               "value cannot be converted to type at::Half without overflow");
   expect_error([] { tensor_of({1}, kBool).clamp(true, true); },
                "\"clamp_scalar_cpu\" not implemented for 'Bool'");
   Tensor i = tensor_of({1, 5}, kInt32);

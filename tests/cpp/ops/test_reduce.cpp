@@ -86,7 +86,7 @@ TEST(Reduce, MeanMatchesReferenceOnFloatDtypes) {
 
 TEST(Reduce, ProdMatchesReference) {
   // Small magnitudes keep the products inside every dtype's range.
-  for (ScalarType dt : {kFloat32, kFloat64, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool, kBFloat16}) {
+  for (ScalarType dt : {kFloat32, kFloat64, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool, kFloat16, kBFloat16}) {
     for (const auto& [name, x] : testing::layouts({3, 4}, dt, 7)) {
       const Tensor& y = x;  // |x| <= 4: 12-element products stay in every dtype's range
       for (int64_t dim : {0, 1, -1}) {

@@ -20,8 +20,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 ScalarType float_compute(ScalarType t) { return is_floating(t) ? t : default_dtype(); }
 
-// A floating function: integer and bool inputs compute in the default dtype, float16 is refused
-// (PyTorch 1.13's CPU kernels lack it).
+// A floating function: integer and bool inputs compute in the default dtype; float16 and bfloat16
+// compute in float (PyTorch 1.13's CPU kernels refuse float16, later versions support it).
 UnaryRow float_row(const std::string& name, Tensor (Tensor::*fn)() const,
                    Tensor& (Tensor::*inplace)(), double (*ref)(double), Domain domain) {
   UnaryRow row;
@@ -29,7 +29,7 @@ UnaryRow float_row(const std::string& name, Tensor (Tensor::*fn)() const,
   row.fn = [fn](const Tensor& t) { return (t.*fn)(); };
   row.inplace = [inplace](Tensor& t) -> Tensor& { return (t.*inplace)(); };
   row.ref = ref;
-  row.dtypes = testing::kFloatDtypesNoHalf;
+  row.dtypes = testing::kFloatDtypes;
   row.domain = domain;
   row.compute_dtype = float_compute;
   return row;
@@ -108,11 +108,8 @@ TEST(Unary, Relu) {
   row.fn = [](const Tensor& t) { return t.relu(); };
   row.inplace = [](Tensor& t) -> Tensor& { return t.relu_(); };
   row.ref = [](double x) { return x < 0 ? 0.0 : x; };
-  row.dtypes = concat(testing::kFloatDtypesNoHalf, testing::kIntDtypes);
-  row.unsupported_error = [](ScalarType t) {
-    return t == kBool ? std::string("Boolean inputs not supported for relu")
-                      : std::string("\"clamp_min_cpu\" not implemented for 'Half'");
-  };
+  row.dtypes = concat(testing::kFloatDtypes, testing::kIntDtypes);
+  row.unsupported_error = [](ScalarType) { return std::string("Boolean inputs not supported for relu"); };
   run_unary_row(row);
 }
 
@@ -142,11 +139,6 @@ TEST(Unary, BitwiseNot) {
 }
 
 TEST(Unary, ErrorTextsAsPyTorch) {
-  Tensor h = ones({2}, kFloat16);
-  expect_error([&] { h.exp(); }, "\"exp_vml_cpu\" not implemented for 'Half'");
-  expect_error([&] { h.rsqrt(); }, "\"rsqrt_cpu\" not implemented for 'Half'");
-  expect_error([&] { h.sigmoid(); }, "\"sigmoid_cpu\" not implemented for 'Half'");
-  expect_error([&] { h.relu(); }, "\"clamp_min_cpu\" not implemented for 'Half'");
   expect_error([&] { ones({2}, kFloat32).bitwise_not(); },
                "\"bitwise_not_cpu\" not implemented for 'Float'");
   expect_error([&] { ones({2}, kBool).abs(); }, "\"abs_cpu\" not implemented for 'Bool'");
@@ -158,6 +150,29 @@ TEST(Unary, ErrorTextsAsPyTorch) {
   EXPECT_EQ(empty({2}, TensorOptions(kFloat16).device(kMeta)).exp().dtype(), kFloat16);
   expect_error([&] { -empty({2}, TensorOptions(kBool).device(kMeta)); },
                "Negation, the `-` operator, on a bool tensor is not supported.");
+}
+
+// PyTorch 1.13's CPU kernels refuse float16 ("exp_vml_cpu" not implemented for 'Half'); ember
+// computes it in float and rounds once, as later versions do. Expected: torch on the float16
+// inputs converted to float32, rounded back to float16 (the same as float64 rounded back).
+TEST(Unary, Float16ComputesInFloat) {
+  Tensor h = tensor_of({-2.5, -0.0, 0.3, 1.7, 11.0}, kFloat16);
+  expect_values(h.exp(), {5}, {0.08209228515625, 1.0, 1.349609375, 5.4765625, 59872.0}, 0, 0);
+  expect_values(h.rsqrt(), {5}, {kNaN, -kInf, 1.8251953125, 0.76708984375, 0.301513671875}, 0, 0);
+  expect_values(h.sigmoid(), {5}, {0.07586669921875, 0.5, 0.57421875, 0.845703125, 1.0}, 0, 0);
+  expect_values(h.log1p(), {5}, {kNaN, -0.0, 0.262451171875, 0.9931640625, 2.484375}, 0, 0);
+  expect_values(h.tanh(), {5}, {-0.98681640625, -0.0, 0.291259765625, 0.935546875, 1.0}, 0, 0);
+  Tensor r = h.relu();
+  expect_values(r, {5}, {0.0, -0.0, 0.300048828125, 1.7001953125, 11.0}, 0, 0);
+  EXPECT_TRUE(std::signbit(r.to(kFloat64).data_ptr<double>()[1]));  // relu(-0.0) is -0.0
+  EXPECT_EQ(r.dtype(), kFloat16);
+  // exp(12) = 162755 is beyond float16's largest finite value, 65504; exp(-20) = 2.1e-9 is below
+  // half its smallest subnormal, 6e-8.
+  expect_values(tensor_of({12.0, -20.0}, kFloat16).exp(), {2}, {kInf, 0.0}, 0, 0);
+  Tensor t = tensor_of({0.0, 1.0}, kFloat16);
+  t.sigmoid_();
+  expect_values(t, {2}, {0.5, 0.73095703125}, 0, 0);
+  EXPECT_EQ(t.version(), 1u);
 }
 
 TEST(Unary, SpecialValues) {

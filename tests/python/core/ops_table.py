@@ -234,9 +234,9 @@ CASES: List[Op] = [
     Op("aten::topk", [Tensor(0, "distinct"), 1, 0, False, True], NUMERIC, REDUCE[:2]),
     Op("aten::topk", [T, 9, -1, True, True], [torch.float32], REDUCE[:1]),
     # ---- linear algebra ----
-    # float16 mm is not compared: torch 1.13 refuses it on CPU ("addmm_impl_cpu_" not implemented
-    # for 'Half'); ember computes it in float32 (tests/cpp/ops/test_matmul.cpp checks the values).
-    Op("aten::mm", [T, T1], [torch.float32, torch.float64, torch.int64, torch.bfloat16],
+    # float16: torch 1.13 refuses it on CPU ("addmm_impl_cpu_" not implemented for 'Half'); ember
+    # computes it in float32, and the test compares with torch in float32 rounded back.
+    Op("aten::mm", [T, T1], [torch.float32, torch.float64, torch.int64, torch.float16, torch.bfloat16],
        [((3, 4), (4, 5)), ((0, 4), (4, 2)), ((3, 0), (0, 2)), ((5, 7), (7, 1))], loose=True),
     Op("aten::mm", [T, T1], [torch.float32], [((3, 4), (5, 2))]),
     Op("aten::bmm", [T, T1], [torch.float32, torch.float64], [((2, 3, 4), (2, 4, 5)), ((0, 3, 4), (0, 4, 2))]),
