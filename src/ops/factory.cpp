@@ -4,6 +4,7 @@
 
 #include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
+#include "factory_args.h"
 #include "elementwise.h"
 
 namespace ember {
@@ -12,11 +13,11 @@ using dispatch::OpId;
 
 namespace {
 
-using OptDtype = std::optional<ScalarType>;
-using OptLayout = std::optional<int64_t>;
-using OptDevice = std::optional<Device>;
-using OptBool = std::optional<bool>;
-using OptFormat = std::optional<int64_t>;
+using ops::OptBool;
+using ops::OptDevice;
+using ops::OptDtype;
+using ops::OptFormat;
+using ops::OptLayout;
 
 Tensor empty_impl(IntArrayRef size, OptDtype dtype, OptLayout, OptDevice device, OptBool, OptFormat) {
   auto impl = make_intrusive<TensorImpl>(size, dtype.value_or(default_dtype()),

@@ -4,6 +4,7 @@
 
 #include "../backends/cpu/range_kernels.h"
 #include "../dispatch/boxing.h"
+#include "factory_args.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "scalar_convert.h"
@@ -14,10 +15,11 @@ using dispatch::OpId;
 
 namespace {
 
-using OptDtype = std::optional<ScalarType>;
-using OptLayout = std::optional<int64_t>;
-using OptDevice = std::optional<Device>;
-using OptBool = std::optional<bool>;
+using ops::OptBool;
+using ops::OptDevice;
+using ops::OptDtype;
+using ops::OptFormat;
+using ops::OptLayout;
 
 // arange and linspace have no bool (or quantized) kernel in PyTorch.
 void check_range_dtype(ScalarType dt, const char* kernel) {

@@ -8,6 +8,7 @@
 
 #include "../backends/cpu/random_kernels.h"
 #include "../dispatch/boxing.h"
+#include "factory_args.h"
 #include "elementwise.h"
 
 namespace ember {
@@ -16,10 +17,11 @@ using dispatch::OpId;
 
 namespace {
 
-using OptDtype = std::optional<ScalarType>;
-using OptLayout = std::optional<int64_t>;
-using OptDevice = std::optional<Device>;
-using OptBool = std::optional<bool>;
+using ops::OptBool;
+using ops::OptDevice;
+using ops::OptDtype;
+using ops::OptFormat;
+using ops::OptLayout;
 
 // The key for one kernel call: the generator's lock is taken once, whatever the size.
 uint64_t draw_key(Generator* gen) { return (gen ? *gen : default_generator()).next_u64(); }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -16,6 +17,22 @@ inline std::vector<double> values(const Tensor& t) {
   Tensor c = t.contiguous().to(kFloat64);
   const double* p = c.data_ptr<double>();
   return std::vector<double>(p, p + c.numel());
+}
+
+/// A contiguous tensor of `dtype` holding `v` in row-major order with `sizes` ({} is 0-d).
+inline Tensor from_values(const std::vector<double>& v, IntArrayRef sizes,
+                          ScalarType dtype = kFloat32) {
+  Tensor t = empty({static_cast<int64_t>(v.size())}, kFloat64);
+  std::copy(v.begin(), v.end(), t.data_ptr<double>());
+  return t.view(sizes).to(dtype);
+}
+
+/// start, start + 1, ... with `sizes`.
+inline Tensor iota(IntArrayRef sizes, ScalarType dtype = kFloat32, double start = 0) {
+  Tensor t = empty(sizes, kFloat64);
+  double* p = t.data_ptr<double>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = start + static_cast<double>(i);
+  return t.to(dtype);
 }
 
 /// Expects `t` to have `sizes` and values close to `expected` (NaNs must match NaNs).

@@ -7,14 +7,10 @@
 namespace ember {
 namespace {
 
+Tensor iota(IntArrayRef sizes) { return testing::iota(sizes, kFloat64); }
+
 using testing::expect_values;
 
-Tensor iota(IntArrayRef sizes) {
-  Tensor t = empty(sizes, kFloat64);
-  double* p = t.data_ptr<double>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
-  return t;
-}
 
 // out = a + 10 * b through the loop; the reference indexes with the operands' own strides.
 void check_sum(const Tensor& out, const Tensor& a, const Tensor& b) {

@@ -16,17 +16,7 @@ namespace ember::testing {
 /// A tensor of `dtype` holding `v` (shape `sizes`, default 1-d).
 inline Tensor vals(const std::vector<double>& v, ScalarType dtype = kFloat32, DimVector sizes = {}) {
   if (sizes.empty()) sizes.push_back(static_cast<int64_t>(v.size()));
-  Tensor t = empty(sizes, kFloat64);
-  EXPECT_EQ(t.numel(), static_cast<int64_t>(v.size()));
-  std::copy(v.begin(), v.end(), t.data_ptr<double>());
-  return t.to(dtype);
-}
-
-/// 0, 1, 2, ... in `sizes`.
-inline Tensor iota(IntArrayRef sizes, ScalarType dtype = kFloat32) {
-  Tensor t = empty(sizes, kFloat64);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data_ptr<double>()[i] = static_cast<double>(i);
-  return t.to(dtype);
+  return from_values(v, sizes, dtype);
 }
 
 /// Random values of `dtype`: uniform in [-4, 4) for floats, integers in [-4, 4] ([0, 8] for

@@ -10,24 +10,15 @@ namespace {
 
 using testing::expect_error;
 using testing::expect_values;
+using testing::from_values;
+using testing::iota;
 using testing::values;
 
-// A tensor of `dtype` holding `vals` (row-major) with `sizes`.
-Tensor make(const std::vector<double>& vals, IntArrayRef sizes, ScalarType dtype = kFloat32) {
-  Tensor t = empty({static_cast<int64_t>(vals.size())}, kFloat64);
-  std::copy(vals.begin(), vals.end(), t.data_ptr<double>());
-  return t.view(sizes).to(dtype);
-}
 Tensor ids(const std::vector<double>& vals, IntArrayRef sizes, ScalarType dtype = kInt64) {
-  return make(vals, sizes, dtype);
+  return from_values(vals, sizes, dtype);
 }
 Tensor ids(const std::vector<double>& vals) {
-  return make(vals, {static_cast<int64_t>(vals.size())}, kInt64);
-}
-Tensor iota(IntArrayRef sizes, ScalarType dtype = kFloat32, double start = 0) {
-  std::vector<double> v(static_cast<size_t>(compute_numel(sizes)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<double>(i);
-  return make(v, sizes, dtype);
+  return from_values(vals, {static_cast<int64_t>(vals.size())}, kInt64);
 }
 // Deterministic pseudo-random integers in [lo, hi).
 Tensor randint(int64_t lo, int64_t hi, IntArrayRef sizes, ScalarType dtype = kInt64, uint64_t seed = 1) {
@@ -36,7 +27,7 @@ Tensor randint(int64_t lo, int64_t hi, IntArrayRef sizes, ScalarType dtype = kIn
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     x = static_cast<double>(lo + static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(hi - lo)));
   }
-  return make(v, sizes, dtype);
+  return from_values(v, sizes, dtype);
 }
 Tensor meta(IntArrayRef sizes, ScalarType dtype = kFloat32) {
   return empty(sizes, TensorOptions(dtype).device(kMeta));
@@ -87,7 +78,7 @@ TEST(IndexSelect, NonContiguousOperands) {
 }
 
 TEST(IndexSelect, ZeroDimAndEmpty) {
-  Tensor s = make({5}, {});
+  Tensor s = from_values({5}, {});
   expect_values(s.index_select(0, ids({0})), {}, {5});
   expect_values(s.index_select(-1, ids({0}, {})), {}, {5});
   expect_values(iota({3, 4}).index_select(0, ids({})), {0, 4}, {});
@@ -103,7 +94,7 @@ TEST(IndexSelect, Errors) {
                ErrorKind::Index);
   expect_error([&] { iota({3}).index_select(0, ids({3}, {})); }, "index out of range in self",
                ErrorKind::Index);
-  expect_error([&] { make({5}, {}).index_select(0, ids({1})); }, "index out of range in self",
+  expect_error([&] { from_values({5}, {}).index_select(0, ids({1})); }, "index out of range in self",
                ErrorKind::Index);
   expect_error([&] { empty({0}).index_select(0, ids({0})); }, "index out of range in self",
                ErrorKind::Index);
@@ -111,13 +102,13 @@ TEST(IndexSelect, Errors) {
                "index_select(): Index is supposed to be a vector", ErrorKind::Index);
   expect_error([&] { x.index_select(1, ids({0}, {1}, kInt16)); },
                "index_select(): Expected dtype int32 or int64 for index");
-  expect_error([&] { x.index_select(1, make({0}, {1})); },
+  expect_error([&] { x.index_select(1, from_values({0}, {1})); },
                "index_select(): Expected dtype int32 or int64 for index");
   expect_error([&] { x.index_select(2, ids({0})); },
                "Dimension out of range (expected to be in range of [-2, 1], but got 2)", ErrorKind::Index);
   expect_error([&] { empty({3, 0}).index_select(1, ids({0})); },
                "index_select(): self indexing axis dim should be positive");
-  expect_error([&] { make({5}, {}).index_select(0, ids({0, 0})); },
+  expect_error([&] { from_values({5}, {}).index_select(0, ids({0, 0})); },
                "index_select(): Index to scalar can have only 1 value, got 2 value(s)");
 }
 
@@ -189,10 +180,10 @@ TEST(Gather, NonContiguousOperands) {
 }
 
 TEST(Gather, ZeroDimAndEmpty) {
-  Tensor s = make({5}, {});
+  Tensor s = from_values({5}, {});
   expect_values(s.gather(0, ids({0}, {})), {}, {5});
   expect_values(s.gather(0, ids({0, 0})), {2}, {5, 5});
-  expect_values(make({5}, {1}).gather(0, ids({0}, {})), {}, {5});
+  expect_values(from_values({5}, {1}).gather(0, ids({0}, {})), {}, {5});
   // An empty index skips every check (dtype and shape), as in PyTorch.
   expect_values(iota({3, 4}).gather(1, zeros({0, 7}, kInt64)), {0, 7}, {});
   Tensor e = iota({3, 4}).gather(1, zeros({0, 2, 5}, kInt32));
@@ -207,11 +198,11 @@ TEST(Gather, Errors) {
   expect_error([&] { x.gather(0, ids({0, 3}, {1, 2})); }, "index 3 is out of bounds for dimension 0 with size 3");
   expect_error([&] { empty({3, 0}).gather(1, zeros({3, 2}, kInt64)); },
                "index 0 is out of bounds for dimension 1 with size 0");
-  expect_error([&] { make({5}, {}).gather(0, ids({1})); }, "index 1 is out of bounds for dimension 0 with size 1");
+  expect_error([&] { from_values({5}, {}).gather(0, ids({1})); }, "index 1 is out of bounds for dimension 0 with size 1");
   expect_error([&] { x.gather(1, ids({0, 1}, {1, 2}, kInt32)); }, "gather(): Expected dtype int64 for index");
   expect_error([&] { x.gather(1, ids({0, 1})); },
                "Index tensor must have the same number of dimensions as input tensor");
-  expect_error([&] { make({5}, {}).gather(0, ids({0}, {1, 1})); },
+  expect_error([&] { from_values({5}, {}).gather(0, ids({0}, {1, 1})); },
                "Index tensor must have the same number of dimensions as input tensor");
   expect_error([&] { x.gather(1, zeros({4, 1}, kInt64)); },
                "Size does not match at dimension 0 expected index [4, 1] to be smaller than self [3, 4] "
@@ -261,7 +252,7 @@ TEST(Scatter, SrcAndValue) {
   Tensor l = zeros({3, 4}, kInt64).scatter(1, idx, 7.5);  // the value converts to self's dtype
   EXPECT_EQ(l.dtype(), kInt64);
   expect_values(l, {3, 4}, {7, 0, 7, 0, 0, 7, 0, 0, 0, 0, 0, 0});
-  expect_values(ones({3}).scatter(0, ids({2, 2, 2}), make({1, 2, 3}, {3})), {3}, {1, 1, 3});
+  expect_values(ones({3}).scatter(0, ids({2, 2, 2}), from_values({1, 2, 3}, {3})), {3}, {1, 1, 3});
   for (ScalarType dt : kAllDtypes) {
     SCOPED_TRACE(dtype_name(dt));
     Tensor out = zeros({3, 4}, dt).scatter(1, idx, iota({2, 3}, dt, 1));
@@ -284,15 +275,15 @@ TEST(Scatter, NonContiguousOperands) {
                                6, 0, 0, 0, 4, 0, 0, 0,   // row 1: [6, 0, 4, 0] (4 wins over 2)
                                0, 0, 0, 0, 0, 0, 0, 0});
   // Expanded src (stride 0) and expanded index are fine: only self must not self-overlap.
-  expect_values(zeros({2, 3}).scatter(1, ids({2}, {1, 1}).expand({2, 1}), make({9}, {1, 1}).expand({2, 3})),
+  expect_values(zeros({2, 3}).scatter(1, ids({2}, {1, 1}).expand({2, 1}), from_values({9}, {1, 1}).expand({2, 3})),
                 {2, 3}, {0, 0, 9, 0, 0, 9});
 }
 
 TEST(Scatter, ZeroDimAndEmpty) {
-  Tensor s = make({1}, {});
-  expect_values(s.scatter(0, ids({0}, {}), make({5}, {})), {}, {5});
-  expect_values(s.scatter(0, ids({0}), make({5}, {1})), {}, {5});
-  expect_values(make({1}, {1}).scatter(0, ids({0}, {}), make({5}, {})), {1}, {5});
+  Tensor s = from_values({1}, {});
+  expect_values(s.scatter(0, ids({0}, {}), from_values({5}, {})), {}, {5});
+  expect_values(s.scatter(0, ids({0}), from_values({5}, {1})), {}, {5});
+  expect_values(from_values({1}, {1}).scatter(0, ids({0}, {}), from_values({5}, {})), {1}, {5});
   expect_values(s.scatter(0, ids({0, 0}), ones({2})), {}, {1});
   expect_values(s.scatter(0, ids({0, 0}), 3.0), {}, {3});
   // An empty index changes nothing and skips the shape checks.
@@ -337,7 +328,7 @@ TEST(Scatter, InPlaceBumpsVersionAndReturnsSelf) {
   expect_values(s, {3, 4}, {1, 0, 2, 0, 0, 5, 0, 0, 0, 0, 0, 0});
   s.scatter_(0, ids({2}, {1, 1}), -1.0);
   EXPECT_EQ(s.version(), v + 2);
-  s.scatter_add_(1, ids({3, 3}, {1, 2}), make({10, 20}, {1, 2}));
+  s.scatter_add_(1, ids({3, 3}, {1, 2}), from_values({10, 20}, {1, 2}));
   EXPECT_EQ(s.version(), v + 3);
   expect_values(s, {3, 4}, {1, 0, 2, 30, 0, 5, 0, 0, -1, 0, 0, 0});
   // Meta self: shapes only, but the write is still recorded.
@@ -383,7 +374,7 @@ TEST(Scatter, Errors) {
                "smaller size than src [4, 1]");
   expect_error([&] { s.scatter(1, zeros({4, 1}, kInt64), 1.0); },
                "Expected index [4, 1] to be smaller than self [3, 4] apart from dimension 1");
-  expect_error([&] { make({1}, {}).scatter(0, ids({0, 0}), make({3}, {})); },
+  expect_error([&] { from_values({1}, {}).scatter(0, ids({0, 0}), from_values({3}, {})); },
                "Expected index [2] to be smaller than self [] apart from dimension 0 and to be smaller "
                "size than src []");
   expect_error([&] { s.scatter(1, zeros({2, 2}, kInt64), ones({1, 1, 1})); },
@@ -396,7 +387,7 @@ TEST(Scatter, Errors) {
   expect_error([&] { s.scatter(1, ids({0, 7}, {1, 2}), 1.0); }, "index 7 is out of bounds for dimension 1 with size 4");
   expect_error([&] { s.scatter_add(1, ids({0, 9}, {1, 2}), src); },
                "index 9 is out of bounds for dimension 1 with size 4");
-  expect_error([&] { make({1}, {}).scatter(0, ids({1}, {}), make({5}, {})); },
+  expect_error([&] { from_values({1}, {}).scatter(0, ids({1}, {}), from_values({5}, {})); },
                "index 1 is out of bounds for dimension 0 with size 1");
   expect_error([&] { s.scatter(2, idx, 1.0); },
                "Dimension out of range (expected to be in range of [-2, 1], but got 2)", ErrorKind::Index);
@@ -446,7 +437,7 @@ TEST(ScatterAdd, KernelsAreDeterministicAndMatchReference) {
   set_num_threads(4);
   Tensor self = iota({40000, 3}, kFloat32, 0.25);
   Tensor index = randint(0, 3, {40000, 7});
-  Tensor src = make([] {
+  Tensor src = from_values([] {
     std::vector<double> v(280000);
     for (size_t i = 0; i < v.size(); ++i) v[i] = 1.0 / static_cast<double>(i % 97 + 1) * 1e3;
     return v;
@@ -513,7 +504,7 @@ TEST(Embedding, ErrorsAndMeta) {
   expect_error([&] { embedding(w, ids({0}, {1}, kInt16)); },
                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
                "Int; but got ember.ShortTensor instead (while checking arguments for embedding)");
-  expect_error([&] { embedding(w, make({0}, {1})); }, "but got ember.FloatTensor instead");
+  expect_error([&] { embedding(w, from_values({0}, {1})); }, "but got ember.FloatTensor instead");
   expect_error([&] { embedding(empty({0, 3}), ids({0, 0})); },
                "index_select(): self indexing axis dim should be positive");
   // A meta table with real ids (a model skeleton): a meta result of the right shape.

@@ -14,12 +14,8 @@ using testing::expect_values;
 using testing::values;
 using Shape = std::vector<int64_t>;
 
-Tensor iota(IntArrayRef sizes, ScalarType dt = kFloat64) {
-  Tensor t = empty(sizes, kFloat64);
-  double* p = t.data_ptr<double>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
-  return t.to(dt);
-}
+Tensor iota(IntArrayRef sizes, ScalarType dt = kFloat64) { return testing::iota(sizes, dt); }
+
 
 Tensor longs(std::vector<int64_t> v, std::optional<Shape> sizes = std::nullopt) {
   Tensor t = empty(sizes ? IntArrayRef(*sizes) : IntArrayRef{static_cast<int64_t>(v.size())}, kInt64);

@@ -7,21 +7,12 @@ namespace {
 
 using testing::expect_error;
 using testing::expect_values;
+using testing::from_values;
+using testing::iota;
 using testing::values;
 
-// A tensor of `dtype` holding `vals` (row-major) with `sizes`.
-Tensor make(const std::vector<double>& vals, IntArrayRef sizes, ScalarType dtype = kFloat32) {
-  Tensor t = empty({static_cast<int64_t>(vals.size())}, kFloat64);
-  std::copy(vals.begin(), vals.end(), t.data_ptr<double>());
-  return t.view(sizes).to(dtype);
-}
 
 // start, start + 1, ... with `sizes`.
-Tensor iota(IntArrayRef sizes, ScalarType dtype = kFloat32, double start = 0) {
-  std::vector<double> v(static_cast<size_t>(compute_numel(sizes)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<double>(i);
-  return make(v, sizes, dtype);
-}
 
 std::vector<double> seq(double start, int n) {
   std::vector<double> v(static_cast<size_t>(n));
@@ -52,7 +43,7 @@ TEST(Cat, NonContiguousInputs) {
                 {0, 1, 2, 3, 4, 5, 10, 12, 14, 11, 13, 15, 0, 1, 2, 3, 4, 5});
   // torch.cat([a, b.t()[:, 1:], tensor([[7.], [8.]]).expand(2, 3)], 1)
   Tensor sliced = b.slice(1, 1);
-  Tensor expanded = make({7, 8}, {2, 1}).expand({2, 3});
+  Tensor expanded = from_values({7, 8}, {2, 1}).expand({2, 3});
   expect_values(cat({a, sliced, expanded}, 1), {2, 8},
                 {0, 1, 2, 12, 14, 7, 7, 7, 3, 4, 5, 13, 15, 8, 8, 8});
   // A strided (step 2) slice.
@@ -72,8 +63,8 @@ TEST(Cat, EveryDtypeKeepsValues) {
 }
 
 TEST(Cat, PromotesDtypes) {
-  Tensor f = make({1.5, 2.5}, {2});
-  Tensor i = make({3, 4}, {2}, kInt64);
+  Tensor f = from_values({1.5, 2.5}, {2});
+  Tensor i = from_values({3, 4}, {2}, kInt64);
   Tensor c = cat({i, f});
   EXPECT_EQ(c.dtype(), kFloat32);
   expect_values(c, {4}, {3, 4, 1.5, 2.5});
@@ -85,7 +76,7 @@ TEST(Cat, PromotesDtypes) {
   Tensor u = cat({full({1}, 200, kUInt8), full({1}, -3, kInt8)});
   EXPECT_EQ(u.dtype(), kInt16);
   expect_values(u, {2}, {200, -3});
-  expect_values(cat({make({1, 0}, {2}, kBool), make({2.5}, {1})}), {3}, {1, 0, 2.5});
+  expect_values(cat({from_values({1, 0}, {2}, kBool), from_values({2.5}, {1})}), {3}, {1, 0, 2.5});
 }
 
 TEST(Cat, LegacyEmptyTensorsAreSkipped) {

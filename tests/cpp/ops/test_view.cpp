@@ -3,15 +3,11 @@
 namespace ember {
 namespace {
 
+Tensor iota(IntArrayRef sizes) { return testing::iota(sizes, kFloat64); }
+
 using testing::expect_error;
 using testing::expect_values;
 
-Tensor iota(IntArrayRef sizes) {
-  Tensor t = empty(sizes, kFloat64);
-  double* p = t.data_ptr<double>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
-  return t;
-}
 
 TEST(View, ViewSharesStorageAndVersion) {
   Tensor a = iota({2, 3});
