@@ -5,8 +5,9 @@ namespace ember {
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   DimVector out(n);
-  for (size_t i = 0; i < n; ++i) {
-    // Align from the right; PyTorch names dims counted from the left of the broadcast shape.
+  // Align from the right and check from the last dim, as PyTorch does (the first mismatch from the
+  // right is the one reported); dims are named counted from the left of the broadcast shape.
+  for (size_t i = n; i-- > 0;) {
     int64_t sa = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t sb = i < n - b.size() ? 1 : b[i - (n - b.size())];
     EMBER_CHECK(sa == sb || sa == 1 || sb == 1, "The size of tensor a (", sa,
@@ -47,12 +48,12 @@ DimVector broadcast_all(ArrayRef<Tensor> operands) {
   return shape;
 }
 
-void check_inplace(const char* op, const Tensor& self, IntArrayRef broadcast_shape,
+void check_inplace(const char* /*op: PyTorch names none here*/, const Tensor& self, IntArrayRef broadcast_shape,
                    ScalarType compute_dtype) {
   EMBER_CHECK(can_cast(compute_dtype, self.dtype()), "result type ",
               scalar_type_name(compute_dtype), " can't be cast to the desired output type ",
               scalar_type_name(self.dtype()));
-  EMBER_CHECK(self.sizes().equals(broadcast_shape), op, ": output with shape ", self.sizes(),
+  EMBER_CHECK(self.sizes().equals(broadcast_shape), "output with shape ", self.sizes(),
               " doesn't match the broadcast shape ", broadcast_shape);
 }
 

@@ -36,7 +36,7 @@ namespace {
 
 // ---- clamp ----
 void check_clamp_limits(const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK(min || max, "ember.clamp: At least one of 'min' or 'max' must not be None");
 }
 
 ScalarType clamp_result_type(const Tensor& self, const std::optional<Scalar>& min,

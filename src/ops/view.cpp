@@ -46,6 +46,7 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
     }
   }
   if (infer) {
+    EMBER_CHECK(known != 0 || numel == 0, "shape '", shape, "' is invalid for input of size ", numel);
     EMBER_CHECK(known != 0, "cannot reshape tensor of 0 elements into shape ", shape,
                 " because the unspecified dimension size -1 can be any value and is ambiguous");
     EMBER_CHECK(numel % known == 0, "shape '", shape, "' is invalid for input of size ", numel);
@@ -202,7 +203,8 @@ Tensor expand_impl(const Tensor& self, IntArrayRef sizes, bool /*implicit*/) {
 Tensor slice_impl(const Tensor& self, int64_t dim, std::optional<int64_t> start,
                   std::optional<int64_t> end, int64_t step) {
   EMBER_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
-  EMBER_CHECK_VALUE(step > 0, step == 0 ? "slice step cannot be zero" : "step must be greater than zero");
+  // aten::slice's text; Python-style indexing (indexing_basic.cpp) refuses steps first with its own.
+  EMBER_CHECK(step > 0, "slice step must be positive");
   int64_t d = wrap_dim(dim, self.dim());
   int64_t size = self.size(d);
   // Python slice clamping: negative counts from the end, then clamp into [0, size].
@@ -325,7 +327,7 @@ Tensor reshape_op(const Tensor& self, IntArrayRef shape) {
 Tensor flatten_impl(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   int64_t s = wrap_dim(start_dim, self.dim()), e = wrap_dim(end_dim, self.dim());
   if (self.dim() == 0) return reshape_op(self, {1});
-  EMBER_CHECK_VALUE(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (s == e) return self;
   DimVector shape;
   for (int64_t d = 0; d < s; ++d) shape.push_back(self.size(d));

@@ -166,8 +166,10 @@ int main(int argc, char** argv) {
       out << "case " << id << " ok " << n << "\n" << block.str();
     } catch (const Error& e) {
       std::string msg = e.what();
-      for (char& c : msg)
-        if (c == '\n') c = ' ';
+      // One line per case: newlines travel as the two characters "\n" (the test compares the first).
+      std::string escaped;
+      for (char c : msg) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+      msg = escaped;
       out << "case " << id << " error " << kind_name(e.kind()) << " " << msg << "\n";
     }
   }

@@ -32,6 +32,9 @@ TEST(Core, AddBroadcastAndPromotion) {
 TEST(Core, AddShapeMismatchNamesSizes) {
   expect_error([] { ones({2, 3}) + ones({2, 4}); },
                "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1");
+  // Checked from the last dim, as PyTorch: the rightmost mismatch is the one named.
+  expect_error([] { ones({2, 3}) * ones({3, 2}); },
+               "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
 }
 
 TEST(Core, InplaceAddBumpsVersionAndChecksCast) {

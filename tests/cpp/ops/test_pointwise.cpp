@@ -97,9 +97,9 @@ TEST(Pointwise, ClampSemantics) {
   // uint8 takes negative integer limits by wrapping (-1 is 255), as PyTorch's conversion does.
   expect_values(tensor_of({1, 2, 3}, kUInt8).clamp(-1, 2), {3}, {2, 2, 2});
   expect_error([] { ember::clamp(tensor_of({1}, kInt64), std::nullopt); },
-               "torch.clamp: At least one of 'min' or 'max' must not be None");
+               "ember.clamp: At least one of 'min' or 'max' must not be None");
   expect_error([] { tensor_of({1}, kInt64).clamp(std::nullopt, std::nullopt); },
-               "torch.clamp: At least one of 'min' or 'max' must not be None");
+               "ember.clamp: At least one of 'min' or 'max' must not be None");
   expect_error([] { tensor_of({1}, kInt8).clamp(-1, 300); },
                "value cannot be converted to type int8_t without overflow");
   expect_error([] { tensor_of({1}, kUInt8).clamp(-300, 2); },

@@ -20,6 +20,20 @@ TEST(View, ViewSharesStorageAndVersion) {
   expect_error([&] { a.view({4}); }, "shape '[4]' is invalid for input of size 6");
   expect_error([&] { a.t().view({6}); }, "view size is not compatible with input tensor's size and stride");
   expect_error([&] { a.view({-1, -1}); }, "only one dimension can be inferred");
+  // A 0 beside -1 on a non-empty tensor is just a wrong shape (PyTorch's text).
+  expect_error([&] { a.reshape({0, -1}); }, "shape '[0, -1]' is invalid for input of size 6");
+  expect_error([&] { iota({2, 0, 3}).reshape({0, -1}); },
+               "cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified dimension size -1 "
+               "can be any value and is ambiguous");
+}
+
+TEST(View, SliceAndFlattenErrorsAsAten) {
+  Tensor a = iota({2, 3});
+  // aten::slice refuses steps < 1 as a RuntimeError (Python indexing has its own ValueErrors).
+  expect_error([&] { a.slice(0, 0, std::nullopt, 0); }, "slice step must be positive");
+  expect_error([&] { a.slice(1, 0, std::nullopt, -1); }, "slice step must be positive");
+  expect_error([&] { iota({2, 3, 4}).flatten(2, 1); },
+               "flatten() has invalid args: start_dim cannot come after end_dim");
 }
 
 TEST(View, TransposePermuteContiguous) {

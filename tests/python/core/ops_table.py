@@ -125,6 +125,107 @@ def binary(name, dtypes=ALL, extra=(), kind1="any"):
     return Op(f"aten::{name}", [T, Tensor(1, kind1), *extra], dtypes, BINARY)
 
 
+F32 = [torch.float32]
+
+
+def err(op, args, shapes, dtypes=F32):
+    """A row that torch refuses: one contiguous layout is enough to compare the error."""
+    return Op(f"aten::{op}", args, dtypes, shapes, vary_layout=False)
+
+
+def idx(slot, high, dtype=torch.int64):
+    return Tensor(slot, "index", dtype, high)
+
+
+# Common user mistakes: shapes that do not fit, wrong dtypes, dims and indices out of range,
+# impossible views and sizes, bad option strings.
+ERRORS: List[Op] = [
+    # shape mismatches
+    err("add.Tensor", [T, T1], [((3, 4), (2, 4)), ((3,), (4,))]),
+    err("mul.Tensor", [T, T1], [((2, 3), (3, 2))]),
+    err("eq.Tensor", [T, T1], [((2, 3), (4,))]),
+    err("where.self", [Tensor(0, "bool", torch.bool), T1, T2], [((3,), (4,), (3,))]),
+    err("mm", [T, T1], [((3,), (3, 4)), ((3, 4), (4,)), ((2, 3, 4), (4, 5))]),
+    err("bmm", [T, T1], [((2, 3, 4), (2, 5, 6)), ((2, 3, 4), (3, 4, 5)), ((3, 4), (4, 5))]),
+    err("matmul", [T, T1], [((3, 4), (5, 6)), ((4,), (5,)), ((), (3,)), ((2, 3, 4), (3, 5, 6))]),
+    err("addmm", [T, T1, T2, 1, 1], [((3, 5), (3, 4), (5, 5)), ((2, 2), (3, 4), (4, 5)), ((3, 5), (4,), (4, 5))]),
+    err("linear", [T, T1, None], [((3, 4), (5, 3))]),
+    err("cat", [[T, T1], 0], [((2, 3), (3,)), ((2, 3), (2, 4))]),
+    err("cat", [[T, T1], 2], [((2, 3), (2, 3))]),
+    err("stack", [[T, T1], 0], [((2, 3), (3, 2))]),
+    err("stack", [[T, T1], 3], [((2, 3), (2, 3))]),
+    err("gather", [T, 1, idx(1, 4)], [((3, 4), (3,)), ((3, 4), (4, 2))]),
+    err("gather", [T, 1, idx(1, 9)], [((3, 4), (3, 2))]),
+    err("gather", [T, 2, idx(1, 4)], [((3, 4), (3, 2))]),
+    err("index_select", [T, 0, idx(1, 3)], [((3, 4), (2, 2))]),
+    err("index_select", [T, 0, idx(1, 9)], [((3, 4), (5,))]),
+    err("index_select", [T, 2, idx(1, 3)], [((3, 4), (2,))]),
+    err("scatter.src", [T, 0, idx(1, 3), T2], [((3, 4), (2, 4), (1, 4))]),
+    err("expand", [T, [2, 4]], [((3,),), ((2, 3),)]),
+    err("expand", [T, [4]], [((2, 3),)]),
+    # wrong dtypes
+    err("index_select", [T, 0, Tensor(1, dtype=torch.float32)], [((3, 4), (2,))]),
+    err("gather", [T, 1, Tensor(1, dtype=torch.float32)], [((3, 4), (3, 2))]),
+    err("gather", [T, 1, idx(1, 4, torch.int32)], [((3, 4), (3, 2))]),
+    err("index.Tensor", [T, [Tensor(1, dtype=torch.float32)]], [((3, 4), (2,))]),
+    err("embedding", [T, Tensor(1, dtype=torch.float32)], [((5, 3), (2,))]),
+    err("sub.Tensor", [T, T1, 1], [((3,), (3,))], [torch.bool]),
+    err("mean", [T], REDUCE[:1], [torch.int32, torch.bool]),
+    err("mean.dim", [T, [0], False], REDUCE[:1], [torch.int64]),
+    err("bitwise_or.Tensor", [T, T1], [((3,), (3,))], [torch.float64]),
+    err("bitwise_not", [T], [((3,),)]),
+    err("masked_fill.Scalar", [T, Tensor(1, dtype=torch.int64), 1.0], [((3, 4), (3, 4))]),
+    err("masked_fill.Scalar", [T, Tensor(1, dtype=torch.float32), 1.0], [((3, 4), (3, 4))]),
+    err("where.self", [Tensor(0, dtype=torch.int64), T1, T2], [((3,), (3,), (3,))]),
+    err("add.Tensor", [T, T1, 1.5], [((3,), (3,))], [torch.int64]),
+    err("add_.Tensor", [T, Tensor(1, dtype=torch.float32)], [((3,), (3,))], [torch.int64]),
+    err("mm", [T, Tensor(1, dtype=torch.float64)], [((3, 4), (4, 5))]),
+    # dims and indices out of range
+    err("select.int", [T, 2, 0], [((3, 4),)]), err("select.int", [T, 1, 4], [((3, 4),)]),
+    err("select.int", [T, 0, -4], [((3, 4),)]), err("select.int", [T, 0, 0], [((),)]),
+    err("narrow", [T, 0, 4, 1], [((3, 4),)]), err("narrow", [T, 1, 2, 3], [((3, 4),)]),
+    err("narrow", [T, 2, 0, 1], [((3, 4),)]), err("narrow", [T, 0, 0, -1], [((3, 4),)]),
+    err("transpose.int", [T, 0, 2], [((3, 4),)]), err("transpose.int", [T, -3, 0], [((3, 4),)]),
+    err("unsqueeze", [T, 3], [((3, 4),)]), err("unsqueeze", [T, -4], [((3, 4),)]),
+    err("squeeze.dim", [T, 2], [((3, 4),)]),
+    err("permute", [T, [0, 1]], [((2, 3, 4),)]), err("permute", [T, [0, 0, 1]], [((2, 3, 4),)]),
+    err("softmax.int", [T, 2], REDUCE[:1]), err("log_softmax.int", [T, -3], REDUCE[:1]),
+    err("_softmax", [T, 2, False], REDUCE[:1]),
+    err("sum.dim_IntList", [T, [2], False], REDUCE[:1]), err("sum.dim_IntList", [T, [-3], False], REDUCE[:1]),
+    err("mean.dim", [T, [5], True], REDUCE[:1]),
+    err("amax", [T, [2], False], REDUCE[:1]), err("max.dim", [T, 2, False], REDUCE[:1]),
+    err("argmax", [T, 3, False], REDUCE[:1]), err("cumsum", [T, 2], REDUCE[:1]),
+    err("var.correction", [T, [2], 1, False], REDUCE[:1]),
+    err("topk", [T, -1, -1, True, True], REDUCE[:1]), err("topk", [T, 5, -1, True, True], REDUCE[:1]),
+    err("topk", [T, 1, 2, True, True], REDUCE[:1]),
+    err("sort.stable", [T, False, 2, False], REDUCE[:1]),
+    err("flatten.using_ints", [T, 1, 0], [((2, 3, 4),)]), err("flatten.using_ints", [T, 0, 3], [((2, 3, 4),)]),
+    err("chunk", [T, 0, 0], [((4,),)]), err("split.Tensor", [T, -1, 0], [((4,),)]),
+    err("split_with_sizes", [T, [1, 2], 0], [((4,),)]),
+    err("unbind.int", [T, 2], [((2, 3),)]),
+    err("slice.Tensor", [T, 2, 0, None, 1], [((3, 4),)]), err("slice.Tensor", [T, 0, 0, None, 0], [((3, 4),)]),
+    err("embedding", [T, idx(1, 9)], [((5, 3), (2,))]),
+    err("index.Tensor", [T, [idx(1, 9)]], [((3, 4), (2,))]),
+    err("index.Tensor", [T, [Tensor(1, "bool", torch.bool)]], [((3, 4), (4, 3))]),
+    # invalid view shapes
+    err("view", [T, [5, 3]], [((3, 4),)]), err("view", [T, [-1, -1]], [((3, 4),)]),
+    err("view", [T, [-2, 6]], [((3, 4),)]), err("reshape", [T, [5, -1]], [((3, 4),)]),
+    err("reshape", [T, [0, -1]], [((3, 4),)]),
+    err("unflatten.int", [T, 1, [3, -1]], [((3, 4),)]),
+    # negative sizes and bad ranges in factories
+    err("zeros", [[-1, 2], None], [()]), err("ones", [[2, -3], None], [()]),
+    err("full", [[-2], 1.0], [()]), err("eye.m", [-1, 2], [()]), err("eye.m", [2, -2], [()]),
+    err("linspace", [0, 1, -1], [()]),
+    err("arange.start_step", [0, 10, -1], [()]), err("arange.start_step", [10, 0, 1], [()]),
+    err("arange.start_step", [0, float("inf"), 1], [()]),
+    # bad options
+    err("clamp", [T, None, None], [((3,),)], [torch.int64]),
+    err("div.Tensor_mode", [T, Tensor(1, "nonzero"), "round"], [((3,), (3,))]),
+    err("div.Tensor_mode", [T, Tensor(1, "nonzero"), "Floor"], [((3,), (3,))], [torch.int64]),
+    err("gelu", [T, "Tanh"], [((3,),)]),
+]
+
+
 CASES: List[Op] = [
     # ---- unary math: float ops on every dtype (ints promote), sign-ish ops keep dtype ----
     *[unary(n, ALL) for n in ("exp", "expm1", "sin", "cos", "tanh", "sigmoid")],
@@ -293,4 +394,7 @@ CASES: List[Op] = [
     Op("aten::embedding", [T, Tensor(1, "index", torch.int64, high=5)], FLOATS, [((5, 3), (2, 4)), ((5, 3), ())]),
     Op("aten::index.Tensor", [T, [Tensor(1, "index", torch.int64, high=3)]], ALL, [((3, 4), (5,)), ((3, 4), (2, 2))]),
     Op("aten::index.Tensor", [T, [Tensor(1, "bool", torch.bool)]], [torch.float32, torch.int64], [((3, 4), (3, 4))]),
+    # ---- common user mistakes: error types and messages must match torch's ----
+    *ERRORS,
 ]
+
