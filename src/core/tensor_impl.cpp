@@ -74,16 +74,16 @@ TensorImpl::~TensorImpl() = default;
 
 int64_t TensorImpl::size(int64_t d) const {
   int64_t n = dim();
-  EMBER_CHECK_INDEX(d >= -std::max<int64_t>(n, 1) && d < std::max<int64_t>(n, 1),
-                    "Dimension out of range (expected to be in range of [", -std::max<int64_t>(n, 1),
-                    ", ", std::max<int64_t>(n, 1) - 1, "], but got ", d, ")");
-  EMBER_CHECK_INDEX(n > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  // As PyTorch: any dim of a 0-d tensor is refused the same way, before the range check.
+  EMBER_CHECK_INDEX(n > 0, "Dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n,
+                    ", ", n - 1, "], but got ", d, ")");
   return sizes_[d < 0 ? d + n : d];
 }
 
 int64_t TensorImpl::stride(int64_t d) const {
   int64_t n = dim();
-  EMBER_CHECK_INDEX(n > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(n > 0, "Dimension specified as ", d, " but tensor has no dimensions");
   EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n,
                     ", ", n - 1, "], but got ", d, ")");
   return strides_[d < 0 ? d + n : d];

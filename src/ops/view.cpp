@@ -48,7 +48,7 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
   }
   if (infer) {
     // As PyTorch: "ambiguous" only when the input is empty too; [0, -1] on 6 elements is invalid.
-    EMBER_CHECK(known != 0 || numel != 0, "shape '", shape, "' is invalid for input of size ", numel);
+    EMBER_CHECK(known != 0 || numel == 0, "shape '", shape, "' is invalid for input of size ", numel);
     EMBER_CHECK(known != 0, "cannot reshape tensor of 0 elements into shape ", shape,
                 " because the unspecified dimension size -1 can be any value and is ambiguous");
     EMBER_CHECK(numel % known == 0, "shape '", shape, "' is invalid for input of size ", numel);
