@@ -71,7 +71,7 @@ ScalarType promote_types(ScalarType a, ScalarType b);
 
 /// The dtype factories use when none is given (torch.get_default_dtype()).
 ScalarType default_dtype();
-void set_default_dtype(ScalarType t);  // float32 or float64 only, as PyTorch.
+void set_default_dtype(ScalarType t);  // a floating type (float32, float64, float16, bfloat16).
 
 // ---- C++ type <-> ScalarType ----
 template <class T>

@@ -116,7 +116,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 ScalarType default_dtype() { return g_default_dtype; }
 
 void set_default_dtype(ScalarType t) {
-  EMBER_CHECK_TYPE(t == kFloat32 || t == kFloat64,
+  EMBER_CHECK_TYPE(is_floating(t),  // PyTorch 1.13 accepts float16 and bfloat16 too
                    "only floating-point types are supported as the default type");
   g_default_dtype = t;
 }

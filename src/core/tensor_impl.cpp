@@ -18,13 +18,31 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 }
 
 int64_t compute_numel(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
+  // Negative dims are reported before any overflow, as PyTorch does.
+  for (int64_t s : sizes)
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+  int64_t n = 1;
+  for (int64_t s : sizes)
     EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), "numel: integer multiplication overflow for sizes ", sizes);
-  }
   return n;
 }
+
+namespace {
+// Bytes of a contiguous tensor (PyTorch's computeStorageNbytesContiguous): numel * itemsize
+// must not wrap, or a huge shape would get a small allocation. Like PyTorch, an overflow in
+// the running product counts even when a later dim is 0.
+size_t contiguous_nbytes(IntArrayRef sizes, size_t itemsize) {
+  for (int64_t s : sizes)
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+  uint64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(s), &n);
+  overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(itemsize), &n);
+  overflow |= n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  EMBER_CHECK(!overflow, "Storage size calculation overflowed with sizes=", sizes);
+  return static_cast<size_t>(n);
+}
+}  // namespace
 
 TensorImpl::TensorImpl(intrusive_ptr<Storage> storage, ScalarType dtype, IntArrayRef sizes,
                        IntArrayRef strides, int64_t storage_offset)
@@ -45,8 +63,9 @@ TensorImpl::TensorImpl(IntArrayRef sizes, ScalarType dtype, Device device)
       strides_(contiguous_strides(sizes)),
       dtype_(dtype),
       version_(make_intrusive<VersionCounter>()) {
+  const size_t nbytes = contiguous_nbytes(sizes, element_size(dtype));
   numel_ = compute_numel(sizes);
-  storage_ = Storage::allocate(static_cast<size_t>(numel_) * element_size(dtype), device);
+  storage_ = Storage::allocate(nbytes, device);
   is_contiguous_ = true;
   refresh_keys();
 }
@@ -55,16 +74,16 @@ TensorImpl::~TensorImpl() = default;
 
 int64_t TensorImpl::size(int64_t d) const {
   int64_t n = dim();
-  EMBER_CHECK_INDEX(d >= -std::max<int64_t>(n, 1) && d < std::max<int64_t>(n, 1),
-                    "Dimension out of range (expected to be in range of [", -std::max<int64_t>(n, 1),
-                    ", ", std::max<int64_t>(n, 1) - 1, "], but got ", d, ")");
-  EMBER_CHECK_INDEX(n > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  // As PyTorch: any dim of a 0-d tensor is refused the same way, before the range check.
+  EMBER_CHECK_INDEX(n > 0, "Dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n,
+                    ", ", n - 1, "], but got ", d, ")");
   return sizes_[d < 0 ? d + n : d];
 }
 
 int64_t TensorImpl::stride(int64_t d) const {
   int64_t n = dim();
-  EMBER_CHECK_INDEX(n > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK_INDEX(n > 0, "Dimension specified as ", d, " but tensor has no dimensions");
   EMBER_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n,
                     ", ", n - 1, "], but got ", d, ")");
   return strides_[d < 0 ? d + n : d];

@@ -5,6 +5,7 @@
 #include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "pointwise_helpers.h"
 
 namespace ember {
 
@@ -69,7 +70,10 @@ Tensor detach_impl(const Tensor& self) {
 
 Tensor fill__impl(const Tensor& self, const Scalar& value) {
   ops::check_no_internal_overlap("fill_", self);
-  if (!self.is_meta()) cpu::fill_kernel(self, value);
+  if (!self.is_meta()) {
+    ops::check_scalar_fits(value, self.dtype());  // fill_(300) on int8 refuses, as PyTorch
+    cpu::fill_kernel(self, value);
+  }
   return ops::mark_written(self);
 }
 

@@ -6,6 +6,7 @@
 #include "../dispatch/boxing.h"
 #include "factory_args.h"
 #include "elementwise.h"
+#include "pointwise_helpers.h"
 
 namespace ember {
 
@@ -30,24 +31,35 @@ Tensor empty_strided_impl(IntArrayRef size, IntArrayRef stride, OptDtype dtype, 
   EMBER_CHECK(size.size() == stride.size(), "empty_strided: mismatch in length of strides and shape (",
               size.size(), " vs ", stride.size(), ")");
   ScalarType dt = dtype.value_or(default_dtype());
-  // Storage must reach the farthest element: 1 + sum((size - 1) * stride).
-  int64_t extent = 1;
+  // Storage must reach the farthest element: 1 + sum((size - 1) * stride), in bytes that must
+  // not wrap (PyTorch's computeStorageNbytes), or a huge shape would get a small allocation.
+  uint64_t extent = 1;
+  bool overflow = false;
   for (size_t d = 0; d < size.size(); ++d) {
     EMBER_CHECK(size[d] >= 0, "Trying to create tensor with negative dimension ", size[d], ": ", size);
     EMBER_CHECK(stride[d] >= 0, "empty_strided: negative strides are not supported, got ", stride);
     if (size[d] == 0) extent = 0;
   }
-  if (extent != 0)
-    for (size_t d = 0; d < size.size(); ++d) extent += (size[d] - 1) * stride[d];
-  auto storage = Storage::allocate(static_cast<size_t>(extent) * element_size(dt),
-                                   device.value_or(default_device()));
+  for (size_t d = 0; d < size.size() && extent != 0; ++d) {
+    uint64_t span;
+    overflow |= __builtin_mul_overflow(static_cast<uint64_t>(stride[d]),
+                                       static_cast<uint64_t>(size[d] - 1), &span);
+    overflow |= __builtin_add_overflow(extent, span, &extent);
+  }
+  overflow |= __builtin_mul_overflow(extent, static_cast<uint64_t>(element_size(dt)), &extent);
+  overflow |= extent > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  EMBER_CHECK(!overflow, "Storage size calculation overflowed with sizes=", size, " and strides=", stride);
+  auto storage = Storage::allocate(static_cast<size_t>(extent), device.value_or(default_device()));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, size, stride, 0));
 }
 
 Tensor full_impl(IntArrayRef size, const Scalar& value, OptDtype dtype, OptLayout layout,
                  OptDevice device, OptBool pin) {
   Tensor t = empty_impl(size, dtype ? dtype : OptDtype(value.dtype()), layout, device, pin, std::nullopt);
-  if (!t.is_meta()) cpu::fill_kernel(t, value);
+  if (!t.is_meta()) {
+    ops::check_scalar_fits(value, t.dtype());  // full((2,), 300, dtype=int8) refuses, as PyTorch
+    cpu::fill_kernel(t, value);
+  }
   return t;
 }
 Tensor zeros_impl(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {

@@ -2,6 +2,7 @@
 // reshape / flatten / unflatten / narrow / chunk are composites over the primitive views.
 #include "ember/ops/view.h"
 
+#include <limits>
 #include <numeric>
 
 #include "../dispatch/boxing.h"
@@ -46,6 +47,7 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
     }
   }
   if (infer) {
+    // As PyTorch: "ambiguous" only when the input is empty too; [0, -1] on 6 elements is invalid.
     EMBER_CHECK(known != 0 || numel == 0, "shape '", shape, "' is invalid for input of size ", numel);
     EMBER_CHECK(known != 0, "cannot reshape tensor of 0 elements into shape ", shape,
                 " because the unspecified dimension size -1 can be any value and is ambiguous");
@@ -240,21 +242,27 @@ Tensor as_strided_impl(const Tensor& self, IntArrayRef size, IntArrayRef stride,
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   for (int64_t s : stride) EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", stride);
-  // The view must stay inside the storage (meta storages record their size too).
-  int64_t extent = 0;
-  bool empty = false;
+  // The view must stay inside the storage (meta storages record their size too). The byte count
+  // is computed without wrapping (PyTorch's computeStorageNbytes), or a huge stride would pass.
+  uint64_t needed = static_cast<uint64_t>(offset) + 1;
+  bool overflow = false;
   for (size_t i = 0; i < size.size(); ++i) {
     EMBER_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", size);
-    if (size[i] == 0) empty = true;
-    extent += (size[i] - 1) * stride[i];
+    if (size[i] == 0) needed = 0;
   }
-  if (!empty) {
-    int64_t needed = (offset + extent + 1) * static_cast<int64_t>(self.element_size());
-    int64_t have = static_cast<int64_t>(self.impl()->storage()->nbytes());
-    EMBER_CHECK(needed <= have, "setStorage: sizes ", size, ", strides ", stride,
-                " in storage offset ", offset, " and itemsize ", self.element_size(),
-                " requiring a storage size of ", needed, " are out of bounds for storage of size ", have);
+  for (size_t i = 0; i < size.size() && needed != 0; ++i) {
+    uint64_t span;
+    overflow |= __builtin_mul_overflow(static_cast<uint64_t>(stride[i]),
+                                       static_cast<uint64_t>(size[i] - 1), &span);
+    overflow |= __builtin_add_overflow(needed, span, &needed);
   }
+  overflow |= __builtin_mul_overflow(needed, static_cast<uint64_t>(self.element_size()), &needed);
+  overflow |= needed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  EMBER_CHECK(!overflow, "Storage size calculation overflowed with sizes=", size, " and strides=", stride);
+  const uint64_t have = self.impl()->storage()->nbytes();
+  EMBER_CHECK(needed <= have, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ",
+              offset, ", and itemsize ", self.element_size(), " requiring a storage size of ", needed,
+              " are out of bounds for storage of size ", have);
   return ops::make_view(self, size, stride, offset);
 }
 

@@ -13,7 +13,6 @@ ElementwiseLoop::ElementwiseLoop(std::initializer_list<Operand> operands) {
   ntensors_ = static_cast<int>(operands.size());
   numel_ = out.numel();
   const int64_t nd = static_cast<int64_t>(out_sizes.size());
-  EMBER_CHECK(nd <= kMaxDims, "elementwise ops support at most ", kMaxDims, " dims, got ", nd);
 
   // Fast path: every operand contiguous with the output's shape is one flat run; it gives the
   // same runs as the general path below, which would merge all dims into one.
@@ -33,7 +32,24 @@ ElementwiseLoop::ElementwiseLoop(std::initializer_list<Operand> operands) {
     return;
   }
 
-  // Byte strides of every operand over the output's dims (0 where broadcast).
+  // Only the output's dims of size > 1 take part (size-1 dims are dropped), so any number of
+  // size-1 dims is fine, as in PyTorch; an empty output runs nothing, whatever its rank.
+  if (numel_ == 0) {
+    ndim_ = 1;
+    shape_[0] = 0;
+    strides_[0] = {};
+    return;
+  }
+  std::array<int64_t, kMaxDims> dims;  // dims[i]: the output dim behind entry i
+  int ndims = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (out_sizes[d] == 1) continue;
+    EMBER_CHECK(ndims < kMaxDims, "elementwise ops support at most ", kMaxDims,
+                " dims of size > 1, got a tensor of shape ", out_sizes);
+    dims[ndims++] = d;
+  }
+
+  // Byte strides of every operand over those dims (0 where broadcast).
   std::array<std::array<int64_t, kMaxOperands>, kMaxDims> strides{};
   t = 0;
   for (const Operand& o : operands) {
@@ -42,16 +58,16 @@ ElementwiseLoop::ElementwiseLoop(std::initializer_list<Operand> operands) {
     const int64_t off = nd - static_cast<int64_t>(sizes.size());
     EMBER_ASSERT(off >= 0, "operand has more dims than the output");
     const int64_t item = static_cast<int64_t>(op.element_size());
-    for (int64_t d = 0; d < nd; ++d) {
-      const int64_t od = d - off;
+    for (int i = 0; i < ndims; ++i) {
+      const int64_t d = dims[i], od = d - off;
       const bool broadcast = od < 0 || (sizes[od] == 1 && out_sizes[d] != 1);
       EMBER_ASSERT(broadcast || sizes[od] == out_sizes[d], "operand shape mismatch");
-      strides[d][t] = broadcast ? 0 : op_strides[od] * item;
+      strides[i][t] = broadcast ? 0 : op_strides[od] * item;
     }
     ++t;
   }
 
-  // Order dims outer→inner by the output's stride (then the inputs'), dropping size-1 dims.
+  // Order entries outer→inner by the output's stride (then the inputs').
   // A stable insertion sort: at most kMaxDims entries, and no allocation.
   auto outer_before = [&](int64_t a, int64_t b) {
     for (int k = 0; k < ntensors_; ++k) {
@@ -63,30 +79,29 @@ ElementwiseLoop::ElementwiseLoop(std::initializer_list<Operand> operands) {
   };
   std::array<int64_t, kMaxDims> order{};
   int norder = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (out_sizes[d] == 1) continue;
+  for (int64_t e = 0; e < ndims; ++e) {
     int i = norder++;
-    for (; i > 0 && outer_before(d, order[i - 1]); --i) order[i] = order[i - 1];
-    order[i] = d;
+    for (; i > 0 && outer_before(e, order[i - 1]); --i) order[i] = order[i - 1];
+    order[i] = e;
   }
 
   // Merge a dim into the next inner one where every operand is contiguous across them.
   ndim_ = 0;
   for (int i = 0; i < norder; ++i) {
-    const int64_t d = order[i];
+    const int64_t e = order[i], size = out_sizes[dims[e]];
     if (ndim_ > 0) {
       int prev = ndim_ - 1;
       bool mergeable = true;
       for (int k = 0; k < ntensors_ && mergeable; ++k)
-        mergeable = strides_[prev][k] == strides[d][k] * out_sizes[d];
+        mergeable = strides_[prev][k] == strides[e][k] * size;
       if (mergeable) {
-        shape_[prev] *= out_sizes[d];
-        for (int k = 0; k < ntensors_; ++k) strides_[prev][k] = strides[d][k];
+        shape_[prev] *= size;
+        for (int k = 0; k < ntensors_; ++k) strides_[prev][k] = strides[e][k];
         continue;
       }
     }
-    shape_[ndim_] = out_sizes[d];
-    strides_[ndim_] = strides[d];
+    shape_[ndim_] = size;
+    strides_[ndim_] = strides[e];
     ++ndim_;
   }
   if (ndim_ == 0) {  // 0-d or all size-1: one element
