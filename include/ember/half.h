@@ -50,7 +50,8 @@ inline float half_bits_to_float(uint16_t h) {
   uint32_t mant = h & 0x3ffu;
   uint32_t out;
   if (exp == 0x1f) {
-    out = sign | 0x7f800000u | (mant << 13);
+    // NaNs come out quiet (payload kept), as PyTorch's conversion does: 0x7c01 -> 0x7fc02000.
+    out = sign | 0x7f800000u | (mant << 13) | (mant ? 0x00400000u : 0u);
   } else if (exp == 0) {
     if (mant == 0) return std::bit_cast<float>(sign);
     float v = static_cast<float>(mant) * 5.9604644775390625e-08f;  // mant * 2^-24

@@ -1,5 +1,7 @@
 #include "ember/parallel.h"
 
+#include "ember/error.h"
+
 #include <immintrin.h>
 
 #include <algorithm>
@@ -168,6 +170,8 @@ int get_num_threads() {
 }
 
 void set_num_threads(int n) {
+  // From inside a task this would wait for the pool it runs on (a deadlock): refuse instead.
+  EMBER_CHECK(!in_parallel_region(), "set_num_threads: cannot be called from inside a parallel region");
   if (n < 1) n = 1;
   std::lock_guard<std::mutex> lock(g_pool_mu);
   g_num_threads.store(n);

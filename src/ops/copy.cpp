@@ -47,8 +47,8 @@ Tensor copy__impl(const Tensor& self, const Tensor& src, bool /*non_blocking*/) 
   Tensor expanded = src;
   if (!src.sizes().equals(self.sizes())) {
     DimVector shape = broadcast_shapes(self.sizes(), src.sizes());
-    EMBER_CHECK(shape == self.sizes().vec(), "copy_: the source of shape ", size_str(src.sizes()),
-                " cannot be broadcast to the destination of shape ", size_str(self.sizes()));
+    EMBER_CHECK(shape == self.sizes().vec(), "output with shape ", self.sizes(),
+                " doesn't match the broadcast shape ", IntArrayRef(shape));
     expanded = expand(src, self.sizes());
   }
   ops::check_no_internal_overlap("copy_", self);
