@@ -12,7 +12,9 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t acc = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = acc;
-    acc *= std::max<int64_t>(sizes[i], 1);
+    // Sizes whose product overflows are refused by compute_numel; until then (this runs first
+    // in the constructor) the multiplication must not be signed overflow.
+    if (__builtin_mul_overflow(acc, std::max<int64_t>(sizes[i], 1), &acc)) acc = 0;
   }
   return strides;
 }
