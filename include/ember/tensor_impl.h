@@ -121,5 +121,11 @@ class TensorImpl : public intrusive_target {
 DimVector contiguous_strides(IntArrayRef sizes);
 /// Product of sizes, checking for overflow.
 int64_t compute_numel(IntArrayRef sizes);
+/// Bytes a storage needs for a strided tensor starting at element `offset` (PyTorch's
+/// computeStorageNbytes): (offset + 1 + sum((size - 1) * stride)) * itemsize, 0 when a size is 0.
+/// Sizes and strides must be non-negative (callers check, with their own messages). A count
+/// that does not fit int64 is an error ("Storage size calculation overflowed ..."), or a huge
+/// shape or stride would pass a bounds check or get a small allocation.
+int64_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize, int64_t offset = 0);
 
 }  // namespace ember

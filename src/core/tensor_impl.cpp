@@ -29,6 +29,26 @@ int64_t compute_numel(IntArrayRef sizes) {
   return n;
 }
 
+int64_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize, int64_t offset) {
+  EMBER_ASSERT(sizes.size() == strides.size() && offset >= 0);
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
+  uint64_t needed = static_cast<uint64_t>(offset) + 1;
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_ASSERT(sizes[i] > 0 && strides[i] >= 0);
+    uint64_t span;
+    overflow |= __builtin_mul_overflow(static_cast<uint64_t>(strides[i]),
+                                       static_cast<uint64_t>(sizes[i] - 1), &span);
+    overflow |= __builtin_add_overflow(needed, span, &needed);
+  }
+  overflow |= __builtin_mul_overflow(needed, static_cast<uint64_t>(itemsize), &needed);
+  overflow |= needed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  EMBER_CHECK(!overflow, "Storage size calculation overflowed with sizes=", sizes,
+              " and strides=", strides);
+  return static_cast<int64_t>(needed);
+}
+
 namespace {
 // Bytes of a contiguous tensor (PyTorch's computeStorageNbytesContiguous): numel * itemsize
 // must not wrap, or a huge shape would get a small allocation. Like PyTorch, an overflow in

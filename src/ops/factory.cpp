@@ -31,25 +31,12 @@ Tensor empty_strided_impl(IntArrayRef size, IntArrayRef stride, OptDtype dtype, 
   EMBER_CHECK(size.size() == stride.size(), "empty_strided: mismatch in length of strides and shape (",
               size.size(), " vs ", stride.size(), ")");
   ScalarType dt = dtype.value_or(default_dtype());
-  // Storage must reach the farthest element: 1 + sum((size - 1) * stride), in bytes that must
-  // not wrap (PyTorch's computeStorageNbytes), or a huge shape would get a small allocation.
-  uint64_t extent = 1;
-  bool overflow = false;
   for (size_t d = 0; d < size.size(); ++d) {
     EMBER_CHECK(size[d] >= 0, "Trying to create tensor with negative dimension ", size[d], ": ", size);
     EMBER_CHECK(stride[d] >= 0, "empty_strided: negative strides are not supported, got ", stride);
-    if (size[d] == 0) extent = 0;
   }
-  for (size_t d = 0; d < size.size() && extent != 0; ++d) {
-    uint64_t span;
-    overflow |= __builtin_mul_overflow(static_cast<uint64_t>(stride[d]),
-                                       static_cast<uint64_t>(size[d] - 1), &span);
-    overflow |= __builtin_add_overflow(extent, span, &extent);
-  }
-  overflow |= __builtin_mul_overflow(extent, static_cast<uint64_t>(element_size(dt)), &extent);
-  overflow |= extent > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  EMBER_CHECK(!overflow, "Storage size calculation overflowed with sizes=", size, " and strides=", stride);
-  auto storage = Storage::allocate(static_cast<size_t>(extent), device.value_or(default_device()));
+  const int64_t nbytes = storage_nbytes(size, stride, element_size(dt));
+  auto storage = Storage::allocate(static_cast<size_t>(nbytes), device.value_or(default_device()));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, size, stride, 0));
 }
 
@@ -191,9 +178,10 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
   ScalarType dt = o.dtype_or_default();
   Device dev = o.device_ ? *o.device_ : kCPU;
   EMBER_CHECK(dev.is_cpu(), "from_blob: data must live on the cpu device, got ", dev.str());
-  int64_t extent = compute_numel(sizes) == 0 ? 0 : 1;
-  for (size_t d = 0; d < sizes.size() && extent; ++d) extent += (sizes[d] - 1) * strides[d];
-  auto storage = Storage::wrap(data, static_cast<size_t>(extent) * element_size(dt), std::move(deleter));
+  compute_numel(sizes);  // negative sizes: PyTorch's message
+  for (int64_t s : strides) EMBER_CHECK(s >= 0, "from_blob: negative strides are not supported, got ", strides);
+  const int64_t nbytes = storage_nbytes(sizes, strides, element_size(dt));
+  auto storage = Storage::wrap(data, static_cast<size_t>(nbytes), std::move(deleter));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, sizes, strides, 0));
 }
 

@@ -242,23 +242,10 @@ Tensor as_strided_impl(const Tensor& self, IntArrayRef size, IntArrayRef stride,
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
   for (int64_t s : stride) EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", stride);
-  // The view must stay inside the storage (meta storages record their size too). The byte count
-  // is computed without wrapping (PyTorch's computeStorageNbytes), or a huge stride would pass.
-  uint64_t needed = static_cast<uint64_t>(offset) + 1;
-  bool overflow = false;
-  for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", size);
-    if (size[i] == 0) needed = 0;
-  }
-  for (size_t i = 0; i < size.size() && needed != 0; ++i) {
-    uint64_t span;
-    overflow |= __builtin_mul_overflow(static_cast<uint64_t>(stride[i]),
-                                       static_cast<uint64_t>(size[i] - 1), &span);
-    overflow |= __builtin_add_overflow(needed, span, &needed);
-  }
-  overflow |= __builtin_mul_overflow(needed, static_cast<uint64_t>(self.element_size()), &needed);
-  overflow |= needed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  EMBER_CHECK(!overflow, "Storage size calculation overflowed with sizes=", size, " and strides=", stride);
+  for (int64_t sz : size)
+    EMBER_CHECK(sz >= 0, "Trying to create tensor with negative dimension ", sz, ": ", size);
+  // The view must stay inside the storage (meta storages record their size too).
+  const uint64_t needed = static_cast<uint64_t>(storage_nbytes(size, stride, self.element_size(), offset));
   const uint64_t have = self.impl()->storage()->nbytes();
   EMBER_CHECK(needed <= have, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ",
               offset, ", and itemsize ", self.element_size(), " requiring a storage size of ", needed,
