@@ -8,6 +8,8 @@
 // which goes through the dispatcher. Methods are defined next to their op, in src/ops/<family>.cpp.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,6 +28,9 @@ namespace ember {
 
 class Generator;
 class TensorIndex;
+namespace autograd {
+class Node;
+}
 
 class Tensor {
  public:
@@ -262,6 +267,42 @@ class Tensor {
   // ---- printing (src/core/print.cpp) ----
   /// Exactly PyTorch's repr, with "ember." where PyTorch writes "torch.".
   std::string to_string() const;
+
+  // ---- autograd (src/autograd/variable.cpp) ----
+  /// Sets the leaf flag. Only floating-point tensors can require grad; only leaves can stop.
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
+  /// The accumulated gradient (undefined until a backward reaches this leaf, or a retained
+  /// non-leaf).
+  Tensor grad() const;
+  /// Replaces .grad (undefined clears it). Shape, dtype and device must match, as PyTorch checks.
+  void set_grad(const Tensor& grad) const;
+  /// The node that made this tensor (null for leaves and tensors without history).
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  /// Which output of grad_fn this tensor is.
+  uint32_t output_nr() const;
+  /// Keep .grad for this non-leaf after backward (a no-op on leaves).
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// Computes the gradient of this tensor w.r.t. graph leaves (torch.Tensor.backward).
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, const std::vector<Tensor>& inputs = {}) const;
+  /// Detaches in place: no history, requires_grad false. Views refuse.
+  Tensor& detach_();
+  /// A tensor sharing this one's data and geometry but with its own version counter and no
+  /// autograd history (Tensor.data).
+  Tensor variable_data() const;
+  /// Registers a hook called with the gradient of this tensor; it may return a replacement
+  /// (an undefined Tensor keeps the gradient). Returns an id for remove_hook.
+  unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// A hook run on a leaf after its .grad was accumulated.
+  unsigned register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
+  void remove_hook(unsigned id) const;
+  /// Views: the tensor this one views (undefined for non-views).
+  bool is_view() const { return impl_->is_view(); }
+  Tensor _base() const { return is_view() ? Tensor(impl_->view_base()) : Tensor(); }
+  uint32_t _version() const { return version(); }
 
  private:
   intrusive_ptr<TensorImpl> impl_;

@@ -83,9 +83,25 @@ class TensorImpl : public intrusive_target {
   // ---- slots for the layers above ----
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m);
-  bool requires_grad() const { return autograd_meta_ && autograd_meta_->requires_grad(); }
+  /// Its own flag or graph, or (for a view) its base's: a view of a tensor that requires grad
+  /// requires grad even when made under no_grad (as PyTorch's DifferentiableViewMeta).
+  bool requires_grad() const {
+    return (autograd_meta_ && autograd_meta_->requires_grad()) ||
+           (view_base_ && view_base_->requires_grad());
+  }
   /// Recompute the Autograd key after a change in requires_grad.
   void refresh_autograd_key();
+
+  // ---- views (Note [View tracking] in tensor_impl.cpp) ----
+  /// The tensor this one is a view of (the root: never itself a view); null for non-views.
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  bool is_view() const { return static_cast<bool>(view_base_); }
+  /// Whether grad mode was off when the view was made (in-place writes on it that autograd
+  /// must record are then refused).
+  bool view_made_without_grad() const { return view_made_without_grad_; }
+  /// Marks this impl as a view of `of` (or of `of`'s base when `of` is itself a view).
+  void set_view_of(const TensorImpl& of, bool grad_mode_enabled);
+  void clear_view() { view_base_.reset(); }
 
   TensorSubclass* subclass() const { return subclass_.get(); }
   void set_subclass(intrusive_ptr<TensorSubclass> s);
@@ -109,9 +125,11 @@ class TensorImpl : public intrusive_target {
   ScalarType dtype_;
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
+  bool view_made_without_grad_ = false;
   KeySet keys_;
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  intrusive_ptr<TensorImpl> view_base_;
   intrusive_ptr<TensorSubclass> subclass_;
   intrusive_ptr<QuantizerBase> quantizer_;
   void* pyobj_ = nullptr;

@@ -132,6 +132,19 @@ void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
 
 void TensorImpl::refresh_autograd_key() { refresh_keys(); }
 
+// Note [View tracking]
+// Every view op (ops::make_view) records the root tensor it views, for every tensor, not only
+// for those that require grad: `out = zeros(3); out[0:2].copy_(w)` with w requiring grad must
+// make `out` require grad (autograd rebases out's history through CopySlices), and a view made
+// under no_grad of a tensor that requires grad must refuse in-place writes that autograd would
+// record. It costs one refcount per view; the base stays alive as long as its views, as in
+// PyTorch. detach() is not a view in this sense (`_base` is None), though it shares storage.
+void TensorImpl::set_view_of(const TensorImpl& of, bool grad_mode_enabled) {
+  view_base_ = of.view_base_ ? of.view_base_ : intrusive_ptr<TensorImpl>(const_cast<TensorImpl*>(&of));
+  view_made_without_grad_ = !grad_mode_enabled;
+  refresh_keys();
+}
+
 void TensorImpl::set_subclass(intrusive_ptr<TensorSubclass> s) {
   subclass_ = std::move(s);
   refresh_keys();

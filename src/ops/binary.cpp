@@ -2,6 +2,7 @@
 // Each op: type promotion → broadcast → output allocation → CPU kernel (meta stops before it).
 #include "../backends/cpu/binary_kernels.h"
 #include "../backends/cpu/copy_kernel.h"
+#include "../autograd/record.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
 #include "pointwise_helpers.h"
@@ -401,6 +402,60 @@ EMBER_REGISTER_OP(bitwise_xor_Tensor, static_cast<BinaryFn>(&bitwise_xor));
 EMBER_REGISTER_OP(bitwise_and__Tensor, static_cast<InplaceFn>(&bitwise_and_));
 EMBER_REGISTER_OP(bitwise_or__Tensor, static_cast<InplaceFn>(&bitwise_or_));
 EMBER_REGISTER_OP(bitwise_xor__Tensor, static_cast<InplaceFn>(&bitwise_xor_));
+
+// ---- autograd (Note [Backward rules] in docs/adding-an-op.md) ----
+namespace {
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// d(self + alpha*other) = grad, alpha*grad (the engine sums broadcast gradients down).
+template <OpId id, Tensor (*impl)(const Tensor&, const Tensor&, const Scalar&), int sign>
+Tensor add_sub_autograd(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  autograd::Recorder r(sign > 0 ? "AddBackward0" : "SubBackward0", self, other);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, other, alpha); });
+  if (!r) return out;
+  return r.finish(out, [alpha](OpNode& n, const tensor_list& g) {
+    Tensor other_grad;
+    if (n.needs(1)) {
+      other_grad = alpha.to_double() == 1.0 && !alpha.is_bool() ? g[0] : g[0] * wrapped_scalar_tensor(alpha);
+      if (sign < 0) other_grad = -other_grad;
+    }
+    return tensor_list{n.needs(0) ? g[0] : Tensor(), other_grad};
+  });
+}
+
+// d(self * other) = grad * other, grad * self.
+Tensor mul_autograd(const Tensor& self, const Tensor& other) {
+  autograd::Recorder r("MulBackward0", self, other);
+  Tensor out = r.forward([&] { return dispatch::call<mul_impl>(OpId::mul_Tensor, self, other); });
+  if (!r) return out;
+  const size_t other_ = r.save_if(r.needs(0), other), self_ = r.save_if(r.needs(1), self);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{n.needs(0) ? g[0] * n.saved(other_) : Tensor(),
+                       n.needs(1) ? g[0] * n.saved(self_) : Tensor()};
+  });
+}
+
+Tensor mul__autograd(const Tensor& self, const Tensor& other) {
+  autograd::Recorder r("MulBackward0", self, other);
+  autograd::check_inplace_if(r, self);
+  // self's value before the write is needed for other's gradient.
+  const size_t self_ = r ? r.save_if(r.needs(1), r.needs(1) ? self.clone() : Tensor()) : 0;
+  const size_t other_ = r ? r.save_if(r.needs(0), other) : 0;
+  r.forward([&] { return dispatch::call<mul__impl>(OpId::mul__Tensor, self, other); });
+  if (!r) return self;
+  r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{n.needs(0) ? g[0] * n.saved(other_) : Tensor(),
+                       n.needs(1) ? g[0] * n.saved(self_) : Tensor()};
+  });
+  return self;
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(add_Tensor, (&add_sub_autograd<OpId::add_Tensor, add_impl, 1>));
+EMBER_REGISTER_AUTOGRAD(sub_Tensor, (&add_sub_autograd<OpId::sub_Tensor, sub_impl, -1>));
+EMBER_REGISTER_AUTOGRAD(mul_Tensor, &mul_autograd);
+EMBER_REGISTER_AUTOGRAD(mul__Tensor, &mul__autograd);
 
 // ---- Tensor methods and operators ----
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../backends/cpu/reduce_kernels.h"
+#include "../autograd/record.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
 #include "reduce_common.h"
@@ -227,6 +228,52 @@ Tensor cumsum_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dt
 }
 
 }  // namespace
+
+// ---- autograd ----
+namespace {
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// Reductions over `dims` with keepdim=false drop those dims; their gradients put them back.
+Tensor unsqueeze_to(const Tensor& g, IntArrayRef dims, int64_t ndim) {
+  if (ndim == 0) return g;
+  DimVector sorted;
+  for (int64_t d : dims) sorted.push_back(wrap_dim(d, ndim));
+  if (dims.empty()) return g;  // all dims reduced: g is 0-d
+  std::sort(sorted.begin(), sorted.end());
+  Tensor r = g;
+  for (int64_t d : sorted) r = r.unsqueeze(d);
+  return r;
+}
+
+// d sum(self) = grad expanded back to self's shape.
+Tensor sum_autograd(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  autograd::Recorder r("SumBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<sum_impl>(OpId::sum, self, dtype); });
+  if (!r) return out;
+  DimVector sizes = self.sizes().vec();
+  return r.finish(out, [sizes](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].expand(sizes)};
+  });
+}
+
+Tensor sum_dim_autograd(const Tensor& self, const std::optional<std::vector<int64_t>>& dims,
+                        const bool& keepdim, const std::optional<ScalarType>& dtype) {
+  autograd::Recorder r("SumBackward1", self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<sum_dim_impl>(OpId::sum_dim_IntList, self, dims, keepdim, dtype); });
+  if (!r) return out;
+  DimVector sizes = self.sizes().vec();
+  std::vector<int64_t> reduced = dims.value_or(std::vector<int64_t>{});
+  return r.finish(out, [sizes, reduced, keepdim](OpNode&, const tensor_list& g) {
+    Tensor grad = keepdim ? g[0] : unsqueeze_to(g[0], reduced, static_cast<int64_t>(sizes.size()));
+    return tensor_list{grad.expand(sizes)};
+  });
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(sum, &sum_autograd);
+EMBER_REGISTER_AUTOGRAD(sum_dim_IntList, &sum_dim_autograd);
 
 // ---- frontends (schema order) and boxed registration ----
 

@@ -5,8 +5,10 @@
 #include <limits>
 #include <numeric>
 
+#include "../autograd/record.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/grad_mode.h"
 
 namespace ember {
 
@@ -24,6 +26,7 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
   auto impl = make_intrusive<TensorImpl>(self.impl()->storage(), self.dtype(), sizes, strides, offset);
   impl->set_version_counter(self.impl()->version_counter());
   impl->set_quantizer(self.impl()->quantizer());
+  impl->set_view_of(*self.impl(), GradMode::is_enabled());  // Note [View tracking]
   return Tensor(std::move(impl));
 }
 }  // namespace ops
@@ -295,6 +298,46 @@ std::vector<Tensor> unbind_impl(const Tensor& self, int64_t dim) {
   for (int64_t i = 0; i < self.size(d); ++i) out.push_back(select_impl(self, d, i));
   return out;
 }
+
+// ---- autograd: a view's gradient is the gradient reshaped back to its input ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// d view(self, size) = grad.reshape(self.sizes)
+template <OpId id, Tensor (*impl)(const Tensor&, IntArrayRef)>
+Tensor view_autograd(const Tensor& self, const IntArrayRef& size) {
+  autograd::Recorder r(id == OpId::view ? "ViewBackward0" : "UnsafeViewBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, size); });
+  if (!r) return out;
+  return r.finish(out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].reshape(sizes)};
+  });
+}
+
+// d expand(self, sizes) = grad summed down to self's shape (the engine's sum_to)
+Tensor expand_autograd(const Tensor& self, const IntArrayRef& sizes, const bool& implicit) {
+  autograd::Recorder r("ExpandBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<expand_impl>(OpId::expand, self, sizes, implicit); });
+  if (!r) return out;
+  return r.finish(out, [shape = self.sizes().vec()](OpNode&, const tensor_list& g) {
+    return tensor_list{autograd::sum_to(g[0], shape)};
+  });
+}
+
+// d unsqueeze(self, dim) = grad.squeeze(dim)
+Tensor unsqueeze_autograd(const Tensor& self, const int64_t& dim) {
+  autograd::Recorder r("UnsqueezeBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<unsqueeze_impl>(OpId::unsqueeze, self, dim); });
+  if (!r) return out;
+  return r.finish(out, [d = wrap_dim(dim, self.dim() + 1)](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].squeeze(d)};
+  });
+}
+
+EMBER_REGISTER_AUTOGRAD(view, (&view_autograd<OpId::view, view_impl>));
+EMBER_REGISTER_AUTOGRAD(_unsafe_view, (&view_autograd<OpId::_unsafe_view, unsafe_view_impl>));
+EMBER_REGISTER_AUTOGRAD(expand, &expand_autograd);
+EMBER_REGISTER_AUTOGRAD(unsqueeze, &unsqueeze_autograd);
 
 // ---- schema-shaped frontends of the primitives ----
 Tensor view_op(const Tensor& self, IntArrayRef size) { return dispatch::call<view_impl>(OpId::view, self, size); }

@@ -1,0 +1,18 @@
+// The backward engine (internal; the public entry points are in ember/autograd/autograd.h).
+#pragma once
+
+#include "ember/autograd/node.h"
+
+namespace ember::autograd {
+
+/// Runs the graph from `roots` (with their gradients `root_grads`). With `outputs` empty every
+/// reachable node runs; otherwise only the nodes leading to `outputs`, whose incoming gradients
+/// are returned in order (captured; not accumulated unless `accumulate_grad`).
+tensor_list run_backward(const edge_list& roots, const tensor_list& root_grads, bool keep_graph,
+                         bool create_graph, const edge_list& outputs, bool accumulate_grad);
+
+/// Whether the running backward executes `fn` (always true outside a backward, and in one
+/// that runs the whole graph).
+bool task_needs(const Node* fn);
+
+}  // namespace ember::autograd

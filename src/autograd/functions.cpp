@@ -1,0 +1,166 @@
+#include "functions.h"
+
+#include "ember/autograd/autograd.h"
+#include "ember/grad_mode.h"
+#include "ember/ops/copy.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/index_ops.h"
+#include "ember/ops/view.h"
+#include "record.h"
+
+namespace ember::autograd {
+
+// ---- OpNode ----
+
+tensor_list OpNode::apply(tensor_list&& grads) {
+  bool any_defined = false;
+  for (const auto& g : grads) any_defined |= g.defined();
+  if (!any_defined) return tensor_list(num_outputs());
+  // Rules of multi-output ops read every output's gradient; absent ones count as zeros.
+  if (grads.size() > 1) {
+    for (size_t i = 0; i < grads.size(); ++i) {
+      const InputMetadata& md = input_metadata(i);
+      if (!grads[i].defined() && is_floating(md.dtype)) {
+        grads[i] = zeros(md.shape, TensorOptions(md.dtype).device(md.device));
+      }
+    }
+  }
+  EMBER_CHECK(formula, name(), ": the graph was freed");
+  return formula(*this, grads);
+}
+
+void OpNode::release_variables() {
+  for (auto& s : saved_) s.release();
+}
+
+// ---- un-broadcasting ----
+
+Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
+  if (grad.sizes() == shape) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
+  DimVector dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1 && grad.size(lead + static_cast<int64_t>(i)) != 1) {
+      dims.push_back(lead + static_cast<int64_t>(i));
+    }
+  }
+  Tensor r = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
+  return lead > 0 || r.sizes() != shape ? r.view(shape) : r;
+}
+
+// ---- AccumulateGrad ----
+
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {}
+
+namespace {
+// Whether `g` may become .grad as it is: nobody else holds it or its memory, and its layout is
+// the variable's (PyTorch's "layout contract"; an expanded gradient would break `grad += ...`).
+bool can_steal(const Tensor& g, const Tensor& variable) {
+  return g.use_count() == 1 && g.impl()->storage().use_count() <= 1 && !g.requires_grad() &&
+         !g.impl()->is_view() && g.strides() == variable.strides() &&
+         g.storage_offset() == 0;
+}
+}  // namespace
+
+tensor_list AccumulateGrad::apply(tensor_list&& grads) {
+  EMBER_CHECK(!poisoned_,
+              "Trying to execute AccumulateGrad node that was poisoned by swap_tensors this can "
+              "happen when you try to run backward on a tensor that was swapped. For a module m "
+              "with `torch.__future__.set_swap_module_params_on_conversion(True)` you should not "
+              "change the device or dtype of the module (e.g. `m.cpu()` or `m.half()`) between "
+              "running forward and backward. To resolve this, please only change the device/dtype "
+              "before running forward (or after both forward and backward).");
+  Tensor new_grad = std::move(grads[0]);
+  if (!new_grad.defined() || !variable_.requires_grad()) return {};
+  AutogradMeta& m = materialize_meta(variable_);
+  if (!m.grad_.defined()) {
+    if (!GradMode::is_enabled() && can_steal(new_grad, variable_)) {
+      m.grad_ = std::move(new_grad);
+    } else {
+      m.grad_ = variable_.is_contiguous() || !new_grad.is_contiguous()
+                    ? new_grad.contiguous().clone()
+                    : new_grad.clone();
+      if (!GradMode::is_enabled()) m.grad_ = m.grad_.detach();
+    }
+  } else if (!GradMode::is_enabled()) {
+    m.grad_.add_(new_grad);
+  } else {
+    m.grad_ = m.grad_ + new_grad;
+  }
+  const auto hooks = m.post_acc_hooks_;
+  for (const auto& [id, hook] : hooks) hook(variable_);
+  return {};
+}
+
+// ---- views written in place ----
+
+Tensor as_strided_backward(const Tensor& grad, const TensorGeometry& input, IntArrayRef sizes,
+                           IntArrayRef strides, int64_t offset) {
+  // Scatter-add the gradient into a flat buffer spanning both geometries' memory, then read the
+  // input's geometry out of it: elements that alias receive the sum of their gradients.
+  auto extent = [](IntArrayRef sz, IntArrayRef st, int64_t off) {
+    int64_t last = off;
+    for (size_t i = 0; i < sz.size(); ++i) {
+      if (sz[i] == 0) return int64_t{0};
+      last += (sz[i] - 1) * st[i];
+    }
+    return last + 1;
+  };
+  const int64_t n = std::max(extent(input.sizes, input.strides, input.offset),
+                             extent(sizes, strides, offset));
+  Tensor positions =
+      arange(n, kInt64).as_strided(sizes, strides, offset).contiguous().view({-1});
+  Tensor flat = zeros({n}, TensorOptions(grad.dtype()).device(grad.device()));
+  flat = flat.scatter_add(0, positions, grad.contiguous().view({-1}));
+  return flat.as_strided(input.sizes, input.strides, input.offset);
+}
+
+tensor_list AsStridedBackward0::apply(tensor_list&& grads) {
+  if (!grads[0].defined()) return {Tensor()};
+  return {as_strided_backward(grads[0], input_, view_.sizes, view_.strides, view_.offset)};
+}
+
+CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)
+    : base_(base), view_(view), dtype_(base.dtype()), fn_(std::move(fn)) {
+  add_input_metadata(base);
+  add_next_edge(gradient_edge(base));
+  for (uint32_t i = 1; i < fn_->num_outputs(); ++i) add_next_edge(fn_->next_edge(i));
+}
+
+tensor_list CopySlices::apply(tensor_list&& grads) {
+  tensor_list out(num_outputs());
+  if (!grads[0].defined()) return out;
+  // The base's gradient, with the view's elements replaced by fn's gradient w.r.t. the view
+  // before the write.
+  Tensor result = empty_strided(base_.sizes, base_.strides,
+                                TensorOptions(grads[0].dtype()).device(grads[0].device()));
+  result.copy_(grads[0]);
+  Tensor grad_slice = result.as_strided(view_.sizes, view_.strides,
+                                        view_.offset - base_.offset + result.storage_offset());
+  tensor_list res = (*fn_).apply(tensor_list{grad_slice.clone()});
+  for (size_t i = 0; i < res.size() && i < out.size(); ++i) {
+    if (!should_compute_output(i)) continue;
+    if (i == 0) {
+      if (res[0].defined()) {
+        grad_slice.copy_(res[0]);
+      } else {
+        grad_slice.zero_();
+      }
+      out[0] = result;
+    } else {
+      out[i] = std::move(res[i]);
+    }
+  }
+  return out;
+}
+
+// ---- once_differentiable ----
+
+DelayedError::DelayedError(std::string msg, size_t num_inputs) : msg_(std::move(msg)) {
+  for (size_t i = 0; i < num_inputs; ++i) add_input_metadata(InputMetadata{});
+}
+
+tensor_list DelayedError::apply(tensor_list&&) { EMBER_FAIL(msg_); }
+
+}  // namespace ember::autograd

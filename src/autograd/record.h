@@ -1,0 +1,181 @@
+// How an op family records its backward rule (internal; see docs/adding-an-op.md).
+//
+// Each differentiable op has an autograd kernel next to its forward, registered in the op's
+// Autograd slot. It runs the forward below autograd and, when the call must be recorded, saves
+// what the rule needs and attaches an OpNode to the outputs:
+//
+//   // d(self * other) = grad * other, grad * self
+//   Tensor mul_autograd(const Tensor& self, const Tensor& other) {
+//     autograd::Recorder r("MulBackward0", self, other);
+//     Tensor out = r.forward([&] { return mul(self, other); });
+//     if (!r) return out;
+//     auto other_ = r.save_if(r.needs(0), other), self_ = r.save_if(r.needs(1), self);
+//     return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
+//       return autograd::tensor_list{n.needs(0) ? g[0] * n.saved(other_) : Tensor(),
+//                                    n.needs(1) ? g[0] * n.saved(self_) : Tensor()};
+//     });
+//   }
+//   EMBER_REGISTER_AUTOGRAD(mul_Tensor, &mul_autograd);
+//
+// Rules are written with Tensor ops, so with create_graph they are recorded too (double
+// backward). A rule may return gradients of a broadcast shape or another floating dtype: the
+// engine reduces and casts them to the input's (Note [Validating gradients] in engine.cpp).
+#pragma once
+
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../dispatch/dispatcher.h"
+#include "autograd_meta.h"
+#include "ember/grad_mode.h"
+#include "ember/autograd/saved_variable.h"
+
+namespace ember::autograd {
+
+/// A built-in op's node: a named gradient formula over saved tensors and captured values.
+class OpNode final : public Node {
+ public:
+  using Formula = std::function<tensor_list(OpNode& node, const tensor_list& grads)>;
+  explicit OpNode(const char* name) : name_(name) {}
+
+  std::string name() const override { return name_; }
+  tensor_list apply(tensor_list&& grads) override;
+  void release_variables() override;
+
+  /// Whether gradient `i` (of forward input i) is wanted by the running backward.
+  bool needs(size_t i) const { return should_compute_output(i); }
+  /// A saved tensor, checked against in-place modification since it was saved.
+  Tensor saved(size_t slot) { return saved_[slot].unpack(shared_from_this()); }
+
+  size_t add_saved(SavedVariable v) {
+    saved_.push_back(std::move(v));
+    return saved_.size() - 1;
+  }
+  Formula formula;
+
+ private:
+  const char* name_;
+  std::vector<SavedVariable> saved_;
+};
+
+inline bool requires_grad_of(const Tensor& t) { return t.defined() && t.requires_grad(); }
+inline bool requires_grad_of(const std::optional<Tensor>& t) { return t && requires_grad_of(*t); }
+inline bool requires_grad_of(ArrayRef<Tensor> ts) {
+  for (const auto& t : ts)
+    if (requires_grad_of(t)) return true;
+  return false;
+}
+inline bool requires_grad_of(const std::vector<Tensor>& ts) {
+  return requires_grad_of(ArrayRef<Tensor>(ts));
+}
+
+inline void append_edges(edge_list& out, const Tensor& t) {
+  out.push_back(t.defined() ? gradient_edge(t) : Edge());
+}
+inline void append_edges(edge_list& out, const std::optional<Tensor>& t) {
+  out.push_back(t ? gradient_edge(*t) : Edge());
+}
+inline void append_edges(edge_list& out, ArrayRef<Tensor> ts) {
+  for (const auto& t : ts) append_edges(out, t);
+}
+inline void append_edges(edge_list& out, const std::vector<Tensor>& ts) {
+  append_edges(out, ArrayRef<Tensor>(ts));
+}
+
+/// Records one call of a built-in op (see the comment at the top of this file). The node's
+/// outputs (gradients) are the Tensor inputs in the order given, a list counting one per element.
+class Recorder {
+ public:
+  template <class... Ts>
+  explicit Recorder(const char* name, const Ts&... inputs) {
+    if (!GradMode::is_enabled() || !(requires_grad_of(inputs) || ...)) return;
+    node_ = std::make_shared<OpNode>(name);
+    edge_list edges;
+    (append_edges(edges, inputs), ...);
+    node_->set_next_edges(std::move(edges));
+  }
+
+  explicit operator bool() const { return node_ != nullptr; }
+  /// Whether forward input `i` requires grad (its gradient edge is valid).
+  bool needs(size_t i) const { return node_->next_edge(i).is_valid(); }
+  bool needs_any() const {
+    for (const auto& e : node_->next_edges())
+      if (e.is_valid()) return true;
+    return false;
+  }
+
+  /// Runs the forward below autograd.
+  template <class F>
+  auto forward(F&& f) {
+    dispatch::AutoDispatchBelowAutograd below;
+    return f();
+  }
+
+  /// Saves an input (or any tensor that is not an output of this node).
+  size_t save(const Tensor& t) { return node_->add_saved(SavedVariable(t, false)); }
+  size_t save_if(bool cond, const Tensor& t) {
+    return node_->add_saved(cond ? SavedVariable(t, false) : SavedVariable());
+  }
+  size_t save_if(bool cond, const std::optional<Tensor>& t) {
+    return node_->add_saved(cond && t ? SavedVariable(*t, false) : SavedVariable());
+  }
+  /// Saves an output of this node; call after finish.
+  size_t save_output(const Tensor& t) { return node_->add_saved(SavedVariable(t, true)); }
+
+  OpNode& node() { return *node_; }
+  const std::shared_ptr<OpNode>& node_ptr() const { return node_; }
+
+  /// Attaches the node to the outputs (differentiable ones: floating point) and returns them.
+  Tensor finish(const Tensor& out, OpNode::Formula f) {
+    node_->formula = std::move(f);
+    attach(out);
+    return out;
+  }
+  std::tuple<Tensor, Tensor> finish(std::tuple<Tensor, Tensor> outs, OpNode::Formula f) {
+    node_->formula = std::move(f);
+    attach(std::get<0>(outs));
+    attach(std::get<1>(outs));
+    return outs;
+  }
+  std::vector<Tensor> finish(std::vector<Tensor> outs, OpNode::Formula f) {
+    node_->formula = std::move(f);
+    for (const auto& o : outs) attach(o);
+    return outs;
+  }
+  /// For in-place ops: `self` (already written) takes the node as its new history
+  /// (rebase_history: through CopySlices when self is a view).
+  void finish_inplace(const Tensor& self, OpNode::Formula f) {
+    node_->formula = std::move(f);
+    node_->add_input_metadata(self);
+    rebase_history(self, node_);
+  }
+
+ private:
+  void attach(const Tensor& out) {
+    const uint32_t nr = node_->add_input_metadata(out);
+    if (out.defined() && is_floating(out.dtype())) set_history(out, node_, nr);
+  }
+  std::shared_ptr<OpNode> node_;
+};
+
+/// For the autograd kernels of in-place ops: checks `self` may be written (only when the call
+/// records; call after constructing the Recorder).
+inline void check_inplace_if(const Recorder& r, const Tensor& self) {
+  if (r) check_inplace(self);
+}
+
+/// Un-broadcasting: sums `grad` down to `shape` (the one place autograd does it).
+Tensor sum_to(const Tensor& grad, IntArrayRef shape);
+
+}  // namespace ember::autograd
+
+/// Registers the autograd kernel of op `id` (in an op family's file, next to its frontend).
+#define EMBER_REGISTER_AUTOGRAD(id, fn)                                                     \
+  static const bool EMBER_AUTOGRAD_CONCAT(ember_autograd_registered_, __LINE__) = [] {       \
+    ::ember::dispatch::register_autograd(::ember::dispatch::OpId::id, fn);                   \
+    return true;                                                                             \
+  }()
+#define EMBER_AUTOGRAD_CONCAT_(a, b) a##b
+#define EMBER_AUTOGRAD_CONCAT(a, b) EMBER_AUTOGRAD_CONCAT_(a, b)

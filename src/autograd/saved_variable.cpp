@@ -1,0 +1,80 @@
+#include "ember/autograd/saved_variable.h"
+
+#include "autograd_meta.h"
+#include "ember/grad_mode.h"
+#include "ember/ops/copy.h"
+
+namespace ember::autograd {
+
+std::string legacy_type_name(const Tensor& t) {
+  const char* name = "Float";
+  switch (t.dtype()) {
+    case ScalarType::Float32: name = "Float"; break;
+    case ScalarType::Float64: name = "Double"; break;
+    case ScalarType::Float16: name = "Half"; break;
+    case ScalarType::BFloat16: name = "BFloat16"; break;
+    case ScalarType::Int64: name = "Long"; break;
+    case ScalarType::Int32: name = "Int"; break;
+    case ScalarType::Int16: name = "Short"; break;
+    case ScalarType::Int8: name = "Char"; break;
+    case ScalarType::UInt8: name = "Byte"; break;
+    case ScalarType::Bool: name = "Bool"; break;
+    case ScalarType::QUInt8: name = "QUInt8"; break;
+    case ScalarType::QInt8: name = "QInt8"; break;
+    case ScalarType::QInt32: name = "QInt32"; break;
+    case ScalarType::Undefined: name = "Undefined"; break;
+  }
+  return std::string("torch.") + name + "Tensor";
+}
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  default_constructed_ = false;
+  saved_version_ = t.version();
+  requires_grad_ = t.requires_grad();
+  is_output_ = is_output && !t.is_leaf();
+  if (is_output_) {
+    // Keep the data without history: the node saving its own output must not own itself.
+    output_nr_ = t.output_nr();
+    data_ = t.variable_data();
+    data_.impl()->set_version_counter(t.impl()->version_counter());
+  } else {
+    data_ = t;
+    if (!t.is_leaf()) creator_ = grad_fn_of(t)->name();
+  }
+  if (is_output_) creator_ = "";  // named from the owner at unpack time
+}
+
+void SavedVariable::release() { data_ = Tensor(); }
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
+  if (default_constructed_) return Tensor();
+  EMBER_CHECK(data_.defined(),
+              "Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Saved intermediate values of the graph "
+              "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True "
+              "if you need to backward through the graph a second time or if you need to access "
+              "saved tensors after calling backward.");
+  const uint32_t current = data_.version();
+  if (current != saved_version_) {
+    std::string which;
+    if (is_output_) {
+      which = ", which is output " + std::to_string(output_nr_) + " of " + owner->name() + ",";
+    } else if (!creator_.empty()) {
+      which = ", which is output " + std::to_string(data_.output_nr()) + " of " + creator_ + ",";
+    }
+    EMBER_FAIL("one of the variables needed for gradient computation has been modified by an "
+               "inplace operation: [", legacy_type_name(data_), " ", data_.sizes(), "]", which,
+               " is at version ", current, "; expected version ", saved_version_,
+               " instead. Hint: enable anomaly detection to find the operation that failed to "
+               "compute its gradient, with torch.autograd.set_detect_anomaly(True).");
+  }
+  if (!is_output_ || !requires_grad_ || !GradMode::is_enabled()) return data_;
+  // Double backward through a saved output: give it its history back.
+  Tensor out = data_.variable_data();
+  out.impl()->set_version_counter(data_.impl()->version_counter());
+  set_history(out, owner, output_nr_);
+  return out;
+}
+
+}  // namespace ember::autograd
