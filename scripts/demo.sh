@@ -4,6 +4,9 @@ set -euo pipefail
 build=${1:-build}
 "$build/examples/cpp/tour"
 echo
+echo "== extending autograd: user-defined Functions in C++ =="
+"$build/examples/cpp/extending_autograd"
+echo
 echo "== benchmark: ember beside PyTorch in the same run =="
 if [[ -x "$build/benchmarks/bench_core" ]]; then
   # Per-op overhead and bandwidth of add; `make bench` runs every benchmark.

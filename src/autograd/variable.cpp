@@ -120,16 +120,17 @@ void handle_view_on_rebase(const Tensor& view) {
 }  // namespace
 
 void check_inplace(const Tensor& self) {
-  if (self.is_leaf() && get_meta(self) && get_meta(self)->requires_grad_) {
-    EMBER_FAIL("a leaf Variable that requires grad is being used in an in-place operation.");
-  }
+  // PyTorch's order: the view's creation kind, then view of a leaf, then leaf.
   if (self.impl()->is_view()) {
+    handle_view_on_rebase(self);
     Tensor base(self.impl()->view_base());
     if (base.is_leaf() && base.requires_grad()) {
       EMBER_FAIL("a view of a leaf Variable that requires grad is being used in an in-place "
                  "operation.");
     }
-    handle_view_on_rebase(self);
+  }
+  if (self.is_leaf() && get_meta(self) && get_meta(self)->requires_grad_) {
+    EMBER_FAIL("a leaf Variable that requires grad is being used in an in-place operation.");
   }
 }
 

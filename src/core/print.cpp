@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/autograd/node.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -256,7 +257,11 @@ std::string tensor_str(const Tensor& t, int64_t indent, const PrintOptions& o) {
 /// The autograd suffixes, all in one place: grad_fn=<Name> for a tensor an op produced
 /// (autograd will add it here, ahead of this branch), else requires_grad=True for a leaf.
 void add_autograd_suffixes(const Tensor& t, std::vector<std::string>& suffixes) {
-  if (t.requires_grad()) suffixes.emplace_back("requires_grad=True");
+  if (auto fn = t.grad_fn()) {
+    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+  } else if (t.requires_grad()) {
+    suffixes.emplace_back("requires_grad=True");
+  }
 }
 
 /// _add_suffixes, including its way of measuring the last line (one more than its length).
