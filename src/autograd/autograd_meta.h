@@ -34,8 +34,9 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::vector<Node::TensorHookEntry> leaf_hooks_;
   std::vector<std::pair<unsigned, std::function<void(const Tensor&)>>> post_acc_hooks_;
 
-  // A token that lets retain_grad hooks (owned by the graph) find this meta only while it lives.
-  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+  // A token that lets retain_grad hooks (owned by the graph) find this meta only while it lives
+  // (made by retain_grad: most tensors never need it).
+  std::shared_ptr<int> alive_;
 };
 
 /// The meta of `t`, or null.

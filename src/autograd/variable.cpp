@@ -202,6 +202,7 @@ void Tensor::retain_grad() const {
   if (is_leaf()) return;  // leaves keep .grad anyway
   AutogradMeta& m = materialize_meta(*this);
   if (m.retains_grad_) return;
+  if (!m.alive_) m.alive_ = std::make_shared<int>(0);
   std::weak_ptr<int> alive = m.alive_;
   AutogradMeta* target = &m;
   grad_fn()->set_retains_grad_hook(output_nr(), [alive, target](const Tensor& g) {
