@@ -340,11 +340,6 @@ TEST_F(FastPath, ModesAreThreadLocal) {
   EXPECT_TRUE(dispatch_log().empty());
 }
 
-// A stand-in for autograd's metadata: the tensor requires grad.
-struct RequiresGrad : AutogradMetaInterface {
-  bool requires_grad() const override { return true; }
-};
-
 // A fake autograd kernel for add: logs, then redispatches below autograd.
 Tensor fake_add_autograd(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   dispatch_log().push_back("autograd:aten::add.Tensor");
@@ -369,8 +364,9 @@ struct SlotRestorer {
 TEST_F(KernelSlots, AutogradKernelRunsBetweenTheOverrideLayers) {
   SlotRestorer restore(dispatch::autograd_slot(OpId::add_Tensor));
   dispatch::register_autograd(OpId::add_Tensor, &fake_add_autograd);
-  Tensor x = full({2}, 1.5);
-  x.impl()->set_autograd_meta(std::make_unique<RequiresGrad>());
+  SlotRestorer restore_sub(dispatch::autograd_slot(OpId::sub_Tensor));
+  dispatch::autograd_slot(OpId::sub_Tensor) = {};
+  Tensor x = full({2}, 1.5).requires_grad_();
   EXPECT_TRUE(x.requires_grad());
   EXPECT_TRUE(x.impl()->keys().has(DispatchKey::Autograd));
 
@@ -393,15 +389,14 @@ TEST_F(KernelSlots, AutogradKernelRunsBetweenTheOverrideLayers) {
   take_log();
   ember::add(plain, plain);  // no tensor requires grad: no autograd kernel
   EXPECT_EQ(take_log(), (Log{"function:aten::add.Tensor", "dispatch:aten::add.Tensor"}));
-  ember::sub(x, plain);  // no kernel registered for sub: straight through
+  ember::sub(x, plain);  // no autograd kernel for sub (cleared above): straight through
   EXPECT_EQ(take_log(), (Log{"function:aten::sub.Tensor", "dispatch:aten::sub.Tensor"}));
 }
 
 TEST_F(KernelSlots, AutogradKernelAloneReachesTheBackend) {
   SlotRestorer restore(dispatch::autograd_slot(OpId::add_Tensor));
   dispatch::register_autograd(OpId::add_Tensor, &fake_add_autograd);
-  Tensor x = full({2}, 1.5);
-  x.impl()->set_autograd_meta(std::make_unique<RequiresGrad>());
+  Tensor x = full({2}, 1.5).requires_grad_();
   expect_values(ember::add(x, x), {2}, {3, 3});
   expect_values(x + 1, {2}, {2.5, 2.5});
   EXPECT_EQ(take_log(), (Log{"autograd:aten::add.Tensor", "autograd:aten::add.Tensor"}));
@@ -425,8 +420,7 @@ TEST_F(KernelSlotsDeathTest, AKernelOfAnotherSignatureIsABug) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   SlotRestorer restore(dispatch::autograd_slot(OpId::add_Tensor));
   dispatch::register_autograd(OpId::add_Tensor, &add_by_value);  // self by value: not the call's
-  Tensor x = full({2}, 1.5);
-  x.impl()->set_autograd_meta(std::make_unique<RequiresGrad>());
+  Tensor x = full({2}, 1.5).requires_grad_();
   EXPECT_DEATH(ember::add(x, x),
                "the autograd kernel registered for aten::add.Tensor has signature "
                "ember::Tensor \\(ember::Tensor, ember::Tensor const&, ember::Scalar const&\\) but "
