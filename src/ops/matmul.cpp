@@ -3,6 +3,7 @@
 // Checks, their order and their texts follow PyTorch 1.13's meta functions and kernels.
 #include "ember/ops/linalg.h"
 
+#include "../autograd/record.h"
 #include "../backends/cpu/matmul_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -199,6 +200,87 @@ Tensor linear_impl(const Tensor& input, const Tensor& weight, const std::optiona
 }
 
 }  // namespace
+
+// ---- autograd ----
+// PyTorch's mm_mat1_backward / mm_mat2_backward: grad @ mat2^T and mat1^T @ grad, computed
+// transposed when the input was column-major so its gradient comes out column-major too.
+// matmul and linear are composites: their views and products record themselves.
+namespace {
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// t * s, skipping the multiplication when s is 1 (PyTorch's maybe_multiply).
+Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
+  const bool is_one = s.is_floating() ? s.to_double() == 1.0 : s.to<int64_t>() == 1;
+  return is_one ? t : t * s;
+}
+
+bool is_column_major(IntArrayRef sizes, IntArrayRef strides) {
+  return strides[0] == 1 && strides[1] == sizes[0];
+}
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_sizes,
+                        IntArrayRef mat1_strides, const Scalar& alpha) {
+  if (is_column_major(mat1_sizes, mat1_strides)) return maybe_multiply(mat2.mm(grad.t()).t(), alpha);
+  return maybe_multiply(grad.mm(mat2.t()), alpha);
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes,
+                        IntArrayRef mat2_strides, const Scalar& alpha) {
+  if (is_column_major(mat2_sizes, mat2_strides)) return maybe_multiply(grad.t().mm(mat1).t(), alpha);
+  return maybe_multiply(mat1.t().mm(grad), alpha);
+}
+
+Tensor mm_autograd(const Tensor& self, const Tensor& mat2) {
+  autograd::Recorder r("MmBackward0", self, mat2);
+  Tensor out = r.forward([&] { return dispatch::call<mm_impl>(OpId::mm, self, mat2); });
+  if (!r) return out;
+  const size_t mat2_ = r.save_if(r.needs(0), mat2), self_ = r.save_if(r.needs(1), self);
+  r.finish(out, [=, self_sizes = self.sizes().vec(), self_strides = self.strides().vec(),
+                 mat2_sizes = mat2.sizes().vec(),
+                 mat2_strides = mat2.strides().vec()](OpNode& n, const tensor_list& g) {
+    return tensor_list{
+        n.needs(0) ? mm_mat1_backward(g[0], n.saved(mat2_), self_sizes, self_strides, 1) : Tensor(),
+        n.needs(1) ? mm_mat2_backward(g[0], n.saved(self_), mat2_sizes, mat2_strides, 1) : Tensor()};
+  });
+  return out;
+}
+
+// d bmm: grad @ mat2^T and self^T @ grad, matrix by matrix.
+Tensor bmm_autograd(const Tensor& self, const Tensor& mat2) {
+  autograd::Recorder r("BmmBackward0", self, mat2);
+  Tensor out = r.forward([&] { return dispatch::call<bmm_impl>(OpId::bmm, self, mat2); });
+  if (!r) return out;
+  const size_t mat2_ = r.save_if(r.needs(0), mat2), self_ = r.save_if(r.needs(1), self);
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{n.needs(0) ? g[0].bmm(n.saved(mat2_).transpose(1, 2)) : Tensor(),
+                       n.needs(1) ? n.saved(self_).transpose(1, 2).bmm(g[0]) : Tensor()};
+  });
+  return out;
+}
+
+// d addmm = beta * grad (summed to self's shape by the engine), and mm's gradients times alpha.
+Tensor addmm_autograd(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                      const Scalar& alpha) {
+  autograd::Recorder r("AddmmBackward0", self, mat1, mat2);
+  Tensor out = r.forward([&] { return dispatch::call<addmm_impl>(OpId::addmm, self, mat1, mat2, beta, alpha); });
+  if (!r) return out;
+  const size_t mat2_ = r.save_if(r.needs(1), mat2), mat1_ = r.save_if(r.needs(2), mat1);
+  r.finish(out, [=, mat1_sizes = mat1.sizes().vec(), mat1_strides = mat1.strides().vec(),
+                 mat2_sizes = mat2.sizes().vec(),
+                 mat2_strides = mat2.strides().vec()](OpNode& n, const tensor_list& g) {
+    return tensor_list{
+        n.needs(0) ? maybe_multiply(g[0], beta) : Tensor(),
+        n.needs(1) ? mm_mat1_backward(g[0], n.saved(mat2_), mat1_sizes, mat1_strides, alpha) : Tensor(),
+        n.needs(2) ? mm_mat2_backward(g[0], n.saved(mat1_), mat2_sizes, mat2_strides, alpha) : Tensor()};
+  });
+  return out;
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(mm, &mm_autograd);
+EMBER_REGISTER_AUTOGRAD(bmm, &bmm_autograd);
+EMBER_REGISTER_AUTOGRAD(addmm, &addmm_autograd);
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   return dispatch::call<mm_impl>(OpId::mm, self, mat2);

@@ -10,6 +10,8 @@
 #include "../autograd/record.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/index_ops.h"
 #include "reduce_common.h"
 
 namespace ember {
@@ -45,6 +47,36 @@ DimVector reduced_shape(IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
     else if (keepdim) out.push_back(1);
   }
   return out;
+}
+
+Tensor unsqueeze_to(const Tensor& g, IntArrayRef dims, int64_t ndim) {
+  if (ndim == 0 || dims.empty()) return g;
+  DimVector sorted;
+  for (int64_t d : dims) sorted.push_back(wrap_dim(d, ndim));
+  std::sort(sorted.begin(), sorted.end());
+  Tensor r = g;
+  for (int64_t d : sorted) r = r.unsqueeze(d);
+  return r;
+}
+
+int64_t reduced_numel(IntArrayRef sizes, IntArrayRef dims) {
+  if (dims.empty()) return compute_numel(sizes);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    n *= sizes.empty() ? 1 : sizes[static_cast<size_t>(wrap_dim(d, static_cast<int64_t>(sizes.size())))];
+  }
+  return n;
+}
+
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+                                IntArrayRef sizes, bool keepdim) {
+  Tensor g = grad, index = indices;
+  if (!keepdim && !sizes.empty()) {
+    const int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+    g = g.unsqueeze(d);
+    index = index.unsqueeze(d);
+  }
+  return zeros(sizes, TensorOptions(grad.dtype()).device(grad.device())).scatter(dim, index, g);
 }
 
 }  // namespace ops
@@ -233,18 +265,7 @@ Tensor cumsum_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dt
 namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
-
-// Reductions over `dims` with keepdim=false drop those dims; their gradients put them back.
-Tensor unsqueeze_to(const Tensor& g, IntArrayRef dims, int64_t ndim) {
-  if (ndim == 0) return g;
-  DimVector sorted;
-  for (int64_t d : dims) sorted.push_back(wrap_dim(d, ndim));
-  if (dims.empty()) return g;  // all dims reduced: g is 0-d
-  std::sort(sorted.begin(), sorted.end());
-  Tensor r = g;
-  for (int64_t d : sorted) r = r.unsqueeze(d);
-  return r;
-}
+using ops::unsqueeze_to;
 
 // d sum(self) = grad expanded back to self's shape.
 Tensor sum_autograd(const Tensor& self, const std::optional<ScalarType>& dtype) {
@@ -270,10 +291,213 @@ Tensor sum_dim_autograd(const Tensor& self, const std::optional<std::vector<int6
     return tensor_list{grad.expand(sizes)};
   });
 }
+
+// d mean(self) = grad expanded back, divided by the number of elements each output averaged.
+Tensor mean_autograd(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  autograd::Recorder r("MeanBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<mean_impl>(OpId::mean, self, dtype); });
+  if (!r) return out;
+  return r.finish(out, [sizes = self.sizes().vec(), n = self.numel()](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].expand(sizes) / n};
+  });
+}
+
+Tensor mean_dim_autograd(const Tensor& self, const std::optional<std::vector<int64_t>>& dims,
+                         const bool& keepdim, const std::optional<ScalarType>& dtype) {
+  autograd::Recorder r("MeanBackward1", self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<mean_dim_impl>(OpId::mean_dim, self, dims, keepdim, dtype); });
+  if (!r) return out;
+  DimVector sizes = self.sizes().vec();
+  std::vector<int64_t> reduced = dims.value_or(std::vector<int64_t>{});
+  const int64_t n = ops::reduced_numel(sizes, reduced);
+  return r.finish(out, [sizes, reduced, keepdim, n](OpNode&, const tensor_list& g) {
+    Tensor grad = keepdim ? g[0] : unsqueeze_to(g[0], reduced, static_cast<int64_t>(sizes.size()));
+    return tensor_list{grad.expand(sizes) / n};
+  });
+}
+
+// ---- prod ----
+// d prod(x)/dx_i is the product of the other elements. Without zeros that is result / x_i; with
+// zeros it is built from exclusive products, so that (as PyTorch's prod_backward) a slice with
+// one zero gives that element the product of the others and every other element 0, a slice with
+// two or more zeros all 0, and the formula stays differentiable (double backward sees the
+// polynomial, not a constant).
+
+// The products of the elements before (`reverse`: after) each element along `dim`: a
+// Hillis-Steele scan, log2(n) multiplications by a copy shifted s places and padded with ones.
+// PyTorch builds the same from cumprod and flip, which ember does not have; this uses only
+// differentiable ops (narrow, cat, mul).
+Tensor exclusive_prod(const Tensor& x, int64_t dim, bool reverse) {
+  const int64_t n = x.size(dim);
+  auto shifted = [&](const Tensor& y, int64_t s) {
+    DimVector pad_shape = x.sizes().vec();
+    pad_shape[static_cast<size_t>(dim)] = std::min(s, n);
+    Tensor pad = ones(pad_shape, TensorOptions(x.dtype()).device(x.device()));
+    if (s >= n) return pad;
+    return reverse ? cat({y.narrow(dim, s, n - s), pad}, dim) : cat({pad, y.narrow(dim, 0, n - s)}, dim);
+  };
+  Tensor y = shifted(x, 1);
+  for (int64_t s = 1; s < n; s *= 2) y = y * shifted(y, s);
+  return y;
+}
+
+// `grad` has `input`'s dims (the reduced one of size 1).
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& input, int64_t dim) {
+  if (input.numel() == 0) return grad.expand(input.sizes());
+  return grad * (exclusive_prod(input, dim, false) * exclusive_prod(input, dim, true));
+}
+
+int64_t count_zeros(const Tensor& t) { return (t == 0).sum().item<int64_t>(); }
+
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
+  if (input.dim() == 0) return grad;
+  // Meta tensors have no values to look for zeros in: take the path correct for any input.
+  const int64_t zeros_count = input.is_meta() ? -1 : count_zeros(input);
+  if (zeros_count == 0) return grad * (result / input);
+  // Two zeros make every derivative 0; only double backward needs the polynomial behind it.
+  if (zeros_count > 1 && !GradMode::is_enabled()) return zeros_like(input);
+  return prod_safe_zeros_backward(grad, input.reshape({-1}), 0).reshape(input.sizes());
+}
+
+Tensor prod_dim_backward(Tensor grad, const Tensor& input, Tensor result, int64_t dim, bool keepdim) {
+  if (input.dim() == 0) return grad;
+  dim = wrap_dim(dim, input.dim());
+  if (!keepdim) {
+    grad = grad.unsqueeze(dim);
+    result = result.unsqueeze(dim);
+  }
+  if (!input.is_meta() && count_zeros(input) == 0) return grad * (result / input);
+  return prod_safe_zeros_backward(grad, input, dim);
+}
+
+// PyTorch saves self and the result; self is used in the gradient's dtype (prod(dtype=...)).
+Tensor prod_autograd(const Tensor& self, const std::optional<ScalarType>& dtype) {
+  autograd::Recorder r("ProdBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<prod_impl>(OpId::prod, self, dtype); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), result_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{prod_backward(g[0], n.saved(self_).to(g[0].dtype()), n.saved(result_))};
+  });
+  ops::save_output_at(r, out, result_);
+  return out;
+}
+
+Tensor prod_dim_autograd(const Tensor& self, const int64_t& dim, const bool& keepdim,
+                         const std::optional<ScalarType>& dtype) {
+  autograd::Recorder r("ProdBackward1", self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<prod_dim_impl>(OpId::prod_dim_int, self, dim, keepdim, dtype); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), result_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{
+        prod_dim_backward(g[0], n.saved(self_).to(g[0].dtype()), n.saved(result_), dim, keepdim)};
+  });
+  ops::save_output_at(r, out, result_);
+  return out;
+}
+
+// ---- max / min / amax / amin ----
+
+// max() / min(): the gradient split evenly among the elements equal to the result (all NaNs when
+// the result is NaN), as PyTorch's evenly_distribute_backward.
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& value) {
+  if (input.is_meta()) {  // no values to branch on
+    Tensor mask = (input == value).logical_or((input != input).logical_and(value != value));
+    return mask * (grad / mask.sum());
+  }
+  Tensor mask = (value != value).item<bool>() ? input != input : input == value;
+  return zeros(input.sizes(), TensorOptions(grad.dtype()).device(grad.device()))
+      .masked_fill(mask, grad / mask.sum());
+}
+
+template <OpId id, Tensor (*impl)(const Tensor&)>
+Tensor max_min_autograd(const Tensor& self) {
+  autograd::Recorder r(id == OpId::max ? "MaxBackward1" : "MinBackward1", self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), result_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{evenly_distribute_backward(g[0], n.saved(self_), n.saved(result_))};
+  });
+  ops::save_output_at(r, out, result_);
+  return out;
+}
+
+// max.dim / min.dim: the gradient goes to the index each value came from; the indices are not
+// differentiable (finish attaches history to floating outputs only).
+template <OpId id, std::tuple<Tensor, Tensor> (*impl)(const Tensor&, int64_t, bool)>
+std::tuple<Tensor, Tensor> max_min_dim_autograd(const Tensor& self, const int64_t& dim,
+                                                const bool& keepdim) {
+  autograd::Recorder r(id == OpId::max_dim ? "MaxBackward0" : "MinBackward0", self);
+  auto outs = r.forward([&] { return dispatch::call<impl>(id, self, dim, keepdim); });
+  if (!r) return outs;
+  const size_t indices_ = 0;
+  r.finish(outs, [=, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), sizes, keepdim)};
+  });
+  ops::save_output_at(r, std::get<1>(outs), indices_);
+  return outs;
+}
+
+// amax / amin: ties share the gradient equally (PyTorch's scale_grad_by_count).
+template <OpId id, Tensor (*impl)(const Tensor&, IntArrayRef, bool)>
+Tensor amax_amin_autograd(const Tensor& self, const IntArrayRef& dims, const bool& keepdim) {
+  autograd::Recorder r(id == OpId::amax ? "AmaxBackward0" : "AminBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dims, keepdim); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), result_ = 1;
+  r.finish(out, [=, reduced = dims.vec()](OpNode& n, const tensor_list& g) {
+    const Tensor input = n.saved(self_);
+    Tensor grad = g[0], result = n.saved(result_);
+    if (!keepdim) {
+      grad = unsqueeze_to(grad, reduced, input.dim());
+      result = unsqueeze_to(result, reduced, input.dim());
+    }
+    Tensor mask = result == input;
+    return tensor_list{(grad / mask.sum(reduced, true)) * mask};
+  });
+  ops::save_output_at(r, out, result_);
+  return out;
+}
+
+// ---- cumsum ----
+
+// d cumsum(x)_j/dx_i = [i <= j]: the gradient is the reversed cumulative sum of grad (flip,
+// cumsum, flip; the flip is an index_select, ember has no flip op).
+Tensor reversed_cumsum(const Tensor& g, int64_t dim) {
+  Tensor rev = arange(g.size(dim) - 1, -1, -1, TensorOptions(kInt64).device(g.device()));
+  return g.index_select(dim, rev).cumsum(dim).index_select(dim, rev);
+}
+
+Tensor cumsum_autograd(const Tensor& self, const int64_t& dim, const std::optional<ScalarType>& dtype) {
+  autograd::Recorder r("CumsumBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<cumsum_impl>(OpId::cumsum, self, dim, dtype); });
+  if (!r) return out;
+  const int64_t d = wrap_dim(dim, self.dim());
+  return r.finish(out, [d, self_dtype = self.dtype()](OpNode&, const tensor_list& g) {
+    Tensor grad = g[0].to(self_dtype);
+    if (grad.numel() <= 1 || grad.size(d) == 1) return tensor_list{grad};
+    return tensor_list{reversed_cumsum(grad, d)};
+  });
+}
 }  // namespace
 
 EMBER_REGISTER_AUTOGRAD(sum, &sum_autograd);
 EMBER_REGISTER_AUTOGRAD(sum_dim_IntList, &sum_dim_autograd);
+EMBER_REGISTER_AUTOGRAD(mean, &mean_autograd);
+EMBER_REGISTER_AUTOGRAD(mean_dim, &mean_dim_autograd);
+EMBER_REGISTER_AUTOGRAD(prod, &prod_autograd);
+EMBER_REGISTER_AUTOGRAD(prod_dim_int, &prod_dim_autograd);
+EMBER_REGISTER_AUTOGRAD(max, (&max_min_autograd<OpId::max, max_impl>));
+EMBER_REGISTER_AUTOGRAD(min, (&max_min_autograd<OpId::min, min_impl>));
+EMBER_REGISTER_AUTOGRAD(max_dim, (&max_min_dim_autograd<OpId::max_dim, max_dim_impl>));
+EMBER_REGISTER_AUTOGRAD(min_dim, (&max_min_dim_autograd<OpId::min_dim, min_dim_impl>));
+EMBER_REGISTER_AUTOGRAD(amax, (&amax_amin_autograd<OpId::amax, amax_impl>));
+EMBER_REGISTER_AUTOGRAD(amin, (&amax_amin_autograd<OpId::amin, amin_impl>));
+EMBER_REGISTER_AUTOGRAD(cumsum, &cumsum_autograd);
 
 // ---- frontends (schema order) and boxed registration ----
 

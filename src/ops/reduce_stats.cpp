@@ -55,6 +55,97 @@ Tensor norm_impl(const Tensor& self, std::optional<Scalar> p, IntArrayRef dim, b
 
 }  // namespace
 
+// ---- autograd ----
+namespace {
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// d var = 2 (x - mean) / (N - correction), N the count each output reduced. PyTorch 1.13 takes
+// dim=[] as one element (N = 1, an infinite gradient) and returns a 0-d gradient when
+// N == correction over all dims; both contradict its forward, so ember uses the formula as is.
+Tensor var_backward(Tensor grad, const Tensor& self, const std::vector<int64_t>& dims,
+                    double correction, bool keepdim) {
+  if (!keepdim) grad = ops::unsqueeze_to(grad, dims, self.dim());
+  const double dof = static_cast<double>(ops::reduced_numel(self.sizes(), dims)) - correction;
+  return (2.0 / dof) * grad * (self - self.mean(dims, true));
+}
+
+// d std = d var / (2 std), 0 where std is 0.
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
+                    const std::vector<int64_t>& dims, double correction, bool keepdim) {
+  Tensor grad_var = (grad / (result * 2)).masked_fill(result == 0, 0);
+  return var_backward(grad_var, self, dims, correction, keepdim);
+}
+
+template <bool take_sqrt>
+Tensor var_std_autograd(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                        const std::optional<Scalar>& correction, const bool& keepdim) {
+  constexpr OpId id = take_sqrt ? OpId::std_correction : OpId::var_correction;
+  constexpr auto impl = take_sqrt ? std_impl : var_impl;
+  autograd::Recorder r(take_sqrt ? "StdBackward0" : "VarBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dim, correction, keepdim); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), result_ = 1;
+  const std::vector<int64_t> dims = dim.value_or(std::vector<int64_t>{});
+  const double c = correction ? correction->to_double() : 1.0;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    if constexpr (take_sqrt) {
+      return tensor_list{std_backward(n.saved(result_), g[0], n.saved(self_), dims, c, keepdim)};
+    } else {
+      return tensor_list{var_backward(g[0], n.saved(self_), dims, c, keepdim)};
+    }
+  });
+  if (take_sqrt) ops::save_output_at(r, out, result_);
+  return out;
+}
+
+// PyTorch's norm_backward: the gradient of (sum |x|^p)^(1/p) for each p, 0 where the norm is 0.
+Tensor norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm,
+                     const std::vector<int64_t>& dims, bool keepdim) {
+  if (!keepdim && self.dim() != 0) {
+    grad = ops::unsqueeze_to(grad, dims, self.dim());
+    norm = ops::unsqueeze_to(norm, dims, self.dim());
+  }
+  if (p == 0.0) return Tensor();  // the count of non-zeros is piecewise constant
+  if (p == 1.0) return self.sign() * grad;
+  if (p == 2.0) return grad * (self / norm).masked_fill(norm == 0, 0);
+  if (std::isinf(p)) {
+    // amax(|x|) respecting NaNs: ties and NaNs share the gradient.
+    Tensor self_abs = self.abs();
+    Tensor mask = self_abs.eq(norm).logical_or(self_abs != self_abs);
+    return self.sign() * ((grad / mask.sum(dims, true)) * mask);
+  }
+  if (p < 1.0) {
+    Tensor self_scaled = self.sign() * self.abs().pow(p - 1).masked_fill(self == 0, 0);
+    return self_scaled * grad * norm.pow(1 - p);
+  }
+  Tensor self_scaled = p < 2.0 ? self.sign() * self.abs().pow(p - 1) : self * self.abs().pow(p - 2);
+  Tensor scale_v = (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0);
+  return self_scaled * scale_v;
+}
+
+Tensor norm_autograd(const Tensor& self, const std::optional<Scalar>& p, const IntArrayRef& dim,
+                     const bool& keepdim) {
+  autograd::Recorder r("NormBackward1", self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<norm_impl>(OpId::norm_ScalarOpt_dim, self, p, dim, keepdim); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), result_ = 1;
+  const double pv = p ? p->to_double() : 2.0;
+  r.finish(out, [=, dims = dim.vec()](OpNode& n, const tensor_list& g) {
+    return tensor_list{norm_backward(g[0], n.saved(self_), pv, n.saved(result_), dims, keepdim)};
+  });
+  ops::save_output_at(r, out, result_);
+  return out;
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(var_correction, &var_std_autograd<false>);
+EMBER_REGISTER_AUTOGRAD(std_correction, &var_std_autograd<true>);
+EMBER_REGISTER_AUTOGRAD(norm_ScalarOpt_dim, &norm_autograd);
+
+// ---- frontends (schema order) and boxed registration ----
+
 Tensor var(const Tensor& self, std::optional<std::vector<int64_t>> dims,
            std::optional<Scalar> correction, bool keepdim) {
   return dispatch::call<var_impl>(OpId::var_correction, self, dims, correction, keepdim);

@@ -4,6 +4,7 @@
 #include "../dispatch/boxing.h"
 #include "ember/ops/reduce.h"
 #include "elementwise.h"
+#include "reduce_common.h"
 
 namespace ember {
 
@@ -44,6 +45,47 @@ Tensor log_softmax_int_impl(const Tensor& self, int64_t dim, std::optional<Scala
 }
 
 }  // namespace
+
+// ---- autograd ----
+// Both rules save the output. The gradients are written with Tensor ops (PyTorch calls the
+// fused _softmax_backward_data / _log_softmax_backward_data), so double backward comes for free.
+namespace {
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// d softmax: y * (g - sum(g * y)) along dim.
+Tensor softmax_autograd(const Tensor& self, const int64_t& dim, const bool& half_to_float) {
+  autograd::Recorder r("SoftmaxBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<_softmax_impl>(OpId::_softmax, self, dim, half_to_float); });
+  if (!r) return out;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const size_t result_ = 0;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor y = n.saved(result_);
+    return tensor_list{y * (g[0] - (g[0] * y).sum({d}, true))};
+  });
+  ops::save_output_at(r, out, result_);
+  return out;
+}
+
+// d log_softmax: g - exp(y) * sum(g) along dim.
+Tensor log_softmax_autograd(const Tensor& self, const int64_t& dim, const bool& half_to_float) {
+  autograd::Recorder r("LogSoftmaxBackward0", self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<_log_softmax_impl>(OpId::_log_softmax, self, dim, half_to_float); });
+  if (!r) return out;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const size_t result_ = 0;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{g[0] - n.saved(result_).exp() * g[0].sum({d}, true)};
+  });
+  ops::save_output_at(r, out, result_);
+  return out;
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(_softmax, &softmax_autograd);
+EMBER_REGISTER_AUTOGRAD(_log_softmax, &log_softmax_autograd);
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return dispatch::call<softmax_int_impl>(OpId::softmax_int, self, dim, dtype);

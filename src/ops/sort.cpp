@@ -3,6 +3,7 @@
 #include "../dispatch/boxing.h"
 #include "ember/ops/reduce.h"
 #include "elementwise.h"
+#include "reduce_common.h"
 
 namespace ember {
 
@@ -40,6 +41,49 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim,
 }
 
 }  // namespace
+
+// ---- autograd ----
+// The gradient goes back to where each value came from (PyTorch's
+// value_selecting_reduction_backward); the indices are not differentiable.
+namespace {
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// PyTorch names x.sort(dim) (aten::sort.default) SortBackward0 and x.sort(stable=...)
+// (aten::sort.stable) SortBackward1. ember has only sort.stable, and Tensor::sort always passes
+// a bool, so stable=True (which in PyTorch only sort.stable takes) names SortBackward1 and
+// False / None the common SortBackward0; only an explicit stable=False differs from PyTorch.
+std::tuple<Tensor, Tensor> sort_autograd(const Tensor& self, const std::optional<bool>& stable,
+                                         const int64_t& dim, const bool& descending) {
+  autograd::Recorder r(stable.value_or(false) ? "SortBackward1" : "SortBackward0", self);
+  auto outs = r.forward(
+      [&] { return dispatch::call<sort_impl>(OpId::sort_stable, self, stable, dim, descending); });
+  if (!r) return outs;
+  const size_t indices_ = 0;
+  r.finish(outs, [=, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), sizes, true)};
+  });
+  ops::save_output_at(r, std::get<1>(outs), indices_);
+  return outs;
+}
+
+std::tuple<Tensor, Tensor> topk_autograd(const Tensor& self, const int64_t& k, const int64_t& dim,
+                                         const bool& largest, const bool& sorted) {
+  autograd::Recorder r("TopkBackward0", self);
+  auto outs = r.forward(
+      [&] { return dispatch::call<topk_impl>(OpId::topk, self, k, dim, largest, sorted); });
+  if (!r) return outs;
+  const size_t indices_ = 0;
+  r.finish(outs, [=, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), sizes, true)};
+  });
+  ops::save_output_at(r, std::get<1>(outs), indices_);
+  return outs;
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(sort_stable, &sort_autograd);
+EMBER_REGISTER_AUTOGRAD(topk, &topk_autograd);
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim,
                                 bool descending) {
