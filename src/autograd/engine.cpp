@@ -184,6 +184,10 @@ bool task_needs(const Node* fn) {
   return it != t_task->exec_info.end() && it->second.should_execute();
 }
 
+void add_to_current_exec_info(Node* fn) {
+  if (t_task && !t_task->exec_info.empty()) t_task->exec_info[fn].needed = true;
+}
+
 tensor_list run_backward(const edge_list& roots, const tensor_list& root_grads, bool keep_graph,
                          bool create_graph, const edge_list& outputs, bool accumulate_grad) {
   auto graph_root = std::make_shared<GraphRoot>(roots, root_grads);

@@ -15,4 +15,8 @@ tensor_list run_backward(const edge_list& roots, const tensor_list& root_grads, 
 /// that runs the whole graph).
 bool task_needs(const Node* fn);
 
+/// Marks `fn` as run by the running backward (CopySlices calls its inner node directly: the
+/// nodes that node's gradients lead to were not walked when the backward started).
+void add_to_current_exec_info(Node* fn);
+
 }  // namespace ember::autograd

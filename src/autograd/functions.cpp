@@ -6,6 +6,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/view.h"
+#include "engine.h"
 #include "record.h"
 
 namespace ember::autograd {
@@ -138,6 +139,12 @@ tensor_list CopySlices::apply(tensor_list&& grads) {
   result.copy_(grads[0]);
   Tensor grad_slice = result.as_strided(view_.sizes, view_.strides,
                                         view_.offset - base_.offset + result.storage_offset());
+  // As PyTorch: the running backward did not walk into fn_ (it is not an edge of the graph),
+  // so its next nodes join the set that runs; fn_'s gradient for the view is then computed
+  // whenever its edge is valid.
+  for (const auto& e : fn_->next_edges()) {
+    if (e.is_valid()) add_to_current_exec_info(e.function.get());
+  }
   tensor_list res = (*fn_).apply(tensor_list{grad_slice.clone()});
   for (size_t i = 0; i < res.size() && i < out.size(); ++i) {
     if (!should_compute_output(i)) continue;

@@ -40,9 +40,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     data_.impl()->set_version_counter(t.impl()->version_counter());
   } else {
     data_ = t;
-    if (!t.is_leaf()) creator_ = grad_fn_of(t)->name();
   }
-  if (is_output_) creator_ = "";  // named from the owner at unpack time
 }
 
 void SavedVariable::release() { data_ = Tensor(); }
@@ -60,8 +58,9 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
     std::string which;
     if (is_output_) {
       which = ", which is output " + std::to_string(output_nr_) + " of " + owner->name() + ",";
-    } else if (!creator_.empty()) {
-      which = ", which is output " + std::to_string(data_.output_nr()) + " of " + creator_ + ",";
+    } else if (const auto& fn = grad_fn_of(data_)) {
+      // As PyTorch: the tensor's history now (the in-place op that bumped it, typically).
+      which = ", which is output " + std::to_string(data_.output_nr()) + " of " + fn->name() + ",";
     }
     EMBER_FAIL("one of the variables needed for gradient computation has been modified by an "
                "inplace operation: [", legacy_type_name(data_), " ", data_.sizes(), "]", which,

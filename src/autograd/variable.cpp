@@ -124,7 +124,7 @@ void check_inplace(const Tensor& self) {
   if (self.impl()->is_view()) {
     handle_view_on_rebase(self);
     Tensor base(self.impl()->view_base());
-    if (base.is_leaf() && base.requires_grad()) {
+    if (self.requires_grad() && base.is_leaf()) {
       EMBER_FAIL("a view of a leaf Variable that requires grad is being used in an in-place "
                  "operation.");
     }

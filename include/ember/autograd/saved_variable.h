@@ -28,7 +28,6 @@ class SavedVariable {
   bool default_constructed_ = true;
   bool is_output_ = false;
   bool requires_grad_ = false;
-  std::string creator_;  // grad_fn name at save time (non-leaves), for the version message
 };
 
 /// "torch.FloatTensor" etc., as PyTorch names tensor types in messages.
