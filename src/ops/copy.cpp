@@ -2,8 +2,10 @@
 // (memory_format=preserve), as PyTorch does, so t.t().double() stays transposed.
 #include "ember/ops/copy.h"
 
+#include "../autograd/record.h"
 #include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
+#include "autograd_views.h"
 #include "elementwise.h"
 #include "pointwise_helpers.h"
 
@@ -68,6 +70,11 @@ Tensor detach_impl(const Tensor& self) {
   return Tensor(std::move(impl));
 }
 
+// aten::alias is a view (`_base` is self): an in-place write through it rebases self's history.
+Tensor alias_impl(const Tensor& self) {
+  return ops::make_view(self, self.sizes(), self.strides(), self.storage_offset());
+}
+
 Tensor fill__impl(const Tensor& self, const Scalar& value) {
   ops::check_no_internal_overlap("fill_", self);
   if (!self.is_meta()) {
@@ -78,6 +85,90 @@ Tensor fill__impl(const Tensor& self, const Scalar& value) {
 }
 
 Tensor zero__impl(const Tensor& self) { return fill__impl(self, 0); }
+
+// ---- autograd ----
+// detach gets no rule: its result is not differentiable (the op is not recorded, so it has no
+// history and does not require grad).
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// d _to_copy(self) = grad converted back to self's dtype and device
+Tensor to_copy_autograd(const Tensor& self, const std::optional<ScalarType>& dtype,
+                        const std::optional<int64_t>& layout, const std::optional<Device>& device,
+                        const std::optional<bool>& pin_memory, const bool& non_blocking,
+                        const std::optional<int64_t>& memory_format) {
+  autograd::Recorder r("ToCopyBackward0", self);
+  Tensor out = r.forward([&] {
+    return dispatch::call<to_copy_impl>(OpId::_to_copy, self, dtype, layout, device, pin_memory,
+                                        non_blocking, memory_format);
+  });
+  if (!r) return out;
+  return r.finish(out, [st = self.dtype(), dev = self.device()](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].to(dev, st)};
+  });
+}
+
+// d clone(self) = grad
+Tensor clone_autograd(const Tensor& self, const std::optional<int64_t>& memory_format) {
+  autograd::Recorder r("CloneBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<clone_impl>(OpId::clone, self, memory_format); });
+  if (!r) return out;
+  return r.finish(out, [](OpNode&, const tensor_list& g) { return tensor_list{g[0]}; });
+}
+
+// d alias(self) = grad
+Tensor alias_autograd(const Tensor& self) {
+  autograd::Recorder r("AliasBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<alias_impl>(OpId::alias, self); });
+  if (!r) return out;
+  ops::propagate_view_creation(self, out, "AliasBackward0");
+  return r.finish(out, [](OpNode&, const tensor_list& g) { return tensor_list{g[0]}; });
+}
+
+// self.copy_(src): self's old values are overwritten (zero gradient); src gets the gradient in
+// its own dtype and device, summed down to its shape where it was broadcast. As PyTorch, a
+// non-floating self (an integer destination) records nothing.
+Tensor copy__autograd(const Tensor& self, const Tensor& src, const bool& non_blocking) {
+  autograd::Recorder r = is_floating(self.dtype()) ? autograd::Recorder("CopyBackwards", self, src)
+                                                   : autograd::Recorder("CopyBackwards");
+  autograd::check_inplace_if(r, self);
+  r.forward([&] { return dispatch::call<copy__impl>(OpId::copy_, self, src, non_blocking); });
+  if (!r) return self;
+  r.finish_inplace(self, [st = src.dtype(), dev = src.device(), shape = src.sizes().vec()](
+                             OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::self_grad_wanted(n) ? zeros_like(g[0]) : Tensor(),
+                       n.needs(1) ? autograd::sum_to(g[0].to(dev, st), shape) : Tensor()};
+  });
+  return self;
+}
+
+// fill_ and zero_ overwrite every element: self's previous history gets a zero gradient.
+template <const char* Name, class Forward>
+Tensor overwrite_autograd(const Tensor& self, Forward&& forward) {
+  autograd::Recorder r(Name, self);
+  autograd::check_inplace_if(r, self);
+  r.forward(forward);
+  if (!r) return self;
+  r.finish_inplace(self, [](OpNode&, const tensor_list& g) { return tensor_list{zeros_like(g[0])}; });
+  return self;
+}
+constexpr char kFillBackward[] = "FillBackward2";  // PyTorch 1.13's name for fill_.Scalar
+constexpr char kZeroBackward[] = "ZeroBackward0";
+
+Tensor fill__autograd(const Tensor& self, const Scalar& value) {
+  return overwrite_autograd<kFillBackward>(
+      self, [&] { return dispatch::call<fill__impl>(OpId::fill__Scalar, self, value); });
+}
+Tensor zero__autograd(const Tensor& self) {
+  return overwrite_autograd<kZeroBackward>(self, [&] { return dispatch::call<zero__impl>(OpId::zero_, self); });
+}
+
+EMBER_REGISTER_AUTOGRAD(_to_copy, &to_copy_autograd);
+EMBER_REGISTER_AUTOGRAD(clone, &clone_autograd);
+EMBER_REGISTER_AUTOGRAD(alias, &alias_autograd);
+EMBER_REGISTER_AUTOGRAD(copy_, &copy__autograd);
+EMBER_REGISTER_AUTOGRAD(fill__Scalar, &fill__autograd);
+EMBER_REGISTER_AUTOGRAD(zero_, &zero__autograd);
 
 // Schema-shaped frontends (argument order as in ops.def; what the boxed layers see).
 Tensor to_copy_op(const Tensor& self, std::optional<ScalarType> dtype, std::optional<int64_t> layout,
@@ -137,7 +228,7 @@ Tensor clone(const Tensor& self) { return clone_op(self, std::nullopt); }
 Tensor contiguous(const Tensor& self) { return contiguous_op(self, 0); }
 Tensor& copy_(Tensor& self, const Tensor& src) { return copy__op(self, src, false); }
 Tensor detach(const Tensor& self) { return dispatch::call<detach_impl>(OpId::detach, self); }
-Tensor alias(const Tensor& self) { return dispatch::call<detach_impl>(OpId::alias, self); }
+Tensor alias(const Tensor& self) { return dispatch::call<alias_impl>(OpId::alias, self); }
 Tensor& fill_(Tensor& self, const Scalar& value) { return fill__op(self, value); }
 Tensor& zero_(Tensor& self) {
   dispatch::call<zero__impl>(OpId::zero_, self);

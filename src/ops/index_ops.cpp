@@ -3,10 +3,13 @@
 // writes anything, so a failing in-place op leaves self unchanged. Error texts are PyTorch 1.13's.
 #include "ember/ops/index_ops.h"
 
+#include "../autograd/record.h"
 #include "../backends/cpu/copy_kernel.h"
 #include "../backends/cpu/index_kernels.h"
 #include "../dispatch/boxing.h"
+#include "autograd_views.h"
 #include "elementwise.h"
+#include "ember/ops/indexing.h"
 
 namespace ember {
 
@@ -253,6 +256,168 @@ Tensor embedding_impl(const Tensor& weight, const Tensor& indices, int64_t paddi
   sizes.push_back(weight.size(1));
   return ops::make_view(rows_out, sizes, contiguous_strides(sizes), 0);
 }
+
+// ---- autograd ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+Tensor zeros_for(const Tensor& grad, IntArrayRef sizes) {
+  return zeros(sizes, TensorOptions(grad.dtype()).device(grad.device()));
+}
+
+// A gathered gradient placed in a src of `sizes`: scatter reads only the leading index.sizes()
+// block of src (0-d counting as one element), so the rest of src gets zeros. (PyTorch 1.13
+// returns the index-shaped gradient as is, which its engine rejects when src is larger.)
+Tensor fit_to(const Tensor& grad, IntArrayRef sizes) {
+  if (grad.sizes() == sizes) return grad;
+  if (sizes.empty()) return grad.reshape({});
+  Tensor g = grad.dim() == 0 ? grad.reshape(DimVector(sizes.size(), 1)) : grad;
+  if (g.sizes() == sizes) return g;
+  Tensor out = zeros_for(g, sizes);
+  Tensor block = out;
+  for (int64_t d = 0; d < g.dim(); ++d) block = block.narrow(d, 0, g.size(d));
+  block.copy_(g);
+  return out;
+}
+
+// d index_select(self, dim, index) = zeros of self's shape with grad's rows added at index
+// (scatter_add along dim, the index broadcast over the other dims).
+Tensor index_select_autograd(const Tensor& self, const int64_t& dim, const Tensor& index) {
+  autograd::Recorder r("IndexSelectBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<index_select_impl>(OpId::index_select, self, dim, index); });
+  if (!r) return out;
+  const size_t index_ = r.save(index);
+  return r.finish(out, [index_, d = wrap_dim(dim, self.dim()), sizes = self.sizes().vec()](
+                           OpNode& n, const tensor_list& g) {
+    Tensor index = n.saved(index_);
+    if (sizes.empty()) return tensor_list{g[0]};  // a 0-d self: its one element was selected
+    DimVector shape(sizes.size(), 1);
+    shape[static_cast<size_t>(d)] = index.numel();
+    Tensor idx = index.to(kInt64).reshape(shape).expand(g[0].sizes());
+    return tensor_list{zeros_for(g[0], sizes).scatter_add(d, idx, g[0])};
+  });
+}
+
+// d gather(self, dim, index) = zeros of self's shape with grad added at index. PyTorch saves
+// self (for its shape), so writing self in place before the backward is an error here too;
+// sparse_grad has no sparse layout to return in ember: the gradient is dense.
+Tensor gather_autograd(const Tensor& self, const int64_t& dim, const Tensor& index, const bool& sparse_grad) {
+  autograd::Recorder r("GatherBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<gather_impl>(OpId::gather, self, dim, index, sparse_grad); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), index_ = r.save(index);
+  return r.finish(out, [self_, index_, d = wrap_dim(dim, self.dim())](OpNode& n, const tensor_list& g) {
+    Tensor s = n.saved(self_);
+    return tensor_list{zeros_for(g[0], s.sizes()).scatter_add(d, n.saved(index_), g[0])};
+  });
+}
+
+// Whether a scatter rule computes self's gradient (in-place: see ops::self_grad_wanted).
+bool wants_self(const OpNode& n, bool inplace) { return inplace ? ops::self_grad_wanted(n) : n.needs(0); }
+
+// scatter(self, dim, index, src): self's gradient is grad with the overwritten positions zeroed;
+// src's is grad gathered at index (every src element that was written, as PyTorch: with repeated
+// indices the write order is unspecified). `src_sizes` empty optional: the value overload.
+OpNode::Formula scatter_formula(bool inplace, int64_t d, size_t index_, std::optional<DimVector> src_sizes) {
+  return [inplace, d, index_, src_sizes](OpNode& n, const tensor_list& g) {
+    Tensor index = n.saved(index_);
+    tensor_list grads{wants_self(n, inplace) ? g[0].scatter(d, index, 0.0) : Tensor()};
+    if (src_sizes) grads.push_back(n.needs(1) ? fit_to(g[0].gather(d, index), *src_sizes) : Tensor());
+    return grads;
+  };
+}
+
+// scatter_add(self, dim, index, src): self's gradient is grad; src's is grad gathered at index.
+OpNode::Formula scatter_add_formula(bool inplace, int64_t d, size_t index_, DimVector src_sizes) {
+  return [inplace, d, index_, src_sizes](OpNode& n, const tensor_list& g) {
+    return tensor_list{wants_self(n, inplace) ? g[0] : Tensor(),
+                       n.needs(1) ? fit_to(g[0].gather(d, n.saved(index_)), src_sizes) : Tensor()};
+  };
+}
+
+template <OpId id, Tensor (*impl)(const Tensor&, int64_t, const Tensor&, const Tensor&)>
+Tensor scatter_src_autograd(const Tensor& self, const int64_t& dim, const Tensor& index, const Tensor& src) {
+  constexpr bool add = id == OpId::scatter_add || id == OpId::scatter_add_;
+  constexpr bool inplace = id == OpId::scatter__src || id == OpId::scatter_add_;
+  autograd::Recorder r(add ? "ScatterAddBackward0" : "ScatterBackward0", self, src);
+  if constexpr (inplace) autograd::check_inplace_if(r, self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dim, index, src); });
+  if (!r) return out;
+  const size_t index_ = r.save(index);
+  const int64_t d = wrap_dim(dim, self.dim());
+  OpNode::Formula f = add ? scatter_add_formula(inplace, d, index_, src.sizes().vec())
+                          : scatter_formula(inplace, d, index_, src.sizes().vec());
+  if constexpr (inplace) {
+    r.finish_inplace(self, std::move(f));
+    return self;
+  } else {
+    return r.finish(out, std::move(f));
+  }
+}
+
+template <OpId id, Tensor (*impl)(const Tensor&, int64_t, const Tensor&, const Scalar&)>
+Tensor scatter_value_autograd(const Tensor& self, const int64_t& dim, const Tensor& index, const Scalar& value) {
+  constexpr bool inplace = id == OpId::scatter__value;
+  autograd::Recorder r("ScatterBackward1", self);
+  if constexpr (inplace) autograd::check_inplace_if(r, self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dim, index, value); });
+  if (!r) return out;
+  OpNode::Formula f = scatter_formula(inplace, wrap_dim(dim, self.dim()), r.save(index), std::nullopt);
+  if constexpr (inplace) {
+    r.finish_inplace(self, std::move(f));
+    return self;
+  } else {
+    return r.finish(out, std::move(f));
+  }
+}
+
+// d embedding(weight, indices) = the dense gradient of weight: each looked-up row's gradient
+// added into its row (repeats accumulate), scaled by 1 / (the row's count in indices) with
+// scale_grad_by_freq; rows equal to padding_idx (when >= 0, as aten's) get none. PyTorch saves
+// weight and indices. `sparse` asks for a sparse gradient, a layout ember has not: dense.
+Tensor embedding_autograd(const Tensor& weight, const Tensor& indices, const int64_t& padding_idx,
+                          const bool& scale_grad_by_freq, const bool& sparse) {
+  autograd::Recorder r("EmbeddingBackward0", weight);
+  Tensor out = r.forward([&] {
+    return dispatch::call<embedding_impl>(OpId::embedding, weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  });
+  if (!r) return out;
+  const size_t weight_ = r.save(weight), indices_ = r.save(indices);
+  return r.finish(out, [weight_, indices_, padding_idx, scale_grad_by_freq](OpNode& n, const tensor_list& g) {
+    Tensor w = n.saved(weight_);
+    const int64_t rows = w.size(0), cols = w.size(1);
+    const TensorOptions opts = TensorOptions(g[0].dtype()).device(g[0].device());
+    Tensor idx = n.saved(indices_).reshape({-1}).to(kInt64);
+    Tensor grad_rows = g[0].reshape({idx.numel(), cols});
+    if (scale_grad_by_freq || padding_idx >= 0) {
+      // Per looked-up row: the factor its gradient is scaled by (no history: only indices).
+      Tensor factor = ones({idx.numel()}, opts);
+      if (scale_grad_by_freq) {
+        Tensor counts = zeros({rows}, opts).scatter_add(0, idx, factor);
+        factor = 1.0 / counts.gather(0, idx);
+      }
+      if (padding_idx >= 0) factor = factor * (idx != padding_idx).to(g[0].dtype());
+      grad_rows = grad_rows * factor.unsqueeze(1);
+    }
+    Tensor grad = zeros({rows, cols}, opts);
+    index_put_(grad, {idx}, grad_rows, /*accumulate=*/true);
+    return tensor_list{grad};
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(index_select, &index_select_autograd);
+EMBER_REGISTER_AUTOGRAD(gather, &gather_autograd);
+EMBER_REGISTER_AUTOGRAD(scatter_src, (&scatter_src_autograd<OpId::scatter_src, scatter_src_impl>));
+EMBER_REGISTER_AUTOGRAD(scatter__src, (&scatter_src_autograd<OpId::scatter__src, scatter__src_impl>));
+EMBER_REGISTER_AUTOGRAD(scatter_add, (&scatter_src_autograd<OpId::scatter_add, scatter_add_impl>));
+EMBER_REGISTER_AUTOGRAD(scatter_add_, (&scatter_src_autograd<OpId::scatter_add_, scatter_add__impl>));
+EMBER_REGISTER_AUTOGRAD(scatter_value, (&scatter_value_autograd<OpId::scatter_value, scatter_value_impl>));
+EMBER_REGISTER_AUTOGRAD(scatter__value, (&scatter_value_autograd<OpId::scatter__value, scatter__value_impl>));
+EMBER_REGISTER_AUTOGRAD(embedding, &embedding_autograd);
+
+namespace {
 
 // ---- schema-shaped frontends (argument order as in ops.def) ----
 Tensor gather_op(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {

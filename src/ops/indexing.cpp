@@ -10,8 +10,10 @@
 
 #include <algorithm>
 
+#include "../autograd/record.h"
 #include "../backends/cpu/indexing_kernels.h"
 #include "../dispatch/boxing.h"
+#include "autograd_views.h"
 #include "elementwise.h"
 
 namespace ember {
@@ -278,7 +280,73 @@ Tensor& index_put__op(Tensor& self, const OptionalTensorList& indices, const Ten
   return self;
 }
 
+// ---- autograd ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// The index tensors of a call, saved (PyTorch saves them: writing one in place before the
+// backward is an error), and read back in the formula.
+std::vector<std::optional<size_t>> save_indices(autograd::Recorder& r, const OptionalTensorList& indices) {
+  std::vector<std::optional<size_t>> slots;
+  for (const auto& t : indices) {
+    if (t && t->defined()) slots.emplace_back(r.save(*t));
+    else slots.emplace_back();
+  }
+  return slots;
+}
+OptionalTensorList saved_indices(OpNode& n, const std::vector<std::optional<size_t>>& slots) {
+  OptionalTensorList out;
+  for (const auto& s : slots) {
+    if (s) out.emplace_back(n.saved(*s));
+    else out.emplace_back(std::nullopt);
+  }
+  return out;
+}
+
+// d self[indices] = zeros of self's shape with grad added at the indexed positions (repeated
+// indices accumulate).
+Tensor index_autograd(const Tensor& self, const OptionalTensorList& indices) {
+  autograd::Recorder r("IndexBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<index_impl>(OpId::index_Tensor, self, indices); });
+  if (!r) return out;
+  auto slots = save_indices(r, indices);
+  return r.finish(out, [slots, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
+    Tensor grad = zeros(sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
+    index_put__op(grad, saved_indices(n, slots), g[0], /*accumulate=*/true);
+    return tensor_list{grad};
+  });
+}
+
+// self[indices] = values (or += with accumulate). self: grad, where the write replaced the old
+// values zeroed (accumulate keeps them: grad as is); values: grad at the indexed positions,
+// summed down to values' shape where it was broadcast.
+Tensor index_put__autograd(const Tensor& self, const OptionalTensorList& indices, const Tensor& values,
+                           const bool& accumulate) {
+  autograd::Recorder r("IndexPutBackward0", self, values);
+  autograd::check_inplace_if(r, self);
+  r.forward([&] { return dispatch::call<index_put__impl>(OpId::index_put_, self, indices, values, accumulate); });
+  if (!r) return self;
+  auto slots = save_indices(r, indices);
+  r.finish_inplace(self, [slots, accumulate, shape = values.sizes().vec()](OpNode& n, const tensor_list& g) {
+    OptionalTensorList idx = saved_indices(n, slots);
+    Tensor self_grad, values_grad;
+    if (ops::self_grad_wanted(n)) {
+      self_grad = g[0];
+      if (!accumulate) {
+        self_grad = g[0].clone();
+        index_put__op(self_grad, idx, zeros({}, TensorOptions(g[0].dtype()).device(g[0].device())), false);
+      }
+    }
+    if (n.needs(1)) values_grad = autograd::sum_to(index_op(g[0], idx), shape);
+    return tensor_list{self_grad, values_grad};
+  });
+  return self;
+}
+
 }  // namespace
+
+EMBER_REGISTER_AUTOGRAD(index_Tensor, &index_autograd);
+EMBER_REGISTER_AUTOGRAD(index_put_, &index_put__autograd);
 
 Tensor index(const Tensor& self, const OptionalTensorList& indices) { return index_op(self, indices); }
 Tensor& index_put_(Tensor& self, const OptionalTensorList& indices, const Tensor& values, bool accumulate) {

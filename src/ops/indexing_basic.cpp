@@ -5,6 +5,7 @@
 // ember::index_put_ (src/ops/indexing.cpp) on that view.
 #include "ember/ops/indexing.h"
 
+#include "ember/grad_mode.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/view.h"
@@ -159,12 +160,14 @@ DimVector strip_leading_ones(IntArrayRef sizes) {
   return sizes.slice(first).vec();
 }
 
-// dst = src, src broadcast to dst (PyTorch's copy_to).
+// dst = src, src broadcast to dst (PyTorch's copy_to). PyTorch fills from a 0-d src with
+// fill_(Tensor), which is differentiable in src; ember's fill_ takes a Scalar, so a src that
+// requires grad is copied (broadcast) instead, and its gradient flows.
 void copy_to(const Tensor& dst, const Tensor& src) {
   Tensor d = dst;
   if (dst.sizes().equals(src.sizes())) {
     d.copy_(src);
-  } else if (src.dim() == 0 && src.is_cpu()) {
+  } else if (src.dim() == 0 && src.is_cpu() && !(GradMode::is_enabled() && src.requires_grad())) {
     d.fill_(src.item());
   } else {
     d.copy_(src.view(strip_leading_ones(src.sizes())).expand(dst.sizes()));

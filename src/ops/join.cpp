@@ -1,6 +1,7 @@
 // Concatenation: cat (primitive) and stack (composite: unsqueeze every input, then cat).
 #include "ember/ops/index_ops.h"
 
+#include "../autograd/record.h"
 #include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -84,7 +85,45 @@ Tensor stack_impl(ArrayRef<Tensor> tensors, int64_t dim) {
   return cat(parts, d);
 }
 
+// ---- autograd ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// d cat(tensors, dim) = each input's slab of grad (narrowed along dim); a skipped legacy [0]
+// input gets an empty [0] gradient.
+Tensor cat_autograd(const ArrayRef<Tensor>& tensors, const int64_t& dim) {
+  autograd::Recorder r("CatBackward0", tensors);
+  Tensor out = r.forward([&] { return dispatch::call<cat_impl>(OpId::cat, tensors, dim); });
+  if (!r) return out;
+  // Per input: its length along dim, or -1 when cat skipped it.
+  std::vector<int64_t> lengths;
+  int64_t d = 0;
+  for (const Tensor& t : tensors) {
+    if (skipped_in_cat(t)) {
+      lengths.push_back(-1);
+      continue;
+    }
+    d = wrap_dim(dim, t.dim());
+    lengths.push_back(t.size(d));
+  }
+  return r.finish(out, [lengths, d](OpNode& n, const tensor_list& g) {
+    tensor_list grads(lengths.size());
+    int64_t offset = 0;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      if (lengths[i] < 0) {
+        if (n.needs(i)) grads[i] = zeros({0}, TensorOptions(g[0].dtype()).device(g[0].device()));
+        continue;
+      }
+      if (n.needs(i)) grads[i] = g[0].narrow(d, offset, lengths[i]);
+      offset += lengths[i];
+    }
+    return grads;
+  });
+}
+
 }  // namespace
+
+EMBER_REGISTER_AUTOGRAD(cat, &cat_autograd);
 
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
   return dispatch::call<cat_impl>(OpId::cat, tensors, dim);

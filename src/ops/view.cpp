@@ -2,13 +2,17 @@
 // reshape / flatten / unflatten / narrow / chunk are composites over the primitive views.
 #include "ember/ops/view.h"
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 
+#include "../autograd/functions.h"
 #include "../autograd/record.h"
 #include "../dispatch/boxing.h"
+#include "autograd_views.h"
 #include "elementwise.h"
 #include "ember/grad_mode.h"
+#include "ember/ops/index_ops.h"
 
 namespace ember {
 
@@ -303,13 +307,20 @@ std::vector<Tensor> unbind_impl(const Tensor& self, int64_t dim) {
 using autograd::OpNode;
 using autograd::tensor_list;
 
+// Attaches a single-output view's node; the view inherits how self was made, if self is a
+// view that refuses in-place writes (ops::propagate_view_creation).
+Tensor finish_view(autograd::Recorder& r, const Tensor& self, const Tensor& out, OpNode::Formula f) {
+  ops::propagate_view_creation(self, out, r.node().name());
+  return r.finish(out, std::move(f));
+}
+
 // d view(self, size) = grad.reshape(self.sizes)
 template <OpId id, Tensor (*impl)(const Tensor&, IntArrayRef)>
 Tensor view_autograd(const Tensor& self, const IntArrayRef& size) {
   autograd::Recorder r(id == OpId::view ? "ViewBackward0" : "UnsafeViewBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, size); });
   if (!r) return out;
-  return r.finish(out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
+  return finish_view(r, self, out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
     return tensor_list{g[0].reshape(sizes)};
   });
 }
@@ -319,7 +330,7 @@ Tensor expand_autograd(const Tensor& self, const IntArrayRef& sizes, const bool&
   autograd::Recorder r("ExpandBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<expand_impl>(OpId::expand, self, sizes, implicit); });
   if (!r) return out;
-  return r.finish(out, [shape = self.sizes().vec()](OpNode&, const tensor_list& g) {
+  return finish_view(r, self, out, [shape = self.sizes().vec()](OpNode&, const tensor_list& g) {
     return tensor_list{autograd::sum_to(g[0], shape)};
   });
 }
@@ -329,15 +340,202 @@ Tensor unsqueeze_autograd(const Tensor& self, const int64_t& dim) {
   autograd::Recorder r("UnsqueezeBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<unsqueeze_impl>(OpId::unsqueeze, self, dim); });
   if (!r) return out;
-  return r.finish(out, [d = wrap_dim(dim, self.dim() + 1)](OpNode&, const tensor_list& g) {
+  return finish_view(r, self, out, [d = wrap_dim(dim, self.dim() + 1)](OpNode&, const tensor_list& g) {
     return tensor_list{g[0].squeeze(d)};
   });
+}
+
+// A view op's rules map the view's gradient back onto its input's geometry; they save no tensor
+// (only sizes and arguments), as PyTorch's, so writing the input in place never invalidates them.
+
+// d t(self) = grad.t()
+Tensor t_autograd(const Tensor& self) {
+  autograd::Recorder r("TBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<t_impl>(OpId::t, self); });
+  if (!r) return out;
+  return finish_view(r, self, out, [](OpNode&, const tensor_list& g) { return tensor_list{g[0].t()}; });
+}
+
+// d transpose(self, a, b) = grad.transpose(a, b)
+Tensor transpose_autograd(const Tensor& self, const int64_t& dim0, const int64_t& dim1) {
+  autograd::Recorder r("TransposeBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<transpose_impl>(OpId::transpose_int, self, dim0, dim1); });
+  if (!r) return out;
+  return finish_view(r, self, out, [dim0, dim1](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].transpose(dim0, dim1)};
+  });
+}
+
+// d permute(self, dims) = grad permuted by the inverse permutation
+Tensor permute_autograd(const Tensor& self, const IntArrayRef& dims) {
+  autograd::Recorder r("PermuteBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<permute_impl>(OpId::permute, self, dims); });
+  if (!r) return out;
+  const int64_t nd = self.dim();
+  DimVector inverse(static_cast<size_t>(nd));
+  for (int64_t i = 0; i < nd; ++i) inverse[static_cast<size_t>(wrap_dim(dims[i], nd))] = i;
+  return finish_view(r, self, out, [inverse](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].permute(inverse)};
+  });
+}
+
+// d squeeze(self) = grad with self's size-1 dims put back
+Tensor squeeze_autograd(const Tensor& self) {
+  autograd::Recorder r("SqueezeBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<squeeze_impl>(OpId::squeeze, self); });
+  if (!r) return out;
+  return finish_view(r, self, out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
+    Tensor grad = g[0];
+    for (size_t d = 0; d < sizes.size(); ++d)
+      if (sizes[d] == 1) grad = grad.unsqueeze(static_cast<int64_t>(d));
+    return tensor_list{grad};
+  });
+}
+
+// d squeeze(self, dim) = grad.unsqueeze(dim) when that dim was squeezed, else grad
+Tensor squeeze_dim_autograd(const Tensor& self, const int64_t& dim) {
+  autograd::Recorder r("SqueezeBackward1", self);
+  Tensor out = r.forward([&] { return dispatch::call<squeeze_dim_impl>(OpId::squeeze_dim, self, dim); });
+  if (!r) return out;
+  const int64_t d = wrap_dim(dim, self.dim());
+  const bool squeezed = self.dim() > 0 && self.size(d) == 1;
+  return finish_view(r, self, out, [d, squeezed](OpNode&, const tensor_list& g) {
+    return tensor_list{squeezed ? g[0].unsqueeze(d) : g[0]};
+  });
+}
+
+// Zeros of `sizes` with grad's dtype and device (the canvas of the index-like backwards).
+Tensor zeros_for(const Tensor& grad, IntArrayRef sizes) {
+  return zeros(sizes, TensorOptions(grad.dtype()).device(grad.device()));
+}
+
+// d slice(self, ...) = zeros of self's shape with grad written into the same slice. Written with
+// copy_ into a view so that, under create_graph, the result records (CopySlices) and is
+// differentiable in grad.
+Tensor slice_autograd(const Tensor& self, const int64_t& dim, const std::optional<int64_t>& start,
+                      const std::optional<int64_t>& end, const int64_t& step) {
+  autograd::Recorder r("SliceBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<slice_impl>(OpId::slice_Tensor, self, dim, start, end, step); });
+  if (!r) return out;
+  return finish_view(r, self, out, [sizes = self.sizes().vec(), dim, start, end, step](OpNode&, const tensor_list& g) {
+    Tensor grad = zeros_for(g[0], sizes);
+    grad.slice(dim, start, end, step).copy_(g[0]);
+    return tensor_list{grad};
+  });
+}
+
+// d select(self, dim, index) = zeros of self's shape with grad written at that index
+Tensor select_autograd(const Tensor& self, const int64_t& dim, const int64_t& index) {
+  autograd::Recorder r("SelectBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<select_impl>(OpId::select_int, self, dim, index); });
+  if (!r) return out;
+  return finish_view(r, self, out, [sizes = self.sizes().vec(), dim, index](OpNode&, const tensor_list& g) {
+    Tensor grad = zeros_for(g[0], sizes);
+    grad.select(dim, index).copy_(g[0]);
+    return tensor_list{grad};
+  });
+}
+
+// Whether elements of a geometry may share memory (PyTorch's _maybe_overlapping_memory): with
+// the dims sorted by stride, each stride must exceed the span of the smaller ones.
+bool maybe_overlapping(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with size > 1
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] > 1) dims.emplace_back(strides[d], sizes[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;
+  for (const auto& [stride, size] : dims) {
+    if (stride <= span) return true;
+    span += (size - 1) * stride;
+  }
+  return false;
+}
+
+// d as_strided(self, size, stride, offset): gradients of output elements that share memory add
+// up (autograd::as_strided_backward). When self's own elements share memory (an expanded
+// input), each memory location's gradient is split evenly between the elements that alias it,
+// as PyTorch does, so that the input's backward (summing its aliases) counts it once.
+Tensor as_strided_autograd(const Tensor& self, const IntArrayRef& size, const IntArrayRef& stride,
+                           const std::optional<int64_t>& storage_offset) {
+  autograd::Recorder r("AsStridedBackward0", self);
+  Tensor out = r.forward([&] {
+    return dispatch::call<as_strided_impl>(OpId::as_strided, self, size, stride, storage_offset);
+  });
+  if (!r) return out;
+  autograd::TensorGeometry input(self);
+  const int64_t offset = storage_offset.value_or(self.storage_offset());
+  Tensor share;  // 1 / (number of self's elements at each element's memory location)
+  if (maybe_overlapping(self.sizes(), self.strides()) && self.numel() > 0) {
+    NoGradGuard no_grad;
+    const int64_t n = self.storage_offset() + 1 + [&] {
+      int64_t last = 0;
+      for (int64_t d = 0; d < self.dim(); ++d) last += (self.size(d) - 1) * self.stride(d);
+      return last;
+    }();
+    Tensor positions = arange(n, kInt64).as_strided(self.sizes(), self.strides(), self.storage_offset());
+    Tensor count = zeros({n}, kFloat64)
+                       .scatter_add(0, positions.contiguous().view({-1}), ones({self.numel()}, kFloat64));
+    share = 1.0 / count.as_strided(self.sizes(), self.strides(), self.storage_offset());
+  }
+  return finish_view(r, self, out, [input, sizes = size.vec(), strides = stride.vec(), offset, share](
+                           OpNode&, const tensor_list& g) {
+    Tensor grad = autograd::as_strided_backward(g[0], input, sizes, strides, offset);
+    return tensor_list{share.defined() ? grad * share.to(grad.dtype()) : grad};
+  });
+}
+
+// d split(self, ...) / split_with_sizes(self, ...) = the pieces' gradients concatenated back (an
+// absent one counts as zeros: OpNode fills it). The outputs are views that refuse in-place
+// writes (CreationMeta::MultiOutputNode), as PyTorch's.
+template <class Forward>
+std::vector<Tensor> split_record(const char* name, const Tensor& self, int64_t dim, Forward&& forward) {
+  autograd::Recorder r(name, self);
+  std::vector<Tensor> outs = r.forward(forward);
+  for (const Tensor& o : outs) autograd::set_view_creation(o, autograd::CreationMeta::MultiOutputNode, name);
+  if (!r) return outs;
+  const int64_t d = wrap_dim(dim, self.dim());
+  return r.finish(std::move(outs), [d](OpNode&, const tensor_list& g) { return tensor_list{cat(g, d)}; });
+}
+
+std::vector<Tensor> split_autograd(const Tensor& self, const int64_t& split_size, const int64_t& dim) {
+  return split_record("SplitBackward0", self, dim, [&] {
+    return dispatch::call<split_impl>(OpId::split_Tensor, self, split_size, dim);
+  });
+}
+
+std::vector<Tensor> split_with_sizes_autograd(const Tensor& self, const IntArrayRef& split_sizes,
+                                              const int64_t& dim) {
+  return split_record("SplitWithSizesBackward0", self, dim, [&] {
+    return dispatch::call<split_with_sizes_impl>(OpId::split_with_sizes, self, split_sizes, dim);
+  });
+}
+
+// d unbind(self, dim) = the pieces' gradients stacked back along dim
+std::vector<Tensor> unbind_autograd(const Tensor& self, const int64_t& dim) {
+  autograd::Recorder r("UnbindBackward0", self);
+  std::vector<Tensor> outs = r.forward([&] { return dispatch::call<unbind_impl>(OpId::unbind_int, self, dim); });
+  for (const Tensor& o : outs)
+    autograd::set_view_creation(o, autograd::CreationMeta::MultiOutputNode, "UnbindBackward0");
+  if (!r) return outs;
+  const int64_t d = wrap_dim(dim, self.dim());
+  return r.finish(std::move(outs), [d](OpNode&, const tensor_list& g) { return tensor_list{stack(g, d)}; });
 }
 
 EMBER_REGISTER_AUTOGRAD(view, (&view_autograd<OpId::view, view_impl>));
 EMBER_REGISTER_AUTOGRAD(_unsafe_view, (&view_autograd<OpId::_unsafe_view, unsafe_view_impl>));
 EMBER_REGISTER_AUTOGRAD(expand, &expand_autograd);
 EMBER_REGISTER_AUTOGRAD(unsqueeze, &unsqueeze_autograd);
+EMBER_REGISTER_AUTOGRAD(t, &t_autograd);
+EMBER_REGISTER_AUTOGRAD(transpose_int, &transpose_autograd);
+EMBER_REGISTER_AUTOGRAD(permute, &permute_autograd);
+EMBER_REGISTER_AUTOGRAD(squeeze, &squeeze_autograd);
+EMBER_REGISTER_AUTOGRAD(squeeze_dim, &squeeze_dim_autograd);
+EMBER_REGISTER_AUTOGRAD(slice_Tensor, &slice_autograd);
+EMBER_REGISTER_AUTOGRAD(select_int, &select_autograd);
+EMBER_REGISTER_AUTOGRAD(as_strided, &as_strided_autograd);
+EMBER_REGISTER_AUTOGRAD(split_Tensor, &split_autograd);
+EMBER_REGISTER_AUTOGRAD(split_with_sizes, &split_with_sizes_autograd);
+EMBER_REGISTER_AUTOGRAD(unbind_int, &unbind_autograd);
 
 // ---- schema-shaped frontends of the primitives ----
 Tensor view_op(const Tensor& self, IntArrayRef size) { return dispatch::call<view_impl>(OpId::view, self, size); }
