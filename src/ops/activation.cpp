@@ -1,5 +1,8 @@
 // Activations: hardtanh (a clamp, so integers work too), relu6 = hardtanh(0, 6), and the
 // floating-only hardswish, hardsigmoid, gelu ('none' = erf form, 'tanh' approximation), silu.
+#include <cmath>
+
+#include "../autograd/record.h"
 #include "../backends/cpu/activation_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -81,6 +84,152 @@ Tensor gelu_impl(const Tensor& self, const std::string& approximate) {
                                : activation_impl<ActivationOp::GeluTanh>(self);
 }
 
+// ---- autograd ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+Tensor zero_scalar() { return wrapped_scalar_tensor(0.0); }
+
+// hardtanh_backward: the gradient passes strictly inside (min_val, max_val); at the limits and
+// at NaN it is zero, as PyTorch 1.13's (vectorized) CPU kernel computes it.
+Tensor hardtanh_backward(const Tensor& g, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val) {
+  return where(logical_and(self > min_val, self < max_val), g, zero_scalar());
+}
+
+// d hardtanh(self, min, max) = grad inside (min, max). The in-place form saves self's old value.
+Tensor hardtanh_autograd(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  autograd::Recorder r("HardtanhBackward0", self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<hardtanh_impl>(OpId::hardtanh, self, min_val, max_val); });
+  if (!r) return out;
+  const size_t self_ = r.save(self);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{hardtanh_backward(g[0], n.saved(self_), min_val, max_val)};
+  });
+}
+
+Tensor hardtanh__autograd(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  autograd::Recorder r("HardtanhBackward0", self);
+  autograd::check_inplace_if(r, self);
+  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;
+  r.forward(
+      [&] { return dispatch::call<hardtanh__impl>(OpId::hardtanh_, self, min_val, max_val); });
+  if (!r) return self;
+  r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{hardtanh_backward(g[0], n.saved(self_), min_val, max_val)};
+  });
+  return self;
+}
+
+// The derivatives of the parameter-free activations, times the incoming gradient `g`.
+// hardswish and hardsigmoid follow PyTorch 1.13's CPU kernels at their kinks and at NaN:
+// hardswish' is 0 below -3, 1 from 3 up, x/3 + 1/2 between (NaN propagates); hardsigmoid' is
+// 1/6 strictly inside (-3, 3), else 0.
+template <ActivationOp Op>
+Tensor activation_backward(const Tensor& g, const Tensor& x) {
+  if constexpr (Op == ActivationOp::Hardswish) {
+    return where(x < -3, zero_scalar(), where(x >= 3, g, g * (x / 3 + 0.5)));
+  } else if constexpr (Op == ActivationOp::Hardsigmoid) {
+    return where(logical_and(x > -3, x < 3), g / 6, zero_scalar());
+  } else {
+    static_assert(Op == ActivationOp::Silu);
+    // Written with differentiable ops (PyTorch's infinitely_differentiable_silu_backward).
+    const Tensor s = x.sigmoid();
+    return g * s * (1 + x * (1 - s));
+  }
+}
+
+constexpr const char* activation_grad_fn(ActivationOp op) {
+  switch (op) {
+    case ActivationOp::Hardswish: return "HardswishBackward0";
+    case ActivationOp::Hardsigmoid: return "HardsigmoidBackward0";
+    case ActivationOp::Silu: return "SiluBackward0";
+    case ActivationOp::GeluErf:
+    case ActivationOp::GeluTanh: return "GeluBackward0";
+  }
+  return "";
+}
+
+template <ActivationOp Op, OpId id>
+Tensor activation_autograd(const Tensor& self) {
+  autograd::Recorder r(activation_grad_fn(Op), self);
+  Tensor out = r.forward([&] { return dispatch::call<activation_impl<Op>>(id, self); });
+  if (!r) return out;
+  r.save(self);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{activation_backward<Op>(g[0], n.saved(0))};
+  });
+}
+
+template <ActivationOp Op, OpId id>
+Tensor activation__autograd(const Tensor& self) {
+  autograd::Recorder r(activation_grad_fn(Op), self);
+  autograd::check_inplace_if(r, self);
+  if (r) r.save(ops::original_self(self));  // the rule reads self's value from before the write
+  r.forward([&] { return dispatch::call<activation__impl<Op>>(id, self); });
+  if (!r) return self;
+  r.finish_inplace(self, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{activation_backward<Op>(g[0], n.saved(0))};
+  });
+  return self;
+}
+
+// Note [gelu's derivatives]
+// gelu' needs the normal CDF (erf), which no Tensor op computes, so, as in PyTorch, the first
+// derivative is a function of its own, gelu_backward(grad, self) = grad * gelu'(self), computed by
+// a kernel and recorded as GeluBackwardBackward0. Its own derivatives are Tensor ops (gelu'' needs
+// only exp, or tanh for the approximation), so gelu is differentiable to any order.
+
+// gelu''(x) for the two forms.
+Tensor gelu_second_derivative(const Tensor& x, bool tanh_form) {
+  if (!tanh_form) {
+    // d/dx [Phi(x) + x phi(x)] = phi(x) (2 - x^2), phi the standard normal density.
+    const double inv_sqrt_2pi = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+    const Tensor x2 = x * x;
+    return (-0.5 * x2).exp() * inv_sqrt_2pi * (2 - x2);
+  }
+  // gelu'(x) = (1 + t) / 2 + x (1 - t^2) h / 2 with t = tanh(u), u = b (x + k x^3) and
+  // h = u' = b (1 + 3 k x^2), so gelu''(x) = (1 - t^2) (h - x t h^2 + 3 b k x^2).
+  const double b = M_SQRT2 * M_2_SQRTPI * 0.5, k = 0.044715;
+  const Tensor x2 = x * x;
+  const Tensor t = (b * (x + k * x2 * x)).tanh();
+  const Tensor h = b * (1 + 3 * k * x2);
+  return (1 - t * t) * (h - x * t * h * h + 3 * b * k * x2);
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
+  autograd::Recorder r("GeluBackwardBackward0", grad, self);
+  const bool tanh_form = approximate == "tanh";
+  Tensor out = r.forward([&] {
+    const ScalarType dtype = result_type(grad, self);
+    Tensor res =
+        ops::new_output(broadcast_shapes(grad.sizes(), self.sizes()), dtype, self.device());
+    if (!res.is_meta())
+      cpu::gelu_backward_kernel(res, ops::cast(grad, dtype), ops::cast(self, dtype), tanh_form);
+    return res;
+  });
+  if (!r) return out;
+  const size_t grad_ = r.save_if(r.needs(1), grad), self_ = r.save(self);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor x = n.saved(self_);
+    return tensor_list{
+        n.needs(0) ? gelu_backward(g[0], x, approximate) : Tensor(),
+        n.needs(1) ? g[0] * n.saved(grad_) * gelu_second_derivative(x, tanh_form) : Tensor()};
+  });
+}
+
+// d gelu(self) = gelu_backward(grad, self) (Note [gelu's derivatives]).
+Tensor gelu_autograd(const Tensor& self, const std::string& approximate) {
+  autograd::Recorder r("GeluBackward0", self);
+  Tensor out = r.forward([&] { return dispatch::call<gelu_impl>(OpId::gelu, self, approximate); });
+  if (!r) return out;
+  const size_t self_ = r.save(self);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{gelu_backward(g[0], n.saved(self_), approximate)};
+  });
+}
+
 }  // namespace
 
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
@@ -128,5 +277,20 @@ EMBER_REGISTER_OP(hardsigmoid_, static_cast<UnaryInplaceFn>(&hardsigmoid_));
 EMBER_REGISTER_OP(gelu, static_cast<Tensor (*)(const Tensor&, const std::string&)>(&gelu));
 EMBER_REGISTER_OP(silu, static_cast<UnaryFn>(&silu));
 EMBER_REGISTER_OP(silu_, static_cast<UnaryInplaceFn>(&silu_));
+
+// relu6 is a composite (hardtanh records).
+EMBER_REGISTER_AUTOGRAD(hardtanh, &hardtanh_autograd);
+EMBER_REGISTER_AUTOGRAD(hardtanh_, &hardtanh__autograd);
+EMBER_REGISTER_AUTOGRAD(hardswish,
+                        (&activation_autograd<ActivationOp::Hardswish, OpId::hardswish>));
+EMBER_REGISTER_AUTOGRAD(hardswish_,
+                        (&activation__autograd<ActivationOp::Hardswish, OpId::hardswish_>));
+EMBER_REGISTER_AUTOGRAD(hardsigmoid,
+                        (&activation_autograd<ActivationOp::Hardsigmoid, OpId::hardsigmoid>));
+EMBER_REGISTER_AUTOGRAD(hardsigmoid_,
+                        (&activation__autograd<ActivationOp::Hardsigmoid, OpId::hardsigmoid_>));
+EMBER_REGISTER_AUTOGRAD(silu, (&activation_autograd<ActivationOp::Silu, OpId::silu>));
+EMBER_REGISTER_AUTOGRAD(silu_, (&activation__autograd<ActivationOp::Silu, OpId::silu_>));
+EMBER_REGISTER_AUTOGRAD(gelu, &gelu_autograd);
 
 }  // namespace ember

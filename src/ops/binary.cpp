@@ -1,5 +1,7 @@
 // Elementwise binary arithmetic: add, sub, mul, div, remainder, pow, maximum, minimum, bitwise.
 // Each op: type promotion → broadcast → output allocation → CPU kernel (meta stops before it).
+#include <functional>
+
 #include "../backends/cpu/binary_kernels.h"
 #include "../backends/cpu/copy_kernel.h"
 #include "../autograd/record.h"
@@ -408,20 +410,50 @@ namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
 
+// Note [In-place rules on views]
+// An in-place op writing a view makes the base's history a CopySlices over the op's node, and
+// CopySlices calls that node itself for the view's gradient. Two gaps of the engine make the
+// node's n.needs(0) false there although CopySlices wants that gradient: CopySlices does not add
+// the node's next edges to a running grad()'s exec_info (PyTorch's CopySlices::apply does), and a
+// view made by an op without a backward rule yet (slice, select) has no grad_fn, so edge 0 is
+// empty. Until the engine covers both, in-place rules on a view compute self's gradient (and
+// save what it reads) whatever needs(0) says; `on_view` is self.is_view() at record time.
+bool self_grad_wanted(const OpNode& n, bool on_view) { return on_view || n.needs(0); }
+
+// PyTorch's overloads taking a Scalar (a Python number operand) name their own nodes.
+const char* grad_fn_name(const Tensor& operand, const char* if_number, const char* if_tensor) {
+  return operand.impl()->is_wrapped_number() ? if_number : if_tensor;
+}
+
 // d(self + alpha*other) = grad, alpha*grad (the engine sums broadcast gradients down).
-template <OpId id, Tensor (*impl)(const Tensor&, const Tensor&, const Scalar&), int sign>
-Tensor add_sub_autograd(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  autograd::Recorder r(sign > 0 ? "AddBackward0" : "SubBackward0", self, other);
-  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, other, alpha); });
-  if (!r) return out;
-  return r.finish(out, [alpha](OpNode& n, const tensor_list& g) {
+template <int sign>
+OpNode::Formula add_sub_formula(const Scalar& alpha, bool on_view = false) {
+  return [alpha, on_view](OpNode& n, const tensor_list& g) {
     Tensor other_grad;
     if (n.needs(1)) {
       other_grad = alpha.to_double() == 1.0 && !alpha.is_bool() ? g[0] : g[0] * wrapped_scalar_tensor(alpha);
       if (sign < 0) other_grad = -other_grad;
     }
-    return tensor_list{n.needs(0) ? g[0] : Tensor(), other_grad};
-  });
+    return tensor_list{self_grad_wanted(n, on_view) ? g[0] : Tensor(), other_grad};
+  };
+}
+
+template <OpId id, Tensor (*impl)(const Tensor&, const Tensor&, const Scalar&), int sign>
+Tensor add_sub_autograd(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  autograd::Recorder r(sign > 0 ? "AddBackward0" : "SubBackward0", self, other);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, other, alpha); });
+  if (!r) return out;
+  return r.finish(out, add_sub_formula<sign>(alpha));
+}
+
+template <OpId id, Tensor (*impl)(const Tensor&, const Tensor&, const Scalar&), int sign>
+Tensor add_sub__autograd(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  autograd::Recorder r(sign > 0 ? "AddBackward0" : "SubBackward0", self, other);
+  autograd::check_inplace_if(r, self);
+  r.forward([&] { return dispatch::call<impl>(id, self, other, alpha); });
+  if (!r) return self;
+  r.finish_inplace(self, add_sub_formula<sign>(alpha, self.is_view()));
+  return self;
 }
 
 // d(self * other) = grad * other, grad * self.
@@ -440,22 +472,243 @@ Tensor mul__autograd(const Tensor& self, const Tensor& other) {
   autograd::Recorder r("MulBackward0", self, other);
   autograd::check_inplace_if(r, self);
   // self's value before the write is needed for other's gradient.
-  const size_t self_ = r ? r.save_if(r.needs(1), r.needs(1) ? self.clone() : Tensor()) : 0;
-  const size_t other_ = r ? r.save_if(r.needs(0), other) : 0;
+  const bool self_grad = r && r.needs(1);
+  const size_t self_ =
+      r ? r.save_if(self_grad, self_grad ? ops::original_self(self) : Tensor()) : 0;
+  const bool on_view = self.is_view();  // Note [In-place rules on views]
+  const size_t other_ = r ? r.save_if(on_view || r.needs(0), other) : 0;
   r.forward([&] { return dispatch::call<mul__impl>(OpId::mul__Tensor, self, other); });
   if (!r) return self;
   r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? g[0] * n.saved(other_) : Tensor(),
+    return tensor_list{self_grad_wanted(n, on_view) ? g[0] * n.saved(other_) : Tensor(),
                        n.needs(1) ? g[0] * n.saved(self_) : Tensor()};
   });
   return self;
 }
+
+// ---- div ----
+// DivBackward0: d(self / other) = grad / other, -grad * self / other^2. With a rounding mode
+// (DivBackward2) the quotient is piecewise constant: both gradients are zero; without one,
+// div.Tensor_mode differentiates as div.Tensor.
+OpNode::Formula div_formula(size_t self_, size_t other_, bool rounded, bool on_view = false) {
+  return [=](OpNode& n, const tensor_list& g) {
+    const Tensor self = n.saved(self_), other = n.saved(other_);
+    const bool self_grad = self_grad_wanted(n, on_view);
+    if (rounded) {
+      return tensor_list{self_grad ? zeros_like(g[0]) : Tensor(),
+                         n.needs(1) ? zeros_like(g[0]) : Tensor()};
+    }
+    return tensor_list{self_grad ? g[0] / other : Tensor(),
+                       n.needs(1) ? -g[0] * ((self / other) / other) : Tensor()};
+  };
+}
+
+Tensor div_autograd_common(const char* name, const Tensor& self, const Tensor& other, bool rounded,
+                           const std::function<Tensor()>& forward) {
+  autograd::Recorder r(name, self, other);
+  Tensor out = r.forward(forward);
+  if (!r) return out;
+  const size_t self_ = r.save_if(r.needs(1), self), other_ = r.save(other);
+  return r.finish(out, div_formula(self_, other_, rounded));
+}
+
+Tensor div__autograd_common(const char* name, const Tensor& self, const Tensor& other, bool rounded,
+                            const std::function<Tensor()>& forward) {
+  autograd::Recorder r(name, self, other);
+  autograd::check_inplace_if(r, self);
+  // Note [Saved self of in-place rules]
+  const bool other_grad = r && r.needs(1);
+  const size_t self_ =
+      r ? r.save_if(other_grad, other_grad ? ops::original_self(self) : Tensor()) : 0;
+  const size_t other_ = r ? r.save(other) : 0;
+  r.forward(forward);
+  if (!r) return self;
+  r.finish_inplace(self, div_formula(self_, other_, rounded, self.is_view()));
+  return self;
+}
+
+Tensor div_autograd(const Tensor& self, const Tensor& other) {
+  return div_autograd_common("DivBackward0", self, other, false, [&] {
+    return dispatch::call<div_impl>(OpId::div_Tensor, self, other);
+  });
+}
+Tensor div__autograd(const Tensor& self, const Tensor& other) {
+  return div__autograd_common("DivBackward0", self, other, false, [&] {
+    return dispatch::call<div__impl>(OpId::div__Tensor, self, other);
+  });
+}
+Tensor div_mode_autograd(const Tensor& self, const Tensor& other,
+                         const std::optional<std::string>& rounding_mode) {
+  return div_autograd_common("DivBackward2", self, other, rounding_mode.has_value(), [&] {
+    return dispatch::call<div_mode_impl>(OpId::div_Tensor_mode, self, other, rounding_mode);
+  });
+}
+Tensor div__mode_autograd(const Tensor& self, const Tensor& other,
+                          const std::optional<std::string>& rounding_mode) {
+  return div__autograd_common("DivBackward2", self, other, rounding_mode.has_value(), [&] {
+    return dispatch::call<div__mode_impl>(OpId::div__Tensor_mode, self, other, rounding_mode);
+  });
+}
+
+// ---- remainder ----
+// d remainder(self, other) = grad, -grad * floor(self / other). A Python number as other is
+// PyTorch's remainder.Scalar overload, RemainderBackward0, which saves nothing.
+const char* remainder_grad_fn(const Tensor& other) {
+  return grad_fn_name(other, "RemainderBackward0", "RemainderBackward1");
+}
+
+OpNode::Formula remainder_formula(size_t self_, size_t other_, bool on_view = false) {
+  return [=](OpNode& n, const tensor_list& g) {
+    const Tensor self = n.saved(self_), other = n.saved(other_);
+    return tensor_list{self_grad_wanted(n, on_view) ? g[0] : Tensor(),
+                       n.needs(1) ? -g[0] * self.div(other, "floor") : Tensor()};
+  };
+}
+
+Tensor remainder_autograd(const Tensor& self, const Tensor& other) {
+  autograd::Recorder r(remainder_grad_fn(other), self, other);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<remainder_impl>(OpId::remainder_Tensor, self, other); });
+  if (!r) return out;
+  const size_t self_ = r.save_if(r.needs(1), self), other_ = r.save_if(r.needs(1), other);
+  return r.finish(out, remainder_formula(self_, other_));
+}
+
+Tensor remainder__autograd(const Tensor& self, const Tensor& other) {
+  autograd::Recorder r(remainder_grad_fn(other), self, other);
+  autograd::check_inplace_if(r, self);
+  const bool other_grad = r && r.needs(1);
+  const size_t self_ =
+      r ? r.save_if(other_grad, other_grad ? ops::original_self(self) : Tensor()) : 0;
+  const size_t other_ = r ? r.save_if(other_grad, other) : 0;
+  r.forward([&] { return dispatch::call<remainder__impl>(OpId::remainder__Tensor, self, other); });
+  if (!r) return self;
+  r.finish_inplace(self, remainder_formula(self_, other_, self.is_view()));
+  return self;
+}
+
+// ---- pow ----
+// PowBackward1 (pow.Tensor_Tensor), as PyTorch's pow_backward_self / pow_backward_exponent:
+//   d/dself     = grad * exponent * self^(exponent - 1), but 0 where exponent == 0;
+//   d/dexponent = grad * result * log(self), but 0 where self == 0 and exponent >= 0
+//                 (0^b is flat in b there; for b < 0 the limit is -inf).
+// A Python number as the base is PyTorch's pow.Scalar overload, PowBackward2 (same formula).
+OpNode::Formula pow_formula(size_t self_, size_t exponent_, size_t result_, bool on_view = false) {
+  return [=](OpNode& n, const tensor_list& g) {
+    const Tensor self = n.saved(self_), exponent = n.saved(exponent_), result = n.saved(result_);
+    Tensor self_grad, exponent_grad;
+    if (self_grad_wanted(n, on_view)) {
+      self_grad = where(exponent == 0, wrapped_scalar_tensor(0.0),
+                        g[0] * exponent * self.pow(exponent - 1));
+    }
+    if (n.needs(1)) {
+      const Tensor flat = logical_and(self == 0, exponent >= 0);
+      exponent_grad =
+          g[0] * where(flat, wrapped_scalar_tensor(0.0), result * self.to(result.dtype()).log());
+    }
+    return tensor_list{self_grad, exponent_grad};
+  };
+}
+
+Tensor pow_tensor_tensor_autograd(const Tensor& self, const Tensor& exponent) {
+  autograd::Recorder r(grad_fn_name(self, "PowBackward2", "PowBackward1"), self, exponent);
+  Tensor out = r.forward([&] {
+    return dispatch::call<pow_tensor_tensor_impl>(OpId::pow_Tensor_Tensor, self, exponent);
+  });
+  if (!r) return out;
+  const size_t self_ = r.save(self), exponent_ = r.save(exponent), result_ = exponent_ + 1;
+  r.finish(out, pow_formula(self_, exponent_, result_));
+  r.save_output(r.needs(1) ? out : Tensor());  // slot result_, saved once out has its history
+  return out;
+}
+
+Tensor pow__tensor_autograd(const Tensor& self, const Tensor& exponent) {
+  autograd::Recorder r("PowBackward1", self, exponent);
+  autograd::check_inplace_if(r, self);
+  // Both gradients read self's old value (Note [Saved self of in-place rules]).
+  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;
+  const size_t exponent_ = r ? r.save(exponent) : 0;
+  r.forward([&] { return dispatch::call<pow__tensor_impl>(OpId::pow__Tensor, self, exponent); });
+  if (!r) return self;
+  r.finish_inplace(self, pow_formula(self_, exponent_, exponent_ + 1, self.is_view()));
+  r.save_output(r.needs(1) ? self : Tensor());
+  return self;
+}
+
+// PowBackward0 (pow.Tensor_Scalar): d/dself = grad * exponent * self^(exponent - 1), or zeros for
+// exponent 0 (where the forward gives ones even at NaN or 0^-1).
+OpNode::Formula pow_scalar_formula(size_t self_, const Scalar& exponent) {
+  return [=](OpNode& n, const tensor_list& g) {
+    const Tensor self = n.saved(self_);
+    if (!exponent.is_bool() && exponent.to_double() == 0.0) return tensor_list{zeros_like(self)};
+    const double e = exponent.to_double();
+    return tensor_list{g[0] * (e * self.pow(e - 1))};
+  };
+}
+
+Tensor pow_tensor_scalar_autograd(const Tensor& self, const Scalar& exponent) {
+  autograd::Recorder r("PowBackward0", self);
+  Tensor out = r.forward([&] {
+    return dispatch::call<pow_tensor_scalar_impl>(OpId::pow_Tensor_Scalar, self, exponent);
+  });
+  if (!r) return out;
+  const size_t self_ = r.save(self);
+  return r.finish(out, pow_scalar_formula(self_, exponent));
+}
+
+Tensor pow__scalar_autograd(const Tensor& self, const Scalar& exponent) {
+  autograd::Recorder r("PowBackward0", self);
+  autograd::check_inplace_if(r, self);
+  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;  // self before the write
+  r.forward([&] { return dispatch::call<pow__scalar_impl>(OpId::pow__Scalar, self, exponent); });
+  if (!r) return self;
+  r.finish_inplace(self, pow_scalar_formula(self_, exponent));
+  return self;
+}
+
+// ---- maximum, minimum ----
+// The gradient goes to the larger (smaller) operand; ties split it in half, as PyTorch 1.13.
+// Where either is NaN no comparison holds, and both receive the whole gradient, as there.
+template <bool is_max>
+Tensor maximum_minimum_autograd(const Tensor& self, const Tensor& other) {
+  autograd::Recorder r(is_max ? "MaximumBackward0" : "MinimumBackward0", self, other);
+  Tensor out = r.forward([&] {
+    return is_max ? dispatch::call<maximum_impl>(OpId::maximum, self, other)
+                  : dispatch::call<minimum_impl>(OpId::minimum, self, other);
+  });
+  if (!r) return out;
+  const size_t self_ = r.save(self), other_ = r.save(other);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor a = n.saved(self_), b = n.saved(other_);
+    const Tensor shared = where(a == b, g[0] / 2, g[0]);
+    // PyTorch: shared.masked_fill_(loser, 0); a where records the same values differentiably.
+    const Tensor zero = wrapped_scalar_tensor(0.0);
+    return tensor_list{n.needs(0) ? where(is_max ? a < b : a > b, zero, shared) : Tensor(),
+                       n.needs(1) ? where(is_max ? a > b : a < b, zero, shared) : Tensor()};
+  });
+}
+
 }  // namespace
 
 EMBER_REGISTER_AUTOGRAD(add_Tensor, (&add_sub_autograd<OpId::add_Tensor, add_impl, 1>));
 EMBER_REGISTER_AUTOGRAD(sub_Tensor, (&add_sub_autograd<OpId::sub_Tensor, sub_impl, -1>));
 EMBER_REGISTER_AUTOGRAD(mul_Tensor, &mul_autograd);
 EMBER_REGISTER_AUTOGRAD(mul__Tensor, &mul__autograd);
+EMBER_REGISTER_AUTOGRAD(add__Tensor, (&add_sub__autograd<OpId::add__Tensor, add__impl, 1>));
+EMBER_REGISTER_AUTOGRAD(sub__Tensor, (&add_sub__autograd<OpId::sub__Tensor, sub__impl, -1>));
+EMBER_REGISTER_AUTOGRAD(div_Tensor, &div_autograd);
+EMBER_REGISTER_AUTOGRAD(div__Tensor, &div__autograd);
+EMBER_REGISTER_AUTOGRAD(div_Tensor_mode, &div_mode_autograd);
+EMBER_REGISTER_AUTOGRAD(div__Tensor_mode, &div__mode_autograd);
+EMBER_REGISTER_AUTOGRAD(remainder_Tensor, &remainder_autograd);
+EMBER_REGISTER_AUTOGRAD(remainder__Tensor, &remainder__autograd);
+EMBER_REGISTER_AUTOGRAD(pow_Tensor_Tensor, &pow_tensor_tensor_autograd);
+EMBER_REGISTER_AUTOGRAD(pow__Tensor, &pow__tensor_autograd);
+EMBER_REGISTER_AUTOGRAD(pow_Tensor_Scalar, &pow_tensor_scalar_autograd);
+EMBER_REGISTER_AUTOGRAD(pow__Scalar, &pow__scalar_autograd);
+EMBER_REGISTER_AUTOGRAD(maximum, &maximum_minimum_autograd<true>);
+EMBER_REGISTER_AUTOGRAD(minimum, &maximum_minimum_autograd<false>);
+// Bitwise ops (integer and bool only) get no rule.
 
 // ---- Tensor methods and operators ----
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../autograd/record.h"
 #include "../backends/cpu/copy_kernel.h"
 #include "../backends/cpu/pointwise_kernels.h"
 #include "../dispatch/boxing.h"
@@ -145,6 +146,97 @@ Tensor masked_fill_tensor_impl(const Tensor& self, const Tensor& mask, const Ten
   return masked_fill_composite(self, mask, value);
 }
 
+// ---- autograd ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+Tensor zero_scalar() { return wrapped_scalar_tensor(0.0); }
+
+// ClampBackward1: the gradient passes where min <= self <= max (limits included, NaN excluded).
+OpNode::Formula clamp_formula(size_t self_, const std::optional<Scalar>& min,
+                              const std::optional<Scalar>& max) {
+  return [=](OpNode& n, const tensor_list& g) {
+    const Tensor self = n.saved(self_);
+    const Tensor inside = min && max ? logical_and(self >= *min, self <= *max)
+                          : min      ? self >= *min
+                                     : self <= *max;
+    return tensor_list{where(inside, g[0], zero_scalar())};
+  };
+}
+
+Tensor clamp_autograd(const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  autograd::Recorder r("ClampBackward1", self);
+  Tensor out = r.forward([&] { return dispatch::call<clamp_impl>(OpId::clamp, self, min, max); });
+  if (!r) return out;
+  return r.finish(out, clamp_formula(r.save(self), min, max));
+}
+
+Tensor clamp__autograd(const Tensor& self, const std::optional<Scalar>& min,
+                       const std::optional<Scalar>& max) {
+  autograd::Recorder r("ClampBackward1", self);
+  autograd::check_inplace_if(r, self);
+  // The mask reads self's value from before the write.
+  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;
+  r.forward([&] { return dispatch::call<clamp__impl>(OpId::clamp_, self, min, max); });
+  if (!r) return self;
+  r.finish_inplace(self, clamp_formula(self_, min, max));
+  return self;
+}
+
+// WhereBackward0: the gradient goes to self where condition holds, to other elsewhere.
+Tensor where_autograd(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  autograd::Recorder r("WhereBackward0", condition, self, other);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<where_impl>(OpId::where_self, condition, self, other); });
+  if (!r) return out;
+  const size_t condition_ = r.save(condition);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor cond = n.saved(condition_);
+    return tensor_list{Tensor(), n.needs(1) ? where(cond, g[0], zero_scalar()) : Tensor(),
+                       n.needs(2) ? where(cond, zero_scalar(), g[0]) : Tensor()};
+  });
+}
+
+// MaskedFillBackward0 / 1: masked elements were overwritten, so self's gradient is zero there;
+// the value tensor (masked_fill_.Tensor) receives the sum of the gradient over them.
+// On a view, self's gradient is computed whatever needs(0) says (Note [In-place rules on views]
+// in binary.cpp).
+OpNode::Formula masked_fill_formula(size_t mask_, bool tensor_value, bool on_view) {
+  return [=](OpNode& n, const tensor_list& g) {
+    const Tensor m = n.saved(mask_);
+    // PyTorch: grad.masked_fill(mask, 0); the same values as a where (recorded differentiably).
+    const bool self_grad = on_view || n.needs(0);
+    tensor_list grads{self_grad ? where(m, zero_scalar(), g[0]) : Tensor(), Tensor()};
+    if (tensor_value) grads.push_back(n.needs(2) ? where(m, g[0], zero_scalar()).sum() : Tensor());
+    return grads;
+  };
+}
+
+Tensor masked_fill__scalar_autograd(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  autograd::Recorder r("MaskedFillBackward0", self, mask);
+  autograd::check_inplace_if(r, self);
+  const size_t mask_ = r ? r.save(mask) : 0;
+  r.forward([&] {
+    return dispatch::call<masked_fill__scalar_impl>(OpId::masked_fill__Scalar, self, mask, value);
+  });
+  if (!r) return self;
+  r.finish_inplace(self, masked_fill_formula(mask_, false, self.is_view()));
+  return self;
+}
+
+Tensor masked_fill__tensor_autograd(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  autograd::Recorder r("MaskedFillBackward1", self, mask, value);
+  autograd::check_inplace_if(r, self);
+  const size_t mask_ = r ? r.save(mask) : 0;
+  r.forward([&] {
+    return dispatch::call<masked_fill__tensor_impl>(OpId::masked_fill__Tensor, self, mask, value);
+  });
+  if (!r) return self;
+  r.finish_inplace(self, masked_fill_formula(mask_, true, self.is_view()));
+  return self;
+}
+
 }  // namespace
 
 // ---- public functions (the frontends) ----
@@ -186,6 +278,13 @@ EMBER_REGISTER_OP(masked_fill__Scalar,
                   static_cast<Tensor& (*)(Tensor&, const Tensor&, const Scalar&)>(&masked_fill_));
 EMBER_REGISTER_OP(masked_fill__Tensor,
                   static_cast<Tensor& (*)(Tensor&, const Tensor&, const Tensor&)>(&masked_fill_));
+
+// masked_fill (not in place) is a composite: its clone and masked_fill_ record.
+EMBER_REGISTER_AUTOGRAD(clamp, &clamp_autograd);
+EMBER_REGISTER_AUTOGRAD(clamp_, &clamp__autograd);
+EMBER_REGISTER_AUTOGRAD(where_self, &where_autograd);
+EMBER_REGISTER_AUTOGRAD(masked_fill__Scalar, &masked_fill__scalar_autograd);
+EMBER_REGISTER_AUTOGRAD(masked_fill__Tensor, &masked_fill__tensor_autograd);
 
 // ---- Tensor methods ----
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {

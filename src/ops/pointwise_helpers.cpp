@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "../dispatch/dispatcher.h"
+
 namespace ember::ops {
 
 namespace {
@@ -89,6 +91,17 @@ Tensor inplace_input(const Tensor& self, const Tensor& input) {
               "tensor refer to a single memory location. Please clone() the tensor before "
               "performing the operation.");
   return clone(input);
+}
+
+Tensor original_self(const Tensor& self) {
+  // PyTorch's copy is self.clone(), recorded as CloneBackward0. Until clone has a backward rule
+  // here, an unrecorded clone would cut the copy from self's history and lose every second
+  // derivative through it; self * 1 records MulBackward0 and changes no value (-0.0, NaN and
+  // infinities included). Only tensors that require grad (floating) take that path.
+  if (!self.requires_grad() || dispatch::autograd_slot(dispatch::OpId::clone).fn != nullptr) {
+    return self.clone();
+  }
+  return self * 1;
 }
 
 }  // namespace ember::ops

@@ -55,6 +55,18 @@ void write_inplace(const Tensor& self, ScalarType compute_dtype, F&& compute) {
 void clamp_into(const Tensor& out, const Tensor& in, const std::optional<Scalar>& min,
                 const std::optional<Scalar>& max);
 
+// Note [Saved self of in-place rules]
+// An in-place op's rule that reads self needs self's value from before the write: the autograd
+// kernel saves a copy first (original_self, PyTorch's original self.clone()), and only when a
+// gradient that reads it is wanted. A rule reading the result saves self after the write, as an
+// output. Every saved tensor is unpacked when the node runs, as PyTorch's generated nodes do, so
+// the "modified by an inplace operation" error fires for any of them.
+
+/// For the backward rule of an in-place op that reads self's old value: a copy of self taken
+/// before the write, carrying self's history (Note [Saved self of in-place rules]). Defined in
+/// pointwise_helpers.cpp.
+Tensor original_self(const Tensor& self);
+
 /// A new output of `shape` and `dtype` on `device`.
 inline Tensor new_output(IntArrayRef shape, ScalarType dtype, Device device) {
   return empty(shape, TensorOptions(dtype).device(device));

@@ -6,6 +6,7 @@
 
 #include <limits>
 
+#include "../autograd/record.h"
 #include "../backends/cpu/random_kernels.h"
 #include "../dispatch/boxing.h"
 #include "factory_args.h"
@@ -263,6 +264,28 @@ std::tuple<Tensor, Tensor> native_dropout_op(const Tensor& input, double p, std:
   return dispatch::call<native_dropout_impl>(OpId::native_dropout, input, p, train);
 }
 
+// ---- autograd ----
+// NativeDropoutBackward0: d out = grad * mask * scale, the scale the forward used (1 in eval
+// mode). The mask (output 1) is not differentiable and gets no history.
+std::tuple<Tensor, Tensor> native_dropout_autograd(const Tensor& input, const double& p,
+                                                   const std::optional<bool>& train) {
+  autograd::Recorder r("NativeDropoutBackward0", input);
+  auto [out, mask] = r.forward(
+      [&] { return dispatch::call<native_dropout_impl>(OpId::native_dropout, input, p, train); });
+  if (!r) return {out, mask};
+  // An empty input comes back as itself; recording must not rewrite the input's own history
+  // (PyTorch 1.13 does, turning a leaf into a non-leaf): the output gets an impl of its own.
+  if (out.is_same(input)) out = input.variable_data();
+  const bool eval = train.has_value() && !*train;
+  const double scale = eval ? 1. : p == 1 ? 0. : 1. / (1. - p);
+  const size_t mask_ = r.save(mask);
+  r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
+    const Tensor m = n.saved(mask_);
+    return autograd::tensor_list{g[0] * (m.to(g[0].dtype()) * scale)};
+  });
+  return {out, mask};
+}
+
 Tensor dropout_impl(const Tensor& input, double p, bool train) {
   EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   if (p == 0 || !train || input.numel() == 0) return input;
@@ -326,6 +349,7 @@ EMBER_REGISTER_OP(randn, &randn_op);
 EMBER_REGISTER_OP(randint_low, &randint_op);
 EMBER_REGISTER_OP(native_dropout, &native_dropout_op);
 EMBER_REGISTER_OP(dropout, &dropout_op);
+EMBER_REGISTER_AUTOGRAD(native_dropout, &native_dropout_autograd);  // dropout is a composite
 
 // ---- Tensor methods ----
 Tensor& Tensor::uniform_(double from, double to, Generator* gen) { return ember::uniform_(*this, from, to, gen); }

@@ -5,6 +5,7 @@
 // inputs in the default floating dtype, so their in-place forms refuse integer tensors ("result
 // type Float can't be cast to the desired output type Long"); logical_not returns bool (in place
 // it writes 0/1 in self's dtype); the others keep the input's dtype.
+#include "../autograd/record.h"
 #include "../backends/cpu/unary_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -86,6 +87,99 @@ Tensor unary__impl(const Tensor& self) {
   return ops::mark_written(self);
 }
 
+// ---- autograd ----
+// Each rule reads one saved tensor: self, or, where PyTorch writes the derivative in terms of the
+// result (exp, expm1, sqrt, rsqrt, tanh, sigmoid, relu), the output, so that modifying either in
+// place after the op fails the backward with PyTorch's version-counter error.
+using autograd::OpNode;
+using autograd::tensor_list;
+
+enum class Saved { Nothing, Self, Result };
+
+struct UnaryRule {
+  const char* name;  // PyTorch 1.13's grad_fn name
+  Saved saved;
+};
+
+constexpr UnaryRule unary_rule(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg: return {"NegBackward0", Saved::Nothing};
+    case UnaryOp::Abs: return {"AbsBackward0", Saved::Self};
+    case UnaryOp::Sign: return {"SignBackward0", Saved::Nothing};
+    case UnaryOp::Exp: return {"ExpBackward0", Saved::Result};
+    case UnaryOp::Log: return {"LogBackward0", Saved::Self};
+    case UnaryOp::Log1p: return {"Log1PBackward0", Saved::Self};
+    case UnaryOp::Expm1: return {"Expm1Backward0", Saved::Result};
+    case UnaryOp::Sqrt: return {"SqrtBackward0", Saved::Result};
+    case UnaryOp::Rsqrt: return {"RsqrtBackward0", Saved::Result};
+    case UnaryOp::Sin: return {"SinBackward0", Saved::Self};
+    case UnaryOp::Cos: return {"CosBackward0", Saved::Self};
+    case UnaryOp::Tanh: return {"TanhBackward0", Saved::Result};
+    case UnaryOp::Sigmoid: return {"SigmoidBackward0", Saved::Result};
+    case UnaryOp::Relu: return {"ReluBackward0", Saved::Result};
+    case UnaryOp::LogicalNot:
+    case UnaryOp::BitwiseNot: break;  // never differentiable: no rule is registered
+  }
+  return {"", Saved::Nothing};
+}
+
+// d op(x) for incoming gradient `g`, with `s` the saved self or result (unary_rule).
+template <UnaryOp Op>
+Tensor unary_backward(const Tensor& g, const Tensor& s) {
+  if constexpr (Op == UnaryOp::Neg) return -g;
+  if constexpr (Op == UnaryOp::Abs) return g * s.sign();  // 0 at 0 (and at NaN), as sgn
+  if constexpr (Op == UnaryOp::Sign) return zeros_like(g);
+  if constexpr (Op == UnaryOp::Exp) return g * s;
+  if constexpr (Op == UnaryOp::Log) return g / s;
+  if constexpr (Op == UnaryOp::Log1p) return g / (s + 1);
+  if constexpr (Op == UnaryOp::Expm1) return g * (s + 1);
+  if constexpr (Op == UnaryOp::Sqrt) return g / (2 * s);
+  if constexpr (Op == UnaryOp::Rsqrt) return -0.5 * g * s.pow(3);
+  if constexpr (Op == UnaryOp::Sin) return g * s.cos();
+  if constexpr (Op == UnaryOp::Cos) return g * -s.sin();
+  if constexpr (Op == UnaryOp::Tanh) return g * (1 - s * s);
+  if constexpr (Op == UnaryOp::Sigmoid) return g * (1 - s) * s;
+  // threshold_backward(grad, result, 0): zero where result <= 0, so a NaN passes the gradient.
+  if constexpr (Op == UnaryOp::Relu) return where(s <= 0, wrapped_scalar_tensor(0.0), g);
+  return Tensor();
+}
+
+// The one tensor a rule reads (slot 0 of its node), if it saves one.
+template <UnaryOp Op>
+Tensor saved_of(OpNode& n) {
+  return unary_rule(Op).saved == Saved::Nothing ? Tensor() : n.saved(0);
+}
+
+template <UnaryOp Op, OpId id>
+Tensor unary_autograd(const Tensor& self) {
+  constexpr UnaryRule rule = unary_rule(Op);
+  autograd::Recorder r(rule.name, self);
+  Tensor out = r.forward([&] { return dispatch::call<unary_impl<Op>>(id, self); });
+  if (!r) return out;
+  if (rule.saved == Saved::Self) r.save(self);
+  r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{unary_backward<Op>(g[0], saved_of<Op>(n))};
+  });
+  if (rule.saved == Saved::Result) r.save_output(out);
+  return out;
+}
+
+template <UnaryOp Op, OpId id>
+Tensor unary__autograd(const Tensor& self) {
+  constexpr UnaryRule rule = unary_rule(Op);
+  autograd::Recorder r(rule.name, self);
+  autograd::check_inplace_if(r, self);
+  // A rule reading self needs its value from before the write.
+  if (r && rule.saved == Saved::Self) r.save(ops::original_self(self));
+  r.forward([&] { return dispatch::call<unary__impl<Op>>(id, self); });
+  if (!r) return self;
+  r.finish_inplace(self, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{unary_backward<Op>(g[0], saved_of<Op>(n))};
+  });
+  if (rule.saved == Saved::Result) r.save_output(self);
+  return self;
+}
+
 }  // namespace
 
 // The frontend pair, the Tensor methods and the boxed registrations of one unary op.
@@ -119,6 +213,37 @@ EMBER_UNARY_OP(relu, Relu)
 EMBER_UNARY_OP(logical_not, LogicalNot)
 EMBER_UNARY_OP(bitwise_not, BitwiseNot)
 #undef EMBER_UNARY_OP
+
+// logical_not and bitwise_not (bool or integer results, or no gradient) get no rule.
+// (One registration per line: EMBER_REGISTER_AUTOGRAD names its variable by __LINE__.)
+EMBER_REGISTER_AUTOGRAD(neg, (&unary_autograd<UnaryOp::Neg, OpId::neg>));
+EMBER_REGISTER_AUTOGRAD(neg_, (&unary__autograd<UnaryOp::Neg, OpId::neg_>));
+EMBER_REGISTER_AUTOGRAD(abs, (&unary_autograd<UnaryOp::Abs, OpId::abs>));
+EMBER_REGISTER_AUTOGRAD(abs_, (&unary__autograd<UnaryOp::Abs, OpId::abs_>));
+EMBER_REGISTER_AUTOGRAD(sign, (&unary_autograd<UnaryOp::Sign, OpId::sign>));
+EMBER_REGISTER_AUTOGRAD(sign_, (&unary__autograd<UnaryOp::Sign, OpId::sign_>));
+EMBER_REGISTER_AUTOGRAD(exp, (&unary_autograd<UnaryOp::Exp, OpId::exp>));
+EMBER_REGISTER_AUTOGRAD(exp_, (&unary__autograd<UnaryOp::Exp, OpId::exp_>));
+EMBER_REGISTER_AUTOGRAD(log, (&unary_autograd<UnaryOp::Log, OpId::log>));
+EMBER_REGISTER_AUTOGRAD(log_, (&unary__autograd<UnaryOp::Log, OpId::log_>));
+EMBER_REGISTER_AUTOGRAD(log1p, (&unary_autograd<UnaryOp::Log1p, OpId::log1p>));
+EMBER_REGISTER_AUTOGRAD(log1p_, (&unary__autograd<UnaryOp::Log1p, OpId::log1p_>));
+EMBER_REGISTER_AUTOGRAD(expm1, (&unary_autograd<UnaryOp::Expm1, OpId::expm1>));
+EMBER_REGISTER_AUTOGRAD(expm1_, (&unary__autograd<UnaryOp::Expm1, OpId::expm1_>));
+EMBER_REGISTER_AUTOGRAD(sqrt, (&unary_autograd<UnaryOp::Sqrt, OpId::sqrt>));
+EMBER_REGISTER_AUTOGRAD(sqrt_, (&unary__autograd<UnaryOp::Sqrt, OpId::sqrt_>));
+EMBER_REGISTER_AUTOGRAD(rsqrt, (&unary_autograd<UnaryOp::Rsqrt, OpId::rsqrt>));
+EMBER_REGISTER_AUTOGRAD(rsqrt_, (&unary__autograd<UnaryOp::Rsqrt, OpId::rsqrt_>));
+EMBER_REGISTER_AUTOGRAD(sin, (&unary_autograd<UnaryOp::Sin, OpId::sin>));
+EMBER_REGISTER_AUTOGRAD(sin_, (&unary__autograd<UnaryOp::Sin, OpId::sin_>));
+EMBER_REGISTER_AUTOGRAD(cos, (&unary_autograd<UnaryOp::Cos, OpId::cos>));
+EMBER_REGISTER_AUTOGRAD(cos_, (&unary__autograd<UnaryOp::Cos, OpId::cos_>));
+EMBER_REGISTER_AUTOGRAD(tanh, (&unary_autograd<UnaryOp::Tanh, OpId::tanh>));
+EMBER_REGISTER_AUTOGRAD(tanh_, (&unary__autograd<UnaryOp::Tanh, OpId::tanh_>));
+EMBER_REGISTER_AUTOGRAD(sigmoid, (&unary_autograd<UnaryOp::Sigmoid, OpId::sigmoid>));
+EMBER_REGISTER_AUTOGRAD(sigmoid_, (&unary__autograd<UnaryOp::Sigmoid, OpId::sigmoid_>));
+EMBER_REGISTER_AUTOGRAD(relu, (&unary_autograd<UnaryOp::Relu, OpId::relu>));
+EMBER_REGISTER_AUTOGRAD(relu_, (&unary__autograd<UnaryOp::Relu, OpId::relu_>));
 
 Tensor operator-(const Tensor& a) { return neg(a); }
 Tensor operator~(const Tensor& a) { return bitwise_not(a); }

@@ -60,4 +60,27 @@ void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in) {
   });
 }
 
+void gelu_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self, bool tanh) {
+  ElementwiseLoop loop({out, grad, self});
+  dispatch_types(kFloatTypes, out.dtype(), "GeluBackwardKernelImpl", [&]<class T>() {
+    using M = opmath_t<T>;
+    if (!tanh) {
+      // Phi(x) + x phi(x)
+      return loop.run<T, T, T>([](T dy, T x) {
+        const M kBeta = M(M_2_SQRTPI * M_SQRT1_2 * 0.5), v = M(x);
+        const M cdf = M(0.5) * (M(1) + std::erf(v * M(M_SQRT1_2)));
+        const M pdf = kBeta * std::exp(v * v * M(-0.5));
+        return T(M(dy) * (cdf + v * pdf));
+      });
+    }
+    return loop.run<T, T, T>([](T dy, T x) {
+      const M kBeta = M(M_SQRT2 * M_2_SQRTPI * 0.5), kKappa = M(0.044715), v = M(x);
+      const M t = std::tanh(kBeta * (v + kKappa * v * v * v));
+      const M left = M(0.5) * (M(1) + t);
+      const M right = M(0.5) * v * (M(1) - t * t) * kBeta * (M(1) + M(3) * kKappa * v * v);
+      return T(M(dy) * (left + right));
+    });
+  });
+}
+
 }  // namespace ember::cpu

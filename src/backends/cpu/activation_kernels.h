@@ -18,4 +18,8 @@ enum class ActivationOp {
 
 void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in);
 
+/// out = grad * gelu'(self), PyTorch's gelu_backward (`tanh`: the tanh approximation's
+/// derivative). All three of one floating dtype; grad and self broadcast to out.
+void gelu_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self, bool tanh);
+
 }  // namespace ember::cpu
