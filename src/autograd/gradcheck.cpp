@@ -187,15 +187,18 @@ std::string slow_check(const DifferentiableFn& fn, const tensor_list& inputs,
   const std::vector<size_t> diff_outputs = differentiable_indices(outputs);
   if (diff_outputs.empty()) {
     // No differentiable output: the function must not depend on the inputs at all.
-    NoGradGuard no_grad;
     tensor_list base = run_detached(fn, inputs);
     for (size_t ii = 0; ii < diff_inputs.size(); ++ii) {
       const Tensor& x = inputs[diff_inputs[ii]];
       for (int64_t j = 0; j < x.numel(); ++j) {
-        Tensor e = element(x, j);
-        Tensor orig = e.clone();
-        e.copy_(orig + opt.eps);
+        Tensor e = element(x, j), orig;
+        {
+          NoGradGuard no_grad;
+          orig = e.clone();
+          e.copy_(orig + opt.eps);
+        }
         tensor_list moved = run_detached(fn, inputs);
+        NoGradGuard no_grad;
         e.copy_(orig);
         for (size_t o = 0; o < base.size(); ++o) {
           if (base[o].defined() && is_floating(base[o].dtype()) &&
