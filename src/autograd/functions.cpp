@@ -57,10 +57,13 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
 namespace {
 // Whether `g` may become .grad as it is: nobody else holds it or its memory, and its layout is
 // the variable's (PyTorch's "layout contract"; an expanded gradient would break `grad += ...`).
+// A view (e.g. the transpose a matmul rule returns) qualifies when its base is held by nothing
+// but the view itself.
 bool can_steal(const Tensor& g, const Tensor& variable) {
-  return g.use_count() == 1 && g.impl()->storage().use_count() <= 1 && !g.requires_grad() &&
-         !g.impl()->is_view() && g.strides() == variable.strides() &&
-         g.storage_offset() == 0;
+  if (g.use_count() != 1 || g.requires_grad() || g.strides() != variable.strides()) return false;
+  const auto& base = g.impl()->view_base();
+  const size_t owners = base ? (base.use_count() == 1 ? 2 : 0) : 1;
+  return owners != 0 && g.impl()->storage().use_count() <= owners;
 }
 }  // namespace
 

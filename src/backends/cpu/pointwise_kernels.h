@@ -18,6 +18,8 @@ void clamp_kernel(const Tensor& out, const Tensor& in, const std::optional<Scala
 /// out = condition ? a : b, with condition bool or uint8 and a, b of out's dtype (all broadcast
 /// to out's shape).
 void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
+/// The branching form, for tests to compare where_kernel with.
+void where_kernel_ref(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
 
 /// self[mask] = value, with mask bool or uint8 broadcast to self. Only masked elements are
 /// written, so an expanded self gets the value wherever any alias of an element is masked.
