@@ -19,12 +19,5 @@ inline void propagate_view_creation(const Tensor& self, const Tensor& out, const
   }
 }
 
-/// Whether an in-place op's rule should compute self's gradient. Not `n.needs(0)`: when self
-/// was a view, the node runs inside CopySlices, and the engine's CopySlices::apply does not
-/// enter the node's edge 0 (the view's old history) into a grad()/inputs= task's exec_info
-/// (PyTorch does: Note [View + Inplace update for view tensor]), so needs(0) reads false there
-/// and the view's old elements would get a zero gradient. Computing it whenever the edge
-/// exists is always correct; at worst it computes a gradient nobody reads.
-inline bool self_grad_wanted(const autograd::OpNode& n) { return n.next_edge(0).is_valid(); }
 
 }  // namespace ember::ops

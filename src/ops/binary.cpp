@@ -410,16 +410,6 @@ namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
 
-// Note [In-place rules on views]
-// An in-place op writing a view makes the base's history a CopySlices over the op's node, and
-// CopySlices calls that node itself for the view's gradient. Two gaps of the engine make the
-// node's n.needs(0) false there although CopySlices wants that gradient: CopySlices does not add
-// the node's next edges to a running grad()'s exec_info (PyTorch's CopySlices::apply does), and a
-// view made by an op without a backward rule yet (slice, select) has no grad_fn, so edge 0 is
-// empty. Until the engine covers both, in-place rules on a view compute self's gradient (and
-// save what it reads) whatever needs(0) says; `on_view` is self.is_view() at record time.
-bool self_grad_wanted(const OpNode& n, bool on_view) { return on_view || n.needs(0); }
-
 // PyTorch's overloads taking a Scalar (a Python number operand) name their own nodes.
 const char* grad_fn_name(const Tensor& operand, const char* if_number, const char* if_tensor) {
   return operand.impl()->is_wrapped_number() ? if_number : if_tensor;
@@ -427,14 +417,14 @@ const char* grad_fn_name(const Tensor& operand, const char* if_number, const cha
 
 // d(self + alpha*other) = grad, alpha*grad (the engine sums broadcast gradients down).
 template <int sign>
-OpNode::Formula add_sub_formula(const Scalar& alpha, bool on_view = false) {
-  return [alpha, on_view](OpNode& n, const tensor_list& g) {
+OpNode::Formula add_sub_formula(const Scalar& alpha) {
+  return [alpha](OpNode& n, const tensor_list& g) {
     Tensor other_grad;
     if (n.needs(1)) {
       other_grad = alpha.to_double() == 1.0 && !alpha.is_bool() ? g[0] : g[0] * wrapped_scalar_tensor(alpha);
       if (sign < 0) other_grad = -other_grad;
     }
-    return tensor_list{self_grad_wanted(n, on_view) ? g[0] : Tensor(), other_grad};
+    return tensor_list{n.needs(0) ? g[0] : Tensor(), other_grad};
   };
 }
 
@@ -452,7 +442,7 @@ Tensor add_sub__autograd(const Tensor& self, const Tensor& other, const Scalar& 
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<impl>(id, self, other, alpha); });
   if (!r) return self;
-  r.finish_inplace(self, add_sub_formula<sign>(alpha, self.is_view()));
+  r.finish_inplace(self, add_sub_formula<sign>(alpha));
   return self;
 }
 
@@ -475,12 +465,11 @@ Tensor mul__autograd(const Tensor& self, const Tensor& other) {
   const bool self_grad = r && r.needs(1);
   const size_t self_ =
       r ? r.save_if(self_grad, self_grad ? ops::original_self(self) : Tensor()) : 0;
-  const bool on_view = self.is_view();  // Note [In-place rules on views]
-  const size_t other_ = r ? r.save_if(on_view || r.needs(0), other) : 0;
+  const size_t other_ = r ? r.save_if(r.needs(0), other) : 0;
   r.forward([&] { return dispatch::call<mul__impl>(OpId::mul__Tensor, self, other); });
   if (!r) return self;
   r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{self_grad_wanted(n, on_view) ? g[0] * n.saved(other_) : Tensor(),
+    return tensor_list{n.needs(0) ? g[0] * n.saved(other_) : Tensor(),
                        n.needs(1) ? g[0] * n.saved(self_) : Tensor()};
   });
   return self;
@@ -490,10 +479,10 @@ Tensor mul__autograd(const Tensor& self, const Tensor& other) {
 // DivBackward0: d(self / other) = grad / other, -grad * self / other^2. With a rounding mode
 // (DivBackward2) the quotient is piecewise constant: both gradients are zero; without one,
 // div.Tensor_mode differentiates as div.Tensor.
-OpNode::Formula div_formula(size_t self_, size_t other_, bool rounded, bool on_view = false) {
+OpNode::Formula div_formula(size_t self_, size_t other_, bool rounded) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor self = n.saved(self_), other = n.saved(other_);
-    const bool self_grad = self_grad_wanted(n, on_view);
+    const bool self_grad = n.needs(0);
     if (rounded) {
       return tensor_list{self_grad ? zeros_like(g[0]) : Tensor(),
                          n.needs(1) ? zeros_like(g[0]) : Tensor()};
@@ -523,7 +512,7 @@ Tensor div__autograd_common(const char* name, const Tensor& self, const Tensor& 
   const size_t other_ = r ? r.save(other) : 0;
   r.forward(forward);
   if (!r) return self;
-  r.finish_inplace(self, div_formula(self_, other_, rounded, self.is_view()));
+  r.finish_inplace(self, div_formula(self_, other_, rounded));
   return self;
 }
 
@@ -557,10 +546,10 @@ const char* remainder_grad_fn(const Tensor& other) {
   return grad_fn_name(other, "RemainderBackward0", "RemainderBackward1");
 }
 
-OpNode::Formula remainder_formula(size_t self_, size_t other_, bool on_view = false) {
+OpNode::Formula remainder_formula(size_t self_, size_t other_) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor self = n.saved(self_), other = n.saved(other_);
-    return tensor_list{self_grad_wanted(n, on_view) ? g[0] : Tensor(),
+    return tensor_list{n.needs(0) ? g[0] : Tensor(),
                        n.needs(1) ? -g[0] * self.div(other, "floor") : Tensor()};
   };
 }
@@ -583,7 +572,7 @@ Tensor remainder__autograd(const Tensor& self, const Tensor& other) {
   const size_t other_ = r ? r.save_if(other_grad, other) : 0;
   r.forward([&] { return dispatch::call<remainder__impl>(OpId::remainder__Tensor, self, other); });
   if (!r) return self;
-  r.finish_inplace(self, remainder_formula(self_, other_, self.is_view()));
+  r.finish_inplace(self, remainder_formula(self_, other_));
   return self;
 }
 
@@ -593,11 +582,11 @@ Tensor remainder__autograd(const Tensor& self, const Tensor& other) {
 //   d/dexponent = grad * result * log(self), but 0 where self == 0 and exponent >= 0
 //                 (0^b is flat in b there; for b < 0 the limit is -inf).
 // A Python number as the base is PyTorch's pow.Scalar overload, PowBackward2 (same formula).
-OpNode::Formula pow_formula(size_t self_, size_t exponent_, size_t result_, bool on_view = false) {
+OpNode::Formula pow_formula(size_t self_, size_t exponent_, size_t result_) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor self = n.saved(self_), exponent = n.saved(exponent_), result = n.saved(result_);
     Tensor self_grad, exponent_grad;
-    if (self_grad_wanted(n, on_view)) {
+    if (n.needs(0)) {
       self_grad = where(exponent == 0, wrapped_scalar_tensor(0.0),
                         g[0] * exponent * self.pow(exponent - 1));
     }
@@ -630,7 +619,7 @@ Tensor pow__tensor_autograd(const Tensor& self, const Tensor& exponent) {
   const size_t exponent_ = r ? r.save(exponent) : 0;
   r.forward([&] { return dispatch::call<pow__tensor_impl>(OpId::pow__Tensor, self, exponent); });
   if (!r) return self;
-  r.finish_inplace(self, pow_formula(self_, exponent_, exponent_ + 1, self.is_view()));
+  r.finish_inplace(self, pow_formula(self_, exponent_, exponent_ + 1));
   r.save_output(r.needs(1) ? self : Tensor());
   return self;
 }

@@ -136,7 +136,7 @@ Tensor copy__autograd(const Tensor& self, const Tensor& src, const bool& non_blo
   if (!r) return self;
   r.finish_inplace(self, [st = src.dtype(), dev = src.device(), shape = src.sizes().vec()](
                              OpNode& n, const tensor_list& g) {
-    return tensor_list{ops::self_grad_wanted(n) ? zeros_like(g[0]) : Tensor(),
+    return tensor_list{n.needs(0) ? zeros_like(g[0]) : Tensor(),
                        n.needs(1) ? autograd::sum_to(g[0].to(dev, st), shape) : Tensor()};
   });
   return self;

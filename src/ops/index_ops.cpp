@@ -312,8 +312,6 @@ Tensor gather_autograd(const Tensor& self, const int64_t& dim, const Tensor& ind
   });
 }
 
-// Whether a scatter rule computes self's gradient (in-place: see ops::self_grad_wanted).
-bool wants_self(const OpNode& n, bool inplace) { return inplace ? ops::self_grad_wanted(n) : n.needs(0); }
 
 // scatter(self, dim, index, src): self's gradient is grad with the overwritten positions zeroed;
 // src's is grad gathered at index (every src element that was written, as PyTorch: with repeated
@@ -321,7 +319,7 @@ bool wants_self(const OpNode& n, bool inplace) { return inplace ? ops::self_grad
 OpNode::Formula scatter_formula(bool inplace, int64_t d, size_t index_, std::optional<DimVector> src_sizes) {
   return [inplace, d, index_, src_sizes](OpNode& n, const tensor_list& g) {
     Tensor index = n.saved(index_);
-    tensor_list grads{wants_self(n, inplace) ? g[0].scatter(d, index, 0.0) : Tensor()};
+    tensor_list grads{n.needs(0) ? g[0].scatter(d, index, 0.0) : Tensor()};
     if (src_sizes) grads.push_back(n.needs(1) ? fit_to(g[0].gather(d, index), *src_sizes) : Tensor());
     return grads;
   };
@@ -330,7 +328,7 @@ OpNode::Formula scatter_formula(bool inplace, int64_t d, size_t index_, std::opt
 // scatter_add(self, dim, index, src): self's gradient is grad; src's is grad gathered at index.
 OpNode::Formula scatter_add_formula(bool inplace, int64_t d, size_t index_, DimVector src_sizes) {
   return [inplace, d, index_, src_sizes](OpNode& n, const tensor_list& g) {
-    return tensor_list{wants_self(n, inplace) ? g[0] : Tensor(),
+    return tensor_list{n.needs(0) ? g[0] : Tensor(),
                        n.needs(1) ? fit_to(g[0].gather(d, n.saved(index_)), src_sizes) : Tensor()};
   };
 }

@@ -330,7 +330,7 @@ Tensor index_put__autograd(const Tensor& self, const OptionalTensorList& indices
   r.finish_inplace(self, [slots, accumulate, shape = values.sizes().vec()](OpNode& n, const tensor_list& g) {
     OptionalTensorList idx = saved_indices(n, slots);
     Tensor self_grad, values_grad;
-    if (ops::self_grad_wanted(n)) {
+    if (n.needs(0)) {
       self_grad = g[0];
       if (!accumulate) {
         self_grad = g[0].clone();

@@ -202,11 +202,11 @@ Tensor where_autograd(const Tensor& condition, const Tensor& self, const Tensor&
 // the value tensor (masked_fill_.Tensor) receives the sum of the gradient over them.
 // On a view, self's gradient is computed whatever needs(0) says (Note [In-place rules on views]
 // in binary.cpp).
-OpNode::Formula masked_fill_formula(size_t mask_, bool tensor_value, bool on_view) {
+OpNode::Formula masked_fill_formula(size_t mask_, bool tensor_value) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor m = n.saved(mask_);
     // PyTorch: grad.masked_fill(mask, 0); the same values as a where (recorded differentiably).
-    const bool self_grad = on_view || n.needs(0);
+    const bool self_grad = n.needs(0);
     tensor_list grads{self_grad ? where(m, zero_scalar(), g[0]) : Tensor(), Tensor()};
     if (tensor_value) grads.push_back(n.needs(2) ? where(m, g[0], zero_scalar()).sum() : Tensor());
     return grads;
@@ -221,7 +221,7 @@ Tensor masked_fill__scalar_autograd(const Tensor& self, const Tensor& mask, cons
     return dispatch::call<masked_fill__scalar_impl>(OpId::masked_fill__Scalar, self, mask, value);
   });
   if (!r) return self;
-  r.finish_inplace(self, masked_fill_formula(mask_, false, self.is_view()));
+  r.finish_inplace(self, masked_fill_formula(mask_, false));
   return self;
 }
 
@@ -233,7 +233,7 @@ Tensor masked_fill__tensor_autograd(const Tensor& self, const Tensor& mask, cons
     return dispatch::call<masked_fill__tensor_impl>(OpId::masked_fill__Tensor, self, mask, value);
   });
   if (!r) return self;
-  r.finish_inplace(self, masked_fill_formula(mask_, true, self.is_view()));
+  r.finish_inplace(self, masked_fill_formula(mask_, true));
   return self;
 }
 
