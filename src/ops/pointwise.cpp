@@ -200,8 +200,6 @@ Tensor where_autograd(const Tensor& condition, const Tensor& self, const Tensor&
 
 // MaskedFillBackward0 / 1: masked elements were overwritten, so self's gradient is zero there;
 // the value tensor (masked_fill_.Tensor) receives the sum of the gradient over them.
-// On a view, self's gradient is computed whatever needs(0) says (Note [In-place rules on views]
-// in binary.cpp).
 OpNode::Formula masked_fill_formula(size_t mask_, bool tensor_value) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor m = n.saved(mask_);

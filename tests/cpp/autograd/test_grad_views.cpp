@@ -380,7 +380,8 @@ TEST(GradViewsInplace, WriteThroughSelect) {
 }
 
 TEST(GradViewsInplace, GradcheckThroughViews) {
-  // gradcheck differentiates with autograd::grad (an inputs= task): see ops::self_grad_wanted.
+  // gradcheck differentiates with autograd::grad (an inputs= task): CopySlices must add its
+  // inner node's edges to the task's exec_info, or the view's old elements get zeros.
   auto fn = [](const tensor_list& in) {
     Tensor y = in[0] * in[0];
     y.select(0, 1).copy_(in[1] * in[0].select(0, 0));
