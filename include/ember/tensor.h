@@ -293,6 +293,10 @@ class Tensor {
   /// A tensor sharing this one's data and geometry but with its own version counter and no
   /// autograd history (Tensor.data).
   Tensor variable_data() const;
+  /// Replaces this tensor's data (storage, shape, dtype) with `new_data`'s, keeping its identity,
+  /// autograd flags and version counter (Tensor.data = new_data). Both must be on compatible
+  /// devices (cpu with cpu, meta with meta).
+  void set_data(const Tensor& new_data) const;
   /// Registers a hook called with the gradient of this tensor; it may return a replacement
   /// (an undefined Tensor keeps the gradient). Returns an id for remove_hook.
   unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
@@ -303,6 +307,8 @@ class Tensor {
   bool is_view() const { return impl_->is_view(); }
   Tensor _base() const { return is_view() ? Tensor(impl_->view_base()) : Tensor(); }
   uint32_t _version() const { return version(); }
+  /// Whether this tensor is an nn::Parameter.
+  bool is_parameter() const;
 
  private:
   intrusive_ptr<TensorImpl> impl_;

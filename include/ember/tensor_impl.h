@@ -109,6 +109,14 @@ class TensorImpl : public intrusive_target {
   const intrusive_ptr<QuantizerBase>& quantizer() const { return quantizer_; }
   void set_quantizer(intrusive_ptr<QuantizerBase> q) { quantizer_ = std::move(q); }
 
+  /// Exchanges everything this impl holds with `other` (storage, geometry, dtype, version counter,
+  /// autograd state, view base, subclass, quantizer) except the owning Python object: every
+  /// handle to either impl sees the swap (swap_tensors).
+  void swap_contents(TensorImpl& other);
+  /// Takes `other`'s storage, geometry, dtype and quantizer, keeping its own version counter,
+  /// autograd state and subclass (Tensor.data = other; PyTorch's shallow_copy_from).
+  void shallow_copy_from(const TensorImpl& other);
+
   /// The Python object that owns this impl (front end only; opaque to C++).
   void* pyobj() const { return pyobj_; }
   void set_pyobj(void* p) { pyobj_ = p; }

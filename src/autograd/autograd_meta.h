@@ -23,6 +23,7 @@ struct AutogradMeta final : AutogradMetaInterface {
   uint32_t output_nr_ = 0;
   bool requires_grad_ = false;  // the leaf flag
   bool retains_grad_ = false;
+  bool is_parameter_ = false;  // nn::Parameter (printed "Parameter containing:")
 
   // Views that autograd saw being made (Note [View tracking] in tensor_impl.cpp).
   bool view_meta_set_ = false;
@@ -33,6 +34,10 @@ struct AutogradMeta final : AutogradMetaInterface {
   // Leaves' tensor hooks (non-leaves keep theirs on grad_fn).
   std::vector<Node::TensorHookEntry> leaf_hooks_;
   std::vector<std::pair<unsigned, std::function<void(const Tensor&)>>> post_acc_hooks_;
+
+  // Shared by the SavedVariables holding this tensor (use_count - 1 of them are alive): what
+  // swap_tensors checks, since swapping a tensor the graph saved would corrupt its backward.
+  std::shared_ptr<int> saved_token_;
 
   // A token that lets retain_grad hooks (owned by the graph) find this meta only while it lives
   // (made by retain_grad: most tensors never need it).

@@ -40,10 +40,18 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     data_.impl()->set_version_counter(t.impl()->version_counter());
   } else {
     data_ = t;
+    if (t.requires_grad()) {
+      AutogradMeta& m = materialize_meta(t);
+      if (!m.saved_token_) m.saved_token_ = std::make_shared<int>(0);
+      token_ = m.saved_token_;
+    }
   }
 }
 
-void SavedVariable::release() { data_ = Tensor(); }
+void SavedVariable::release() {
+  data_ = Tensor();
+  token_.reset();
+}
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
   if (default_constructed_) return Tensor();

@@ -249,6 +249,26 @@ Tensor Tensor::variable_data() const {
   return Tensor(std::move(impl));
 }
 
+bool Tensor::is_parameter() const {
+  const AutogradMeta* m = get_meta(*this);
+  return m && m->is_parameter_;
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  EMBER_CHECK(new_data.defined(), "set_data: the new data is undefined");
+  EMBER_CHECK(device().type == new_data.device().type,
+              "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+              "incompatible tensor type.");
+  if (AutogradMeta* m = get_meta(*this)) {
+    // Its AccumulateGrad validates gradients against the old dtype / shape: make a new one.
+    if (new_data.dtype() != dtype() || new_data.device() != device() ||
+        new_data.sizes() != sizes()) {
+      m->grad_accumulator_.reset();
+    }
+  }
+  impl_->shallow_copy_from(*new_data.impl());
+}
+
 unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   EMBER_CHECK(requires_grad(),
               "cannot register a hook on a tensor that doesn't require gradient");

@@ -322,6 +322,7 @@ std::string repr_with_prefix(const Tensor& t, const std::string& prefix) {
 std::string to_string(const Tensor& t) {
   // libtorch's operator<< form; Python has no undefined tensors to compare with.
   if (!t.defined()) return "[ Tensor (undefined) ]";
+  if (t.is_parameter()) return "Parameter containing:\n" + repr_with_prefix(t, "tensor(");
   return repr_with_prefix(t, "tensor(");
 }
 

@@ -145,6 +145,37 @@ void TensorImpl::set_view_of(const TensorImpl& of, bool grad_mode_enabled) {
   refresh_keys();
 }
 
+void TensorImpl::swap_contents(TensorImpl& other) {
+  using std::swap;
+  swap(storage_, other.storage_);
+  swap(sizes_, other.sizes_);
+  swap(strides_, other.strides_);
+  swap(storage_offset_, other.storage_offset_);
+  swap(numel_, other.numel_);
+  swap(dtype_, other.dtype_);
+  swap(is_contiguous_, other.is_contiguous_);
+  swap(wrapped_number_, other.wrapped_number_);
+  swap(view_made_without_grad_, other.view_made_without_grad_);
+  swap(keys_, other.keys_);
+  swap(version_, other.version_);
+  swap(autograd_meta_, other.autograd_meta_);
+  swap(view_base_, other.view_base_);
+  swap(subclass_, other.subclass_);
+  swap(quantizer_, other.quantizer_);
+}
+
+void TensorImpl::shallow_copy_from(const TensorImpl& other) {
+  storage_ = other.storage_;
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  numel_ = other.numel_;
+  dtype_ = other.dtype_;
+  is_contiguous_ = other.is_contiguous_;
+  quantizer_ = other.quantizer_;
+  refresh_keys();
+}
+
 void TensorImpl::set_subclass(intrusive_ptr<TensorSubclass> s) {
   subclass_ = std::move(s);
   refresh_keys();

@@ -23,6 +23,7 @@ class SavedVariable {
 
  private:
   Tensor data_;
+  std::shared_ptr<int> token_;  // the saved tensor's AutogradMeta::saved_token_ (non-outputs)
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool default_constructed_ = true;

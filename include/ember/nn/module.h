@@ -1,0 +1,209 @@
+// nn::Module: the one module tree (../shared/DESIGN.md § Modules). Parameters, buffers and
+// children in insertion order; traversal, train/eval, hooks, repr, state_dict /
+// load_state_dict and conversion (`to`, `float`, `bfloat16`, `to_empty`, ...) are implemented
+// here once, for C++ layers and (through the Python front end) for Python subclasses.
+//
+//   struct Net : ember::nn::Module {
+//     Net() : Module("Net") {
+//       fc = register_module("fc", std::make_shared<ember::nn::Linear>(4, 2));
+//       register_buffer("steps", ember::zeros({}, ember::kInt64));
+//     }
+//     ember::Value forward(const std::vector<ember::Value>& in) override {
+//       return fc->forward(in.at(0).to_tensor()).relu();
+//     }
+//     std::shared_ptr<ember::nn::Linear> fc;
+//   };
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/nn/state_dict.h"
+#include "ember/tensor.h"
+#include "ember/value.h"
+
+namespace ember::nn {
+
+/// torch.nn.Parameter: `data` detached (sharing its storage), a leaf with `requires_grad`,
+/// marked as a parameter (printed "Parameter containing:").
+Tensor Parameter(const Tensor& data, bool requires_grad = true);
+bool is_parameter(const Tensor& t);
+
+/// Tensor.module_load: what load_state_dict's swap path stores for `self` given the checkpoint's
+/// `other` (default: `other.detach()` with assign, else `self.copy_(other).detach()`). A
+/// composite op, so a subclass's torch_function can transform values as they load.
+Tensor module_load(const Tensor& self, const Tensor& other, bool assign = false);
+
+/// The `torch.__future__` flags (process-wide, default false). Swap wins over overwrite.
+void set_overwrite_module_params_on_conversion(bool value);
+bool get_overwrite_module_params_on_conversion();
+void set_swap_module_params_on_conversion(bool value);
+bool get_swap_module_params_on_conversion();
+
+/// What load_state_dict returns: the keys it did not find and those it did not use.
+struct IncompatibleKeys {
+  std::vector<std::string> missing_keys;
+  std::vector<std::string> unexpected_keys;
+  /// "<All keys matched successfully>" or "_IncompatibleKeys(missing_keys=[...], ...)".
+  std::string to_string() const;
+};
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  /// `type_name` is the class name shown by repr and in messages ("Linear").
+  explicit Module(std::string type_name = "Module");
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const std::string& type_name() const { return type_name_; }
+
+  // ---- forward ----
+  /// The computation. Layers also offer a typed `forward(const Tensor&)`.
+  virtual Value forward(const std::vector<Value>& inputs);
+  /// Runs forward pre-hooks, forward and forward hooks (Module.__call__).
+  Value call(std::vector<Value> inputs);
+  Tensor operator()(const Tensor& input) { return call({input}).to_tensor(); }
+
+  // ---- registration (null/undefined tensors and modules register as absent: None) ----
+  /// Registers `t` as a parameter (made a Parameter that requires grad unless `requires_grad`
+  /// is false), and returns the stored handle.
+  Tensor& register_parameter(const std::string& name, const Tensor& t, bool requires_grad = true);
+  Tensor& register_buffer(const std::string& name, const Tensor& t, bool persistent = true);
+  template <class M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    register_module_impl(name, module);
+    return module;
+  }
+  /// Replaces a registered child (same name).
+  void replace_module(const std::string& name, std::shared_ptr<Module> module);
+  void unregister_module(const std::string& name);
+
+  // ---- direct access ----
+  bool has_parameter(const std::string& name) const;
+  bool has_buffer(const std::string& name) const;
+  Tensor& parameter(const std::string& name);  // errors if absent
+  Tensor& buffer(const std::string& name);
+  std::shared_ptr<Module> child(const std::string& name) const;
+  bool is_buffer_persistent(const std::string& name) const;
+
+  // ---- traversal (pre-order, dotted names; duplicates removed unless asked) ----
+  std::vector<std::pair<std::string, Tensor>> named_parameters(const std::string& prefix = "",
+                                                               bool recurse = true,
+                                                               bool remove_duplicate = true) const;
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers(const std::string& prefix = "",
+                                                            bool recurse = true,
+                                                            bool remove_duplicate = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  /// Includes this module (named "" or `prefix`).
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(
+      const std::string& prefix = "", bool remove_duplicate = true);
+  std::vector<std::shared_ptr<Module>> modules();
+
+  /// Calls fn on every child (recursively, children first) and then on this module.
+  Module& apply(const std::function<void(Module&)>& fn);
+  Module& train(bool mode = true);
+  Module& eval() { return train(false); }
+  bool is_training() const { return training_; }
+  void zero_grad(bool set_to_none = true);
+  Module& requires_grad_(bool requires_grad = true);
+
+  // ---- hooks (each returns an id for remove_hook) ----
+  using ForwardPreHook = std::function<std::optional<std::vector<Value>>(Module&, const std::vector<Value>&)>;
+  using ForwardHook = std::function<std::optional<Value>(Module&, const std::vector<Value>&, const Value&)>;
+  using StateDictPreHook = std::function<void(Module&, const std::string& prefix, bool keep_vars)>;
+  using StateDictPostHook = std::function<void(Module&, StateDict&, const std::string& prefix)>;
+  using LoadPreHook = std::function<void(Module&, StateDict&, const std::string& prefix, bool strict,
+                                         std::vector<std::string>& missing,
+                                         std::vector<std::string>& unexpected,
+                                         std::vector<std::string>& error_msgs)>;
+  using LoadPostHook = std::function<void(Module&, IncompatibleKeys&)>;
+  unsigned register_forward_pre_hook(ForwardPreHook hook);
+  unsigned register_forward_hook(ForwardHook hook);
+  unsigned register_state_dict_pre_hook(StateDictPreHook hook);
+  unsigned register_state_dict_post_hook(StateDictPostHook hook);
+  unsigned register_load_state_dict_pre_hook(LoadPreHook hook);
+  unsigned register_load_state_dict_post_hook(LoadPostHook hook);
+  void remove_hook(unsigned id);
+
+  // ---- state_dict (module_state.cpp) ----
+  StateDict state_dict(const std::string& prefix = "", bool keep_vars = false);
+  void state_dict_into(StateDict& destination, const std::string& prefix, bool keep_vars);
+  /// PyTorch's algorithm (extension-spec § 3). Beyond PyTorch: every check runs before anything
+  /// changes, so a load that fails leaves the module exactly as it was.
+  IncompatibleKeys load_state_dict(const StateDict& state_dict, bool strict = true,
+                                   bool assign = false);
+  /// The per-module steps, overridable (a module may save a derived key and read it back).
+  virtual void _save_to_state_dict(StateDict& destination, const std::string& prefix,
+                                   bool keep_vars);
+  virtual void _load_from_state_dict(StateDict& state_dict, const std::string& prefix,
+                                     LocalMetadata& local_metadata, bool strict,
+                                     std::vector<std::string>& missing_keys,
+                                     std::vector<std::string>& unexpected_keys,
+                                     std::vector<std::string>& error_msgs);
+  /// `type(self)._version` in the state_dict metadata.
+  virtual int64_t version() const { return 1; }
+
+  // ---- conversion (module_apply.cpp): PyTorch's _apply and its routes ----
+  using TensorFn = std::function<Tensor(const Tensor&)>;
+  Module& _apply(const TensorFn& fn, bool recurse = true);
+  /// Floating-point tensors only; `dtype` must be floating ("nn.Module.to only accepts floating
+  /// point or complex dtypes, but got desired dtype=torch.int32").
+  Module& to(ScalarType dtype);
+  Module& to(Device device);
+  Module& to(Device device, ScalarType dtype);
+  Module& to(const Tensor& other);  // other's device and dtype
+  Module& cpu() { return to(kCPU); }
+  Module& float_() { return to_floating(kFloat32); }
+  Module& double_() { return to_floating(kFloat64); }
+  Module& half() { return to_floating(kFloat16); }
+  Module& bfloat16() { return to_floating(kBFloat16); }
+  /// New uninitialised tensors on `device` (meta skeletons become real ones).
+  Module& to_empty(Device device, bool recurse = true);
+
+  // ---- printing ----
+  virtual std::string extra_repr() const { return ""; }
+  /// PyTorch's repr: "Name(extra)" or "Name(\n  (child): ChildRepr\n)".
+  std::string repr() const;
+
+ protected:
+  struct Slot {
+    std::string name;
+    Tensor value;  // undefined: registered as None
+    bool persistent = true;
+  };
+  void register_module_impl(const std::string& name, std::shared_ptr<Module> module);
+  Module& to_floating(ScalarType dtype);
+  std::vector<Slot>& parameter_slots() { return parameters_; }
+  std::vector<Slot>& buffer_slots() { return buffers_; }
+
+ private:
+  friend class ModuleLoader;
+  Slot* find_slot(std::vector<Slot>& slots, const std::string& name);
+  const Slot* find_slot(const std::vector<Slot>& slots, const std::string& name) const;
+  void check_new_name(const std::string& kind, const std::string& name) const;
+
+  std::string type_name_;
+  bool training_ = true;
+  std::vector<Slot> parameters_;
+  std::vector<Slot> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  std::vector<std::pair<unsigned, ForwardPreHook>> forward_pre_hooks_;
+  std::vector<std::pair<unsigned, ForwardHook>> forward_hooks_;
+  std::vector<std::pair<unsigned, StateDictPreHook>> state_dict_pre_hooks_;
+  std::vector<std::pair<unsigned, StateDictPostHook>> state_dict_post_hooks_;
+  std::vector<std::pair<unsigned, LoadPreHook>> load_pre_hooks_;
+  std::vector<std::pair<unsigned, LoadPostHook>> load_post_hooks_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Module& m);
+
+}  // namespace ember::nn

@@ -1,0 +1,391 @@
+// nn::Module: registration, traversal, modes, hooks, forward and repr. state_dict / loading are in
+// module_state.cpp, conversion in module_apply.cpp.
+#include "ember/nn/module.h"
+
+#include <atomic>
+#include <sstream>
+#include <unordered_set>
+
+#include "../autograd/autograd_meta.h"
+#include "ember/grad_mode.h"
+
+namespace ember::nn {
+
+// ---- Parameter ----
+
+Tensor Parameter(const Tensor& data, bool requires_grad) {
+  EMBER_CHECK(data.defined(), "Parameter: the data tensor is undefined");
+  Tensor p = data.detach();  // a new leaf over the same storage and version counter
+  if (requires_grad) p.requires_grad_(true);
+  autograd::materialize_meta(p).is_parameter_ = true;
+  return p;
+}
+
+bool is_parameter(const Tensor& t) { return t.defined() && t.is_parameter(); }
+
+// ---- __future__ flags ----
+
+namespace {
+std::atomic<bool> g_overwrite_on_conversion{false};
+std::atomic<bool> g_swap_on_conversion{false};
+std::atomic<unsigned> g_next_hook_id{1};
+}  // namespace
+
+void set_overwrite_module_params_on_conversion(bool v) { g_overwrite_on_conversion = v; }
+bool get_overwrite_module_params_on_conversion() { return g_overwrite_on_conversion; }
+void set_swap_module_params_on_conversion(bool v) { g_swap_on_conversion = v; }
+bool get_swap_module_params_on_conversion() { return g_swap_on_conversion; }
+
+std::string IncompatibleKeys::to_string() const {
+  if (missing_keys.empty() && unexpected_keys.empty()) return "<All keys matched successfully>";
+  auto list = [](const std::vector<std::string>& keys) {
+    std::string s = "[";
+    for (size_t i = 0; i < keys.size(); ++i) s += (i ? ", '" : "'") + keys[i] + "'";
+    return s + "]";
+  };
+  return "_IncompatibleKeys(missing_keys=" + list(missing_keys) +
+         ", unexpected_keys=" + list(unexpected_keys) + ")";
+}
+
+// ---- Module ----
+
+Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
+
+Value Module::forward(const std::vector<Value>&) {
+  EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Module [", type_name_,
+                  "] is missing the required \"forward\" function");
+}
+
+Value Module::call(std::vector<Value> inputs) {
+  const auto pre = forward_pre_hooks_;  // a hook may add or remove hooks
+  for (const auto& [id, hook] : pre) {
+    if (auto replaced = hook(*this, inputs)) inputs = std::move(*replaced);
+  }
+  Value out = forward(inputs);
+  const auto post = forward_hooks_;
+  for (const auto& [id, hook] : post) {
+    if (auto replaced = hook(*this, inputs, out)) out = std::move(*replaced);
+  }
+  return out;
+}
+
+Module::Slot* Module::find_slot(std::vector<Slot>& slots, const std::string& name) {
+  for (auto& s : slots)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+const Module::Slot* Module::find_slot(const std::vector<Slot>& slots, const std::string& name) const {
+  for (const auto& s : slots)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+// libtorch's checks and messages ("Parameter name must not contain a dot (got 'a.b')"), and a
+// name may not be taken by another kind of member either (Python's "attribute 'x' already exists").
+void Module::check_new_name(const std::string& kind, const std::string& name) const {
+  EMBER_CHECK(!name.empty(), kind, " name must not be empty");
+  EMBER_CHECK(name.find('.') == std::string::npos, kind, " name must not contain a dot (got '",
+              name, "')");
+  const bool as_param = find_slot(parameters_, name) != nullptr;
+  const bool as_buffer = find_slot(buffers_, name) != nullptr;
+  bool as_child = false;
+  for (const auto& [n, m] : children_) as_child |= n == name;
+  const bool same_kind = (kind == "Parameter" && as_param) || (kind == "Buffer" && as_buffer) ||
+                         (kind == "Submodule" && as_child);
+  EMBER_CHECK(!same_kind, kind, " '", name, "' already defined");
+  EMBER_CHECK_KIND(ErrorKind::Key, !(as_param || as_buffer || as_child), "attribute '", name,
+                   "' already exists");
+}
+
+Tensor& Module::register_parameter(const std::string& name, const Tensor& t, bool requires_grad) {
+  check_new_name("Parameter", name);
+  Tensor value;
+  if (t.defined()) {
+    EMBER_CHECK_VALUE(t.is_leaf(), "Cannot assign non-leaf Tensor to parameter '", name,
+                      "'. Model parameters must be created explicitly. To express '", name,
+                      "' as a function of another Tensor, compute the value in the forward() method.");
+    EMBER_CHECK(!requires_grad || is_floating(t.dtype()),
+                "only Tensors of floating point dtype can require gradients");
+    value = is_parameter(t) ? t : Parameter(t, requires_grad);
+    if (is_parameter(t)) value.requires_grad_(requires_grad);
+  }
+  parameters_.push_back({name, value, true});
+  return parameters_.back().value;
+}
+
+Tensor& Module::register_buffer(const std::string& name, const Tensor& t, bool persistent) {
+  check_new_name("Buffer", name);
+  buffers_.push_back({name, t, persistent});
+  return buffers_.back().value;
+}
+
+void Module::register_module_impl(const std::string& name, std::shared_ptr<Module> module) {
+  check_new_name("Submodule", name);
+  children_.emplace_back(name, std::move(module));
+}
+
+void Module::replace_module(const std::string& name, std::shared_ptr<Module> module) {
+  for (auto& [n, m] : children_) {
+    if (n == name) {
+      m = std::move(module);
+      return;
+    }
+  }
+  EMBER_FAIL("No Module with name `", name, "` is registered");
+}
+
+void Module::unregister_module(const std::string& name) {
+  for (auto it = children_.begin(); it != children_.end(); ++it) {
+    if (it->first == name) {
+      children_.erase(it);
+      return;
+    }
+  }
+  EMBER_FAIL("No Module with name `", name, "` is registered");
+}
+
+bool Module::has_parameter(const std::string& name) const { return find_slot(parameters_, name); }
+bool Module::has_buffer(const std::string& name) const { return find_slot(buffers_, name); }
+
+Tensor& Module::parameter(const std::string& name) {
+  Slot* s = find_slot(parameters_, name);
+  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name_, "' object has no parameter '", name, "'");
+  return s->value;
+}
+Tensor& Module::buffer(const std::string& name) {
+  Slot* s = find_slot(buffers_, name);
+  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name_, "' object has no buffer '", name, "'");
+  return s->value;
+}
+std::shared_ptr<Module> Module::child(const std::string& name) const {
+  for (const auto& [n, m] : children_)
+    if (n == name) return m;
+  EMBER_FAIL_KIND(ErrorKind::Attribute, "'", type_name_, "' object has no submodule '", name, "'");
+}
+bool Module::is_buffer_persistent(const std::string& name) const {
+  const Slot* s = find_slot(buffers_, name);
+  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name_, "' object has no buffer '", name, "'");
+  return s->persistent;
+}
+
+// ---- traversal ----
+
+namespace {
+std::string join(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_children() const {
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
+  std::unordered_set<const Module*> seen;
+  for (const auto& [n, m] : children_)
+    if (m && seen.insert(m.get()).second) out.emplace_back(n, m);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& [n, m] : named_children()) out.push_back(m);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules(
+    const std::string& prefix, bool remove_duplicate) {
+  std::shared_ptr<Module> self = weak_from_this().lock();
+  EMBER_CHECK(self,
+              "It looks like you attempted to retrieve your top-level module as a shared_ptr, but "
+              "it is not stored in a shared_ptr. Use .ptr() instead to get a shared_ptr to your "
+              "top-level module.");
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
+  std::unordered_set<const Module*> seen;
+  std::function<void(const std::string&, const std::shared_ptr<Module>&)> visit =
+      [&](const std::string& p, const std::shared_ptr<Module>& m) {
+        if (remove_duplicate && !seen.insert(m.get()).second) return;
+        out.emplace_back(p, m);
+        for (const auto& [n, c] : m->children_)
+          if (c) visit(join(p, n), c);
+      };
+  visit(prefix, self);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules() {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& [n, m] : named_modules()) out.push_back(m);
+  return out;
+}
+
+namespace {
+// Pre-order over (prefix, module) without needing shared ownership of the root.
+void visit_modules(const Module& m, const std::string& prefix, bool recurse,
+                   const std::function<void(const Module&, const std::string&)>& fn,
+                   std::unordered_set<const Module*>& seen) {
+  if (!seen.insert(&m).second) return;
+  fn(m, prefix);
+  if (!recurse) return;
+  for (const auto& [n, c] : m.named_children()) visit_modules(*c, join(prefix, n), true, fn, seen);
+}
+}  // namespace
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::string& prefix,
+                                                                     bool recurse,
+                                                                     bool remove_duplicate) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  std::unordered_set<const TensorImpl*> seen_tensors;
+  std::unordered_set<const Module*> seen_modules;
+  visit_modules(*this, prefix, recurse, [&](const Module& m, const std::string& p) {
+    for (const auto& s : m.parameters_) {
+      if (!s.value.defined()) continue;
+      if (remove_duplicate && !seen_tensors.insert(s.value.impl()).second) continue;
+      out.emplace_back(join(p, s.name), s.value);
+    }
+  }, seen_modules);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_parameters("", recurse)) out.push_back(t);
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers(const std::string& prefix,
+                                                                  bool recurse,
+                                                                  bool remove_duplicate) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  std::unordered_set<const TensorImpl*> seen_tensors;
+  std::unordered_set<const Module*> seen_modules;
+  visit_modules(*this, prefix, recurse, [&](const Module& m, const std::string& p) {
+    for (const auto& s : m.buffers_) {
+      if (!s.value.defined()) continue;
+      if (remove_duplicate && !seen_tensors.insert(s.value.impl()).second) continue;
+      out.emplace_back(join(p, s.name), s.value);
+    }
+  }, seen_modules);
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_buffers("", recurse)) out.push_back(t);
+  return out;
+}
+
+// ---- modes and bulk operations ----
+
+Module& Module::apply(const std::function<void(Module&)>& fn) {
+  for (const auto& c : children()) c->apply(fn);
+  fn(*this);
+  return *this;
+}
+
+Module& Module::train(bool mode) {
+  training_ = mode;
+  for (const auto& c : children()) c->train(mode);
+  return *this;
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor& p : parameters()) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    if (set_to_none) {
+      p.set_grad(Tensor());
+      continue;
+    }
+    if (g.grad_fn()) {
+      g.detach_();
+    } else {
+      g.requires_grad_(false);
+    }
+    NoGradGuard no_grad;
+    g.zero_();
+  }
+}
+
+Module& Module::requires_grad_(bool requires_grad) {
+  for (Tensor& p : parameters()) p.requires_grad_(requires_grad);
+  return *this;
+}
+
+// ---- hooks ----
+
+unsigned Module::register_forward_pre_hook(ForwardPreHook hook) {
+  const unsigned id = g_next_hook_id++;
+  forward_pre_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+unsigned Module::register_forward_hook(ForwardHook hook) {
+  const unsigned id = g_next_hook_id++;
+  forward_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+unsigned Module::register_state_dict_pre_hook(StateDictPreHook hook) {
+  const unsigned id = g_next_hook_id++;
+  state_dict_pre_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+unsigned Module::register_state_dict_post_hook(StateDictPostHook hook) {
+  const unsigned id = g_next_hook_id++;
+  state_dict_post_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+unsigned Module::register_load_state_dict_pre_hook(LoadPreHook hook) {
+  const unsigned id = g_next_hook_id++;
+  load_pre_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+unsigned Module::register_load_state_dict_post_hook(LoadPostHook hook) {
+  const unsigned id = g_next_hook_id++;
+  load_post_hooks_.emplace_back(id, std::move(hook));
+  return id;
+}
+void Module::remove_hook(unsigned id) {
+  auto match = [id](const auto& h) { return h.first == id; };
+  std::erase_if(forward_pre_hooks_, match);
+  std::erase_if(forward_hooks_, match);
+  std::erase_if(state_dict_pre_hooks_, match);
+  std::erase_if(state_dict_post_hooks_, match);
+  std::erase_if(load_pre_hooks_, match);
+  std::erase_if(load_post_hooks_, match);
+}
+
+// ---- repr ----
+
+namespace {
+// PyTorch's _addindent: every line after the first gets `spaces` more.
+std::string add_indent(const std::string& s, int spaces) {
+  std::string out;
+  for (char c : s) {
+    out += c;
+    if (c == '\n') out += std::string(static_cast<size_t>(spaces), ' ');
+  }
+  return out;
+}
+}  // namespace
+
+std::string Module::repr() const {
+  std::vector<std::string> extra_lines, child_lines;
+  const std::string extra = extra_repr();
+  if (!extra.empty()) {
+    std::istringstream in(extra);
+    for (std::string line; std::getline(in, line);) extra_lines.push_back(line);
+  }
+  for (const auto& [n, m] : children_) {
+    child_lines.push_back("(" + n + "): " + (m ? add_indent(m->repr(), 2) : "None"));
+  }
+  std::string s = type_name_ + "(";
+  if (extra_lines.size() == 1 && child_lines.empty()) {
+    s += extra_lines[0];
+  } else if (!extra_lines.empty() || !child_lines.empty()) {
+    s += "\n";
+    for (const auto& l : extra_lines) s += "  " + l + "\n";
+    for (const auto& l : child_lines) s += "  " + l + "\n";
+  }
+  return s + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.repr(); }
+
+}  // namespace ember::nn
