@@ -250,6 +250,9 @@ GRAD_FN_ALLOWLIST = [
      "torch 1.13 squeezes vector @ matrix in place (squeeze_, which ember lacks); ember uses squeeze.dim"),
     (r"::(reshape|flatten\.using_ints)$", "ReshapeAliasBackward0", "ViewBackward0",
      "ember has no aten::_reshape_alias (1.13's reshape of a viewable input); ember reshapes by view, as later PyTorch"),
+    (r"::sort\.stable$", "SortBackward1", "SortBackward0",
+     "ember has only sort.stable, which Tensor::sort calls for PyTorch's sort.default (SortBackward0): "
+     "stable=False names SortBackward0 (src/ops/sort.cpp)"),
     (r"::stack$", "StackBackward0", "CatBackward0",
      "ember's stack is a composite (cat of unsqueezed inputs); torch 1.13 has a stack derivative"),
 ]
