@@ -253,6 +253,11 @@ GRAD_FN_ALLOWLIST = [
     (r"::sort\.stable$", "SortBackward1", "SortBackward0",
      "ember has only sort.stable, which Tensor::sort calls for PyTorch's sort.default (SortBackward0): "
      "stable=False names SortBackward0 (src/ops/sort.cpp)"),
+    (r"::(contiguous|matmul)$", "CloneBackward0", "CopyBackwards",
+     "ember's contiguous copies into a new contiguous tensor with copy_ (clone keeps the input's "
+     "strides: its memory_format is not implemented); torch 1.13 calls clone(contiguous_format)"),
+    (r"::copy_$", "torch::autograd::CopyBackwards", "CopyBackwards",
+     "torch 1.13's name() of copy_'s node carries its C++ namespace; ember names it as its Python class"),
     (r"::stack$", "StackBackward0", "CatBackward0",
      "ember's stack is a composite (cat of unsqueezed inputs); torch 1.13 has a stack derivative"),
 ]
