@@ -20,9 +20,9 @@
 //                            outputs and have no backward rule (rules not written yet)
 //   missing2 <n> <ops...>    the same for the create_graph backward (double backward)
 //   fn <grad_fn name|none> <requires_grad 0|1>        per output
-//   out T <dtype> <ndim> <sizes> <file>               per output
+//   out T <dtype> <ndim> <sizes> <file>@<offset>      per output (values in OUTDIR/results.bin)
 //   grads ok <n> | grads error <Kind> <message> | grads skip
-//   gin T <dtype> <ndim> <sizes> <file> | gin none    per differentiable input (ok only)
+//   gin T <dtype> <ndim> <sizes> <file>@<offset> | gin none   per differentiable input
 //   check ok | check fail <message> | check skip
 //   gradgrad ok | gradgrad fail <message> | gradgrad skip
 #include <ember/autograd/autograd.h>
@@ -225,7 +225,7 @@ std::string run_check(const std::function<bool()>& check) {
   }
 }
 
-void run_case(GradCase& c, const std::string& outdir, std::ostream& out) {
+void run_case(GradCase& c, Blob& blob, std::ostream& out) {
   std::ostringstream block;
   probe_rules(c, block);
   tensor_list leaves = make_leaves(c);
@@ -234,8 +234,7 @@ void run_case(GradCase& c, const std::string& outdir, std::ostream& out) {
     const auto fn = o.grad_fn();
     block << "fn " << (fn ? fn->name() : "none") << " " << o.requires_grad() << "\n";
   }
-  for (size_t i = 0; i < outs.size(); ++i)
-    write_tensor(block, outs[i].detach(), outdir + "/" + c.id + "_o" + std::to_string(i) + ".bin");
+  for (const auto& o : outs) blob.write(block, o.detach(), "out");
   tensor_list sel, gouts;
   select_outputs(c, outs, sel, gouts, false);
   if (sel.empty() || leaves.empty()) {
@@ -248,8 +247,7 @@ void run_case(GradCase& c, const std::string& outdir, std::ostream& out) {
         if (!grads[i].defined()) {
           block << "gin none\n";
         } else {
-          write_tensor(block, grads[i], outdir + "/" + c.id + "_g" + std::to_string(i) + ".bin",
-                       "gin");
+          blob.write(block, grads[i], "gin");
         }
       }
     } catch (const Error& e) {
@@ -281,6 +279,7 @@ int main(int argc, char** argv) {
   std::ifstream in(argv[1]);
   std::string outdir = argv[2];
   std::ofstream out(outdir + "/results.txt");
+  Blob blob(outdir + "/results.bin");
   std::string word;
   while (in >> word) {
     if (word != "case") {
@@ -289,7 +288,7 @@ int main(int argc, char** argv) {
     }
     GradCase c = read_case(in);
     try {
-      run_case(c, outdir, out);
+      run_case(c, blob, out);
     } catch (const Error& e) {
       out << "case " << c.id << " error " << kind_name(e.kind()) << " " << one_line(e.what())
           << "\n";

@@ -3,7 +3,7 @@
 // tensors in raw files; the tool writes results.txt and raw files back.
 //
 // Arguments, one per "arg" token:
-//   arg T <dtype> <layout c|t|s> <ndim> <sizes...> <raw little-endian file>   a tensor
+//   arg T <dtype> <layout c|t|s> <ndim> <sizes...> <raw little-endian file[@byte offset]>
 //   arg I <int> | arg F <double> | arg B <0|1> | arg N | arg S <string> | arg Y <dtype>
 //   arg L <n> <ints...>            an int list
 //   arg TL <n>  then n "arg T ..." a tensor list; when an element is "arg N" the list is a
@@ -33,7 +33,14 @@ inline Tensor read_tensor(std::istream& in) {
   in >> path;
   ScalarType dt = dtype_from_name(dtype);
   Tensor logical = empty(sizes, TensorOptions(dt).device(kCPU));
+  // "FILE@OFFSET": the values start OFFSET bytes into FILE (many tensors packed in one file).
+  std::streamoff offset = 0;
+  if (auto at = path.rfind('@'); at != std::string::npos) {
+    offset = std::stoll(path.substr(at + 1));
+    path.resize(at);
+  }
   std::ifstream f(path, std::ios::binary);
+  f.seekg(offset);
   f.read(static_cast<char*>(logical.data_ptr()), static_cast<std::streamsize>(logical.nbytes()));
   if (!f && logical.nbytes() > 0) throw std::runtime_error("cannot read " + path);
   if (layout == "c" || ndim == 0) return logical;
@@ -152,5 +159,25 @@ inline void write_tensor(std::ostream& out, const Tensor& t, const std::string& 
   std::ofstream f(path, std::ios::binary);
   f.write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.nbytes()));
 }
+
+/// Tensors' values appended to one file; each is written as "<path>@<offset>".
+class Blob {
+ public:
+  explicit Blob(std::string path) : path_(std::move(path)), f_(path_, std::ios::binary) {}
+  /// "<tag> T <dtype> <ndim> <sizes...> <path>@<offset>", the values appended to the blob.
+  void write(std::ostream& out, const Tensor& t, const char* tag) {
+    Tensor c = t.contiguous();
+    out << tag << " T " << dtype_name(t.dtype()) << " " << t.dim();
+    for (int64_t s : t.sizes()) out << " " << s;
+    out << " " << path_ << "@" << offset_ << "\n";
+    f_.write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.nbytes()));
+    offset_ += static_cast<int64_t>(c.nbytes());
+  }
+
+ private:
+  std::string path_;
+  std::ofstream f_;
+  int64_t offset_ = 0;
+};
 
 }  // namespace ember_tools

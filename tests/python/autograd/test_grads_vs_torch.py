@@ -59,17 +59,21 @@ def with_layout(t: torch.Tensor, layout: str) -> torch.Tensor:
 
 
 class Spec:
-    """Writes one case's spec lines and builds torch's arguments beside them (same slots)."""
+    """Writes spec lines, the tensors' values packed in one file ("FILE@OFFSET" in the lines:
+    thousands of small files would make writing and pytest's cleanup of old runs slow)."""
 
-    def __init__(self, tmp: pathlib.Path, case_id: str, lines: list):
-        self.tmp, self.case_id, self.lines, self.n = tmp, case_id, lines, 0
+    def __init__(self, path: pathlib.Path, lines: list):
+        self.path, self.lines, self.chunks, self.offset = path, lines, [], 0
 
     def tensor(self, t: torch.Tensor, layout: str):
-        path = self.tmp / f"{self.case_id}_{self.n}.in"
-        self.n += 1
-        path.write_bytes(raw_bytes(t))
+        data = raw_bytes(t)
         dims = " ".join(str(s) for s in t.shape)
-        self.lines.append(f"arg T {str(t.dtype)[6:]} {layout} {t.dim()} {dims} {path}")
+        self.lines.append(f"arg T {str(t.dtype)[6:]} {layout} {t.dim()} {dims} {self.path}@{self.offset}")
+        self.chunks.append(data)
+        self.offset += len(data)
+
+    def save(self):
+        self.path.write_bytes(b"".join(self.chunks))
 
     def scalar(self, v):
         if v is None:
@@ -98,9 +102,9 @@ def wants_grad(case, pos, element, t: torch.Tensor) -> bool:
     return pos in case.diff or (pos, element) in case.diff
 
 
-def prepare(case_id, case, tmp: pathlib.Path, lines: list):
+def prepare(case_id, case, spec: Spec):
     """Spec lines for ember_grad and torch's side of the case (outputs, grad_fns, gradients)."""
-    spec = Spec(tmp, case_id, lines)
+    lines = spec.lines
     header = len(lines)
     lines.append("")  # "case ..." once the check flag is known
     args, leaves, slots, slot = [], [], [], 0
@@ -169,18 +173,24 @@ def prepare(case_id, case, tmp: pathlib.Path, lines: list):
     }
 
 
-def read_tensor_line(parts):
+def read_tensor_line(parts, blobs):
     dtype = getattr(torch, parts[2])
     ndim = int(parts[3])
     sizes = [int(s) for s in parts[4:4 + ndim]]
-    if int(np.prod(sizes)) == 0:
+    n = int(np.prod(sizes)) if sizes else 1
+    if n == 0:
         return torch.empty(sizes, dtype=dtype)
-    data = pathlib.Path(parts[4 + ndim]).read_bytes()
-    return torch.frombuffer(bytearray(data), dtype=torch.uint8).view(dtype).reshape(sizes)
+    path, _, offset = parts[4 + ndim].rpartition("@")
+    if path not in blobs:
+        blobs[path] = pathlib.Path(path).read_bytes()
+    start = int(offset)
+    nbytes = n * torch.empty((), dtype=dtype).element_size()
+    data = bytearray(blobs[path][start:start + nbytes])
+    return torch.frombuffer(data, dtype=torch.uint8).view(dtype).reshape(sizes)
 
 
 def read_results(path: pathlib.Path):
-    results, cur = {}, None
+    results, cur, blobs = {}, None, {}
     for line in path.read_text().splitlines():
         parts = line.split(" ")
         tag = parts[0]
@@ -196,11 +206,11 @@ def read_results(path: pathlib.Path):
             cur["fns"].append(None if parts[1] == "none" else parts[1])
             cur["requires"].append(parts[2] == "1")
         elif tag == "out":
-            cur["outs"].append(read_tensor_line(parts))
+            cur["outs"].append(read_tensor_line(parts, blobs))
         elif tag == "grads":
             cur["grads_status"] = " ".join(parts[1:])
         elif tag == "gin":
-            cur["grads"].append(None if parts[1] == "none" else read_tensor_line(parts))
+            cur["grads"].append(None if parts[1] == "none" else read_tensor_line(parts, blobs))
         elif tag in ("check", "gradgrad"):
             cur[tag] = " ".join(parts[1:])
     return results
@@ -211,13 +221,15 @@ def grad_run(ember_tool, tmp_path_factory):
     tool = ember_tool("ember_grad")
     tmp = tmp_path_factory.mktemp("grads")
     lines, expected = [], {}
+    spec = Spec(tmp / "spec.bin", lines)
     for case_id, case in CASES.items():
         start = len(lines)
         try:
-            expected[case_id] = prepare(case_id, case, tmp, lines)
+            expected[case_id] = prepare(case_id, case, spec)
         except Exception as e:  # noqa: BLE001 — a bad table row fails its own case only
             del lines[start:]
             expected[case_id] = {"torch_error": f"{type(e).__name__}: {e}"}
+    spec.save()
     spec = tmp / "spec.txt"
     spec.write_text("\n".join(lines) + "\n")
     subprocess.run([str(tool), str(spec), str(tmp)], check=True)
