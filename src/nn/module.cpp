@@ -69,12 +69,12 @@ Value Module::call(std::vector<Value> inputs) {
   return out;
 }
 
-Module::Slot* Module::find_slot(std::vector<Slot>& slots, const std::string& name) {
+Module::Slot* Module::find_slot(std::deque<Slot>& slots, const std::string& name) {
   for (auto& s : slots)
     if (s.name == name) return &s;
   return nullptr;
 }
-const Module::Slot* Module::find_slot(const std::vector<Slot>& slots, const std::string& name) const {
+const Module::Slot* Module::find_slot(const std::deque<Slot>& slots, const std::string& name) const {
   for (const auto& s : slots)
     if (s.name == name) return &s;
   return nullptr;
@@ -216,17 +216,16 @@ std::vector<std::shared_ptr<Module>> Module::modules() {
   return out;
 }
 
-namespace {
-// Pre-order over (prefix, module) without needing shared ownership of the root.
-void visit_modules(const Module& m, const std::string& prefix, bool recurse,
-                   const std::function<void(const Module&, const std::string&)>& fn,
-                   std::unordered_set<const Module*>& seen) {
-  if (!seen.insert(&m).second) return;
-  fn(m, prefix);
+void Module::visit(const std::string& prefix, bool recurse, bool remove_duplicate,
+                   std::unordered_set<const Module*>& seen,
+                   const std::function<void(const Module&, const std::string&)>& fn) const {
+  if (remove_duplicate && !seen.insert(this).second) return;
+  fn(*this, prefix);
   if (!recurse) return;
-  for (const auto& [n, c] : m.named_children()) visit_modules(*c, join(prefix, n), true, fn, seen);
+  for (const auto& [n, c] : children_) {
+    if (c) c->visit(join(prefix, n), true, remove_duplicate, seen, fn);
+  }
 }
-}  // namespace
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::string& prefix,
                                                                      bool recurse,
@@ -234,13 +233,13 @@ std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::
   std::vector<std::pair<std::string, Tensor>> out;
   std::unordered_set<const TensorImpl*> seen_tensors;
   std::unordered_set<const Module*> seen_modules;
-  visit_modules(*this, prefix, recurse, [&](const Module& m, const std::string& p) {
+  visit(prefix, recurse, remove_duplicate, seen_modules, [&](const Module& m, const std::string& p) {
     for (const auto& s : m.parameters_) {
       if (!s.value.defined()) continue;
       if (remove_duplicate && !seen_tensors.insert(s.value.impl()).second) continue;
       out.emplace_back(join(p, s.name), s.value);
     }
-  }, seen_modules);
+  });
   return out;
 }
 
@@ -256,13 +255,13 @@ std::vector<std::pair<std::string, Tensor>> Module::named_buffers(const std::str
   std::vector<std::pair<std::string, Tensor>> out;
   std::unordered_set<const TensorImpl*> seen_tensors;
   std::unordered_set<const Module*> seen_modules;
-  visit_modules(*this, prefix, recurse, [&](const Module& m, const std::string& p) {
+  visit(prefix, recurse, remove_duplicate, seen_modules, [&](const Module& m, const std::string& p) {
     for (const auto& s : m.buffers_) {
       if (!s.value.defined()) continue;
       if (remove_duplicate && !seen_tensors.insert(s.value.impl()).second) continue;
       out.emplace_back(join(p, s.name), s.value);
     }
-  }, seen_modules);
+  });
   return out;
 }
 

@@ -15,11 +15,13 @@
 //   };
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -175,6 +177,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::string repr() const;
 
  protected:
+  // A deque: the references register_parameter / parameter() return stay valid as more are added.
   struct Slot {
     std::string name;
     Tensor value;  // undefined: registered as None
@@ -182,19 +185,23 @@ class Module : public std::enable_shared_from_this<Module> {
   };
   void register_module_impl(const std::string& name, std::shared_ptr<Module> module);
   Module& to_floating(ScalarType dtype);
-  std::vector<Slot>& parameter_slots() { return parameters_; }
-  std::vector<Slot>& buffer_slots() { return buffers_; }
+  std::deque<Slot>& parameter_slots() { return parameters_; }
+  std::deque<Slot>& buffer_slots() { return buffers_; }
 
  private:
   friend class ModuleLoader;
-  Slot* find_slot(std::vector<Slot>& slots, const std::string& name);
-  const Slot* find_slot(const std::vector<Slot>& slots, const std::string& name) const;
+  Slot* find_slot(std::deque<Slot>& slots, const std::string& name);
+  const Slot* find_slot(const std::deque<Slot>& slots, const std::string& name) const;
   void check_new_name(const std::string& kind, const std::string& name) const;
+  // Pre-order over this module and (with recurse) its descendants, with their dotted prefixes.
+  void visit(const std::string& prefix, bool recurse, bool remove_duplicate,
+             std::unordered_set<const Module*>& seen,
+             const std::function<void(const Module&, const std::string&)>& fn) const;
 
   std::string type_name_;
   bool training_ = true;
-  std::vector<Slot> parameters_;
-  std::vector<Slot> buffers_;
+  std::deque<Slot> parameters_;
+  std::deque<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::vector<std::pair<unsigned, ForwardPreHook>> forward_pre_hooks_;
   std::vector<std::pair<unsigned, ForwardHook>> forward_hooks_;
