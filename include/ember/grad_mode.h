@@ -30,4 +30,10 @@ class NoGradGuard : public AutoGradMode {
   NoGradGuard() : AutoGradMode(false) {}
 };
 
+/// torch.enable_grad(): records again inside a no_grad region.
+class EnableGradGuard : public AutoGradMode {
+ public:
+  EnableGradGuard() : AutoGradMode(true) {}
+};
+
 }  // namespace ember

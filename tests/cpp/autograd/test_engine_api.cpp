@@ -36,6 +36,11 @@ TEST(AutogradApi, NoGradDoesNotRecord) {
     EXPECT_EQ(y.grad_fn(), nullptr);
   }
   EXPECT_TRUE((x * 2.0).requires_grad());
+  {
+    NoGradGuard no_grad;
+    EnableGradGuard enable;
+    EXPECT_TRUE((x * 2.0).requires_grad());
+  }
   AutoGradMode off(false);
   EXPECT_FALSE((x * 2.0).requires_grad());
 }
