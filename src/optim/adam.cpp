@@ -150,9 +150,11 @@ void AdamBase::adam_update(Tensor param, const Tensor& grad, ValueDict& st, doub
   Tensor exp_avg_sq = st.at("exp_avg_sq").to_tensor();
   // torch: exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1);
   //        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2), where addcmul computes
-  //        self + (value * t1) * t2 — the same order here.
-  exp_avg.mul_(beta1).add_(grad, 1 - beta1);
-  exp_avg_sq.mul_(beta2).add_(grad.mul(1 - beta2).mul_(grad));
+  //        self + (value * t1) * t2 — the same order here, in float for 16-bit parameters
+  //        (Note [16-bit parameters] in optim_util.h).
+  const ScalarType opmath = detail::opmath_dtype(param.dtype());
+  exp_avg.mul_(beta1).add_(grad, detail::alpha_for(param, 1 - beta1));
+  exp_avg_sq.mul_(beta2).add_(grad.to(opmath).mul(1 - beta2).mul_(grad));
 
   const double step = st.at("step").to_tensor().item<double>();
   const double bias_correction1 = 1 - std::pow(beta1, step);
@@ -170,7 +172,7 @@ void AdamBase::adam_update(Tensor param, const Tensor& grad, ValueDict& st, doub
   }
   denom.div_(bias_correction2_sqrt).add_(eps);
   // torch: param.addcdiv_(exp_avg, denom, value=-step_size) = param + (value * exp_avg) / denom.
-  param.add_(exp_avg.mul(-step_size).div_(denom));
+  param.add_(exp_avg.to(opmath).mul(-step_size).div_(denom));
 }
 
 // ---- Adam ----
@@ -193,7 +195,7 @@ void Adam::update(ParamGroup& group) {
     ValueDict& st = init_state(p, o.amsgrad);
     Tensor g = o.maximize ? grad.neg() : grad;
     st.at("step").to_tensor().add_(1);
-    if (o.weight_decay != 0) g = g.add(p, o.weight_decay);
+    if (o.weight_decay != 0) g = g.add(p, detail::alpha_for(p, o.weight_decay));
     adam_update(p, g, st, o.lr, o.betas[0], o.betas[1], o.eps, o.amsgrad);
   }
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "ember/error.h"
+#include "ember/half.h"
 
 namespace ember::optim::detail {
 
@@ -103,6 +104,17 @@ void check_single_tensor_flag(const ValueDict& options, const char* name, const 
                    v->type_name());
   EMBER_FAIL_KIND(ErrorKind::NotImplemented, optimizer, ": ", name,
                   "=True is not supported: ember runs torch's single-tensor (for-loop) algorithm");
+}
+
+double alpha_for(const Tensor& t, double alpha) {
+  // Scalar -> scalar_t as c10 converts it: double to float, then to the 16-bit type.
+  if (t.dtype() == kBFloat16) return static_cast<float>(BFloat16(static_cast<float>(alpha)));
+  if (t.dtype() == kFloat16) return static_cast<float>(Half(static_cast<float>(alpha)));
+  return alpha;
+}
+
+ScalarType opmath_dtype(ScalarType dtype) {
+  return dtype == kBFloat16 || dtype == kFloat16 ? kFloat32 : dtype;
 }
 
 std::vector<double> to_double_list(const Value& v, const char* what) {

@@ -98,17 +98,18 @@ void SGD::update(ParamGroup& group) {
     const Value* saved = st.find("momentum_buffer");
     Tensor buf = saved && saved->is_tensor() ? saved->to_tensor() : Tensor();
 
+    // alpha_for: see Note [16-bit parameters] (optim_util.h).
     Tensor d_p = o.maximize ? grad.neg() : grad;
-    if (o.weight_decay != 0) d_p = d_p.add(p, o.weight_decay);
+    if (o.weight_decay != 0) d_p = d_p.add(p, detail::alpha_for(p, o.weight_decay));
     if (o.momentum != 0) {
       if (!buf.defined()) {
         buf = d_p.clone();
       } else {
-        buf.mul_(o.momentum).add_(d_p, 1 - o.dampening);
+        buf.mul_(o.momentum).add_(d_p, detail::alpha_for(p, 1 - o.dampening));
       }
-      d_p = o.nesterov ? d_p.add(buf, o.momentum) : buf;
+      d_p = o.nesterov ? d_p.add(buf, detail::alpha_for(p, o.momentum)) : buf;
     }
-    p.add_(d_p, -lr);
+    p.add_(d_p, detail::alpha_for(p, -lr));
     // PyTorch records the buffer for every parameter that had a gradient: None without momentum.
     st.set("momentum_buffer", buf.defined() ? Value(buf) : Value());
   }

@@ -69,6 +69,65 @@ TEST(OptimAdam, AdamWWithAmsgradGroupMatchesTorch) {
   expect_run(opt, w, b, kAdamW);
 }
 
+TEST(OptimAdam, ReducedPrecisionParamsMatchTorch) {
+  // Three steps on w in bfloat16 (and float16 for SGD; torch 1.13 has no Half addcmul on CPU, so
+  // its Adam refuses float16 where ember's runs). Each ember op computes in float and rounds to
+  // the 16-bit type once; torch's scalar loop (tensors shorter than a vector) rounds after every
+  // arithmetic operator inside an op (alpha * b, then + a), so results may differ by a few units
+  // in the last place: 2^-6 relative for bfloat16 (a unit is 2^-8 to 2^-7).
+  auto run = [](Optimizer& opt, const Tensor& w) {
+    for (int s = 0; s < 3; ++s) {
+      NoGradGuard g;
+      w.set_grad(w.detach() * 0.7 + (-0.05) * (s + 1));
+      opt.step();
+    }
+  };
+  auto param = [](ScalarType dt) { return testing::from_values({0.5, -1.25, 2.0}, {3}, dt).requires_grad_(); };
+  const double bf16_tol = 1.0 / 64;
+  {
+    Tensor w = param(kBFloat16);
+    SGD opt({w}, {.lr = 0.1, .momentum = 0.9, .weight_decay = 0.1, .nesterov = true});
+    run(opt, w);
+    testing::expect_values(w, {3}, {0.2890625, -0.48828125, 0.9453125}, bf16_tol, 0);
+  }
+  {
+    Tensor w = param(kFloat16);
+    SGD opt({w}, {.lr = 0.1, .momentum = 0.9, .weight_decay = 0.1, .nesterov = true});
+    run(opt, w);
+    testing::expect_values(w, {3}, {0.286865234375, -0.486328125, 0.9482421875}, 1.0 / 1024, 0);
+  }
+  {
+    Tensor w = param(kBFloat16);
+    Adam opt({w}, {.lr = 0.1, .weight_decay = 0.1, .amsgrad = true});
+    run(opt, w);
+    testing::expect_values(w, {3}, {0.21875, -0.94921875, 1.6953125}, bf16_tol, 0);
+    EXPECT_EQ(opt.state(w).at("exp_avg").to_tensor().dtype(), kBFloat16);
+  }
+  {
+    Tensor w = param(kBFloat16);
+    AdamW opt({w}, {.lr = 0.1});
+    run(opt, w);
+    testing::expect_values(w, {3}, {0.220703125, -0.94921875, 1.6953125}, bf16_tol, 0);
+  }
+}
+
+TEST(OptimAdam, EmptyAndZeroDimParams) {
+  Tensor e = empty({0, 3}).requires_grad_();
+  Tensor z = testing::from_values({2.0}, {}).requires_grad_();
+  Adam adam({e, z}, {.lr = 0.5});
+  SGD sgd({e}, {.lr = 0.5, .momentum = 0.9});
+  for (int s = 0; s < 2; ++s) {
+    e.set_grad(empty({0, 3}));
+    z.set_grad(testing::from_values({1.0}, {}));
+    adam.step();
+    sgd.step();
+  }
+  EXPECT_EQ(adam.state(e).at("exp_avg").to_tensor().sizes().vec(), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(sgd.state(e).at("momentum_buffer").to_tensor().numel(), 0);
+  // A constant gradient moves Adam by lr per step (m_hat / sqrt(v_hat) = 1): torch gives 1.0.
+  testing::expect_values(z, {}, {1.0}, 1e-6, 1e-6);
+}
+
 TEST(OptimSGD, PlainStepIsExact) {
   // Without momentum or decay the step is one multiply-add per element: p - lr * g in float32.
   Tensor w = testing::from_values({1.0, -2.0, 0.5}, {3}).requires_grad_();
