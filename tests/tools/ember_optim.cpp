@@ -19,8 +19,9 @@
 //   end
 // <value>: F <double> | I <int> | B <0|1> | P <double> <double> (betas) | N (None).
 // Results go to OUTDIR/results.txt: "case <id> ok", then per step "step <s> lr <per group>",
-// "mom <per group: momentum or beta1>", "p <index> <values, row-major, %.17g>"; or
-// "case <id> error <Kind> <message>".
+// "mom <per group: momentum or beta1>", "p <index> <values, row-major, %.17g>", and at the end
+// the optimizer's state_dict as "sdgroup <i> <key>=<value>..." and "sdstate <index> <key>=<value>...";
+// or "case <id> error <Kind> <message>".
 #include <ember/ember.h>
 #include <ember/optim.h>
 
@@ -257,6 +258,53 @@ std::string num(double v) {
   return buf;
 }
 
+// One state_dict value as the test encodes torch's: numbers by value (Python's 0 == 0.0),
+// tensors by dtype and shape (and "step" by value too).
+std::string encode(const std::string& key, const Value& v) {
+  if (v.is_none()) return "None";
+  if (v.is_bool()) return v.to_bool() ? "True" : "False";
+  if (v.is_int() || v.is_double()) return num(v.to_double());
+  if (v.is_double_list() || v.is_int_list()) {
+    std::vector<double> l = v.is_double_list() ? v.to_double_list()
+                                               : std::vector<double>(v.to_int_list().begin(), v.to_int_list().end());
+    std::string s = "[";
+    for (size_t i = 0; i < l.size(); ++i) {
+      if (i) s += ",";
+      s += num(l[i]);
+    }
+    return s + "]";
+  }
+  if (v.is_tensor()) {
+    const Tensor& t = v.to_tensor();
+    std::string s = std::string("T:") + dtype_name(t.dtype()) + ":[";
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (d) s += ",";
+      s += std::to_string(t.size(d));
+    }
+    s += "]";
+    if (key == "step") {
+      s += ":";
+      s += num(t.item<double>());
+    }
+    return s;
+  }
+  return std::string("?") + v.type_name();
+}
+
+void write_state_dict(const Optimizer& opt, std::ostream& out) {
+  OptimizerStateDict sd = opt.state_dict();
+  for (size_t i = 0; i < sd.param_groups.size(); ++i) {
+    out << "sdgroup " << i;
+    for (const auto& [k, v] : sd.param_groups[i]) out << " " << k << "=" << encode(k, v);
+    out << "\n";
+  }
+  for (const auto& [idx, st] : sd.state) {
+    out << "sdstate " << idx;
+    for (const auto& [k, v] : st) out << " " << k << "=" << encode(k, v);
+    out << "\n";
+  }
+}
+
 void run(const Case& c, std::ostream& out) {
   std::unique_ptr<Optimizer> opt = make_optimizer(c);
   std::unique_ptr<LRScheduler> sched = make_scheduler(c, *opt);
@@ -299,6 +347,7 @@ void run(const Case& c, std::ostream& out) {
       if (sched) sched->load_state_dict(ssd);
     }
   }
+  write_state_dict(*opt, out);
 }
 
 }  // namespace

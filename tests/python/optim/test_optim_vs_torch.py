@@ -147,7 +147,28 @@ class Case:
                 opt.load_state_dict(sd)
                 if sched:
                     sched.load_state_dict(ssd)
-        return ("ok", steps)
+        sd = opt.state_dict()
+        groups = [" ".join(f"{k}={encode(k, v)}" for k, v in g.items()) for g in sd["param_groups"]]
+        state = {i: " ".join(f"{k}={encode(k, v)}" for k, v in st.items()) for i, st in sd["state"].items()}
+        return ("ok", steps, groups, state)
+
+
+def num(v):
+    return "%.17g" % v
+
+
+def encode(key, v):
+    """A state_dict value as tests/tools/ember_optim writes ember's."""
+    if v is None or isinstance(v, bool):
+        return str(v)
+    if isinstance(v, (int, float)):
+        return num(v)
+    if isinstance(v, (tuple, list)):
+        return "[" + ",".join(num(x) for x in v) + "]"
+    if isinstance(v, torch.Tensor):
+        s = f"T:{str(v.dtype).replace('torch.', '')}:[{','.join(str(d) for d in v.shape)}]"
+        return s + (":" + num(v.item()) if key == "step" else "")
+    return f"?{type(v).__name__}"
 
 
 def build_cases():
@@ -237,7 +258,7 @@ def ember_results(ember_tool, tmp_path_factory):
                 results[cid] = ("error", kind, msg)
                 cur = None
             else:
-                cur = results[cid] = ("ok", [])
+                cur = results[cid] = ("ok", [], [], {})
         elif head == "step":
             lrs = [float(x) for x in rest.split()[2:]]
             cur[1].append([lrs, None, []])
@@ -245,6 +266,11 @@ def ember_results(ember_tool, tmp_path_factory):
             cur[1][-1][1] = [float(x) for x in rest.split()]
         elif head == "p":
             cur[1][-1][2].append([float(x) for x in rest.split()[1:]])
+        elif head == "sdgroup":
+            cur[2].append(rest.partition(" ")[2])
+        elif head == "sdstate":
+            idx, _, body = rest.partition(" ")
+            cur[3][int(idx)] = body
     return results
 
 
@@ -265,3 +291,6 @@ def test_matches_torch(case, ember_results):
         for i, (p, e) in enumerate(zip(params, eparams)):
             torch.testing.assert_close(torch.tensor(p, dtype=torch.float64), torch.tensor(e, dtype=torch.float64),
                                        rtol=rtol, atol=atol, msg=lambda m: f"step {s}, param {i}: {m}")
+    # state_dict(): torch's layout, key order and option values; state tensors' dtypes and shapes
+    assert got[2] == expected[2]
+    assert got[3] == expected[3]
