@@ -23,14 +23,15 @@ Value number(double v) {
   return Value(v);
 }
 
-void check_defaults(double lr, const std::array<double, 2>& betas, double eps, double weight_decay) {
+void check_defaults(double lr, const std::array<double, 2>& betas, double eps,
+                    double weight_decay) {
   using detail::py_float;
   EMBER_CHECK_VALUE(0.0 <= lr, "Invalid learning rate: ", py_float(lr));
   EMBER_CHECK_VALUE(0.0 <= eps, "Invalid epsilon value: ", py_float(eps));
-  EMBER_CHECK_VALUE(0.0 <= betas[0] && betas[0] < 1.0, "Invalid beta parameter at index 0: ",
-                    py_float(betas[0]));
-  EMBER_CHECK_VALUE(0.0 <= betas[1] && betas[1] < 1.0, "Invalid beta parameter at index 1: ",
-                    py_float(betas[1]));
+  EMBER_CHECK_VALUE(0.0 <= betas[0] && betas[0] < 1.0,
+                    "Invalid beta parameter at index 0: ", py_float(betas[0]));
+  EMBER_CHECK_VALUE(0.0 <= betas[1] && betas[1] < 1.0,
+                    "Invalid beta parameter at index 1: ", py_float(betas[1]));
   EMBER_CHECK_VALUE(0.0 <= weight_decay, "Invalid weight_decay value: ", py_float(weight_decay));
 }
 
@@ -97,20 +98,23 @@ AdamWOptions AdamWOptions::from_dict(const ValueDict& d) {
   o.weight_decay = detail::option_double(d, "weight_decay");
   o.amsgrad = detail::option_bool(d, "amsgrad");
   o.maximize = detail::option_bool(d, "maximize");
-  for (const char* flag : {"foreach", "capturable"}) detail::check_single_tensor_flag(d, flag, "AdamW");
+  for (const char* flag : {"foreach", "capturable"})
+    detail::check_single_tensor_flag(d, flag, "AdamW");
   return o;
 }
 
 // ---- shared state handling ----
 
-void AdamBase::check_state(const ParamGroup& group, const Tensor& param, const ValueDict& st) const {
+void AdamBase::check_state(const ParamGroup& group, const Tensor& param,
+                           const ValueDict& st) const {
   if (st.empty()) return;  // created on this step
   const Value& step = st.at("step");
   EMBER_CHECK(step.is_tensor() && step.to_tensor().defined() && step.to_tensor().numel() == 1,
               "API has changed, `state_steps` argument must contain a list of singleton tensors");
   check_moment(name(), param, st, "exp_avg");
   check_moment(name(), param, st, "exp_avg_sq");
-  if (detail::option_bool(group.options(), "amsgrad")) check_moment(name(), param, st, "max_exp_avg_sq");
+  if (detail::option_bool(group.options(), "amsgrad"))
+    check_moment(name(), param, st, "max_exp_avg_sq");
 }
 
 ValueDict AdamBase::load_param_state(const Tensor& param, const ValueDict& saved) const {
@@ -144,8 +148,8 @@ ValueDict& AdamBase::init_state(const Tensor& param, bool amsgrad) {
   return st;
 }
 
-void AdamBase::adam_update(Tensor param, const Tensor& grad, ValueDict& st, double lr,
-                           double beta1, double beta2, double eps, bool amsgrad) {
+void AdamBase::adam_update(Tensor param, const Tensor& grad, ValueDict& st, double lr, double beta1,
+                           double beta2, double eps, bool amsgrad) {
   Tensor exp_avg = st.at("exp_avg").to_tensor();
   Tensor exp_avg_sq = st.at("exp_avg_sq").to_tensor();
   // torch: exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1);

@@ -68,7 +68,8 @@ void LRScheduler::initialize() {
     }
   }
   base_lrs_.clear();
-  for (const ParamGroup& g : groups) base_lrs_.push_back(detail::option_double(g.options(), "initial_lr"));
+  for (const ParamGroup& g : groups)
+    base_lrs_.push_back(detail::option_double(g.options(), "initial_lr"));
   // PyTorch's _initial_step: count optimizer steps from here, then take the first step.
   optimizer_.set_step_count(0);
   step_count_ = 0;
@@ -81,11 +82,12 @@ void LRScheduler::step(int64_t epoch) { step_impl(epoch); }
 
 void LRScheduler::step_impl(std::optional<int64_t> epoch) {
   if (step_count_ == 1 && optimizer_.step_count() < 1) {
-    warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
-         "later, you should call them in the opposite order: `optimizer.step()` before "
-         "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
-         "value of the learning rate schedule. See more details at "
-         "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate");
+    warn(
+        "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+        "later, you should call them in the opposite order: `optimizer.step()` before "
+        "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+        "value of the learning rate schedule. See more details at "
+        "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate");
   }
   // The counters move before the formula runs (CosineAnnealingLR reads _step_count), and move
   // back if it throws (OneCycleLR past total_steps), so a failed step changes nothing.
@@ -161,19 +163,26 @@ void LRScheduler::load_state_dict(const ValueDict& sd) {
   }
   check_loaded(sd);
   for (const auto& [key, value] : sd) {
-    if (key == "base_lrs") base_lrs_ = detail::to_double_list(value, "base_lrs");
-    else if (key == "_last_lr") last_lr_ = detail::to_double_list(value, "_last_lr");
-    else if (key == "last_epoch") last_epoch_ = value.to_int();
-    else if (key == "_step_count") step_count_ = value.to_int();
-    else if (key == "verbose") verbose_ = value.to_bool();
-    else if (key == "_get_lr_called_within_step") get_lr_called_within_step_ = value.to_bool();
+    if (key == "base_lrs")
+      base_lrs_ = detail::to_double_list(value, "base_lrs");
+    else if (key == "_last_lr")
+      last_lr_ = detail::to_double_list(value, "_last_lr");
+    else if (key == "last_epoch")
+      last_epoch_ = value.to_int();
+    else if (key == "_step_count")
+      step_count_ = value.to_int();
+    else if (key == "verbose")
+      verbose_ = value.to_bool();
+    else if (key == "_get_lr_called_within_step")
+      get_lr_called_within_step_ = value.to_bool();
   }
   load_own_state(sd);
 }
 
 // ---- StepLR ----
 
-StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma, int64_t last_epoch, bool verbose)
+StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma, int64_t last_epoch,
+               bool verbose)
     : LRScheduler(optimizer, last_epoch, verbose), step_size_(step_size), gamma_(gamma) {
   // Python would raise ZeroDivisionError on the second step; here it is refused up front.
   EMBER_CHECK_VALUE(step_size != 0, "StepLR: step_size must not be 0");
@@ -189,7 +198,8 @@ std::vector<double> StepLR::compute_lr() {
 
 std::optional<std::vector<double>> StepLR::closed_form_lr() const {
   std::vector<double> lrs;
-  const double factor = std::pow(gamma_, static_cast<double>(detail::py_floordiv(last_epoch_, step_size_)));
+  const double factor =
+      std::pow(gamma_, static_cast<double>(detail::py_floordiv(last_epoch_, step_size_)));
   for (double base : base_lrs_) lrs.push_back(base * factor);
   return lrs;
 }
@@ -219,7 +229,9 @@ void StepLR::load_own_state(const ValueDict& sd) {
 
 MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma,
                          int64_t last_epoch, bool verbose)
-    : LRScheduler(optimizer, last_epoch, verbose), milestones_(std::move(milestones)), gamma_(gamma) {
+    : LRScheduler(optimizer, last_epoch, verbose),
+      milestones_(std::move(milestones)),
+      gamma_(gamma) {
   std::sort(milestones_.begin(), milestones_.end());
   initialize();
 }
@@ -235,7 +247,8 @@ std::vector<double> MultiStepLR::compute_lr() {
 
 std::optional<std::vector<double>> MultiStepLR::closed_form_lr() const {
   // bisect_right: how many milestones are <= last_epoch.
-  const auto passed = std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) - milestones_.begin();
+  const auto passed =
+      std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) - milestones_.begin();
   const double factor = std::pow(gamma_, static_cast<double>(passed));
   std::vector<double> lrs;
   for (double base : base_lrs_) lrs.push_back(base * factor);
@@ -250,7 +263,8 @@ ValueDict MultiStepLR::state_dict() const {
 
 bool MultiStepLR::check_own_key(const std::string& key, const Value& value) const {
   if (key == "milestones") {
-    EMBER_CHECK_TYPE(value.is_int_list(), "state_dict['milestones'] must be a list of ints, but got ",
+    EMBER_CHECK_TYPE(value.is_int_list(),
+                     "state_dict['milestones'] must be a list of ints, but got ",
                      value.type_name());
     return true;
   }
@@ -285,12 +299,15 @@ std::vector<double> CosineAnnealingLR::compute_lr() {
   const double T = static_cast<double>(T_max_);
   std::vector<double> lrs = group_lrs(optimizer_);
   if (last_epoch_ == 0) return lrs;
+  // Python zips base_lrs with the groups: a group added after the scheduler gets no new rate.
   if (step_count_ == 1 && last_epoch_ > 0) {
+    lrs.resize(std::min(lrs.size(), base_lrs_.size()));
     for (size_t i = 0; i < lrs.size(); ++i)
       lrs[i] = eta_min_ + (base_lrs_[i] - eta_min_) * (1 + std::cos(e * pi / T)) / 2;
     return lrs;
   }
   if (detail::py_mod(last_epoch_ - 1 - T_max_, 2 * T_max_) == 0) {
+    lrs.resize(std::min(lrs.size(), base_lrs_.size()));
     for (size_t i = 0; i < lrs.size(); ++i)
       lrs[i] = lrs[i] + (base_lrs_[i] - eta_min_) * (1 - std::cos(pi / T)) / 2;
     return lrs;
@@ -305,7 +322,9 @@ std::optional<std::vector<double>> CosineAnnealingLR::closed_form_lr() const {
   std::vector<double> lrs;
   for (double base : base_lrs_)
     lrs.push_back(eta_min_ + (base - eta_min_) *
-                                 (1 + std::cos(pi * static_cast<double>(last_epoch_) / static_cast<double>(T_max_))) / 2);
+                                 (1 + std::cos(pi * static_cast<double>(last_epoch_) /
+                                               static_cast<double>(T_max_))) /
+                                 2);
   return lrs;
 }
 
@@ -360,7 +379,8 @@ namespace {
 std::vector<double> per_group(const PerGroup& v, const char* name, size_t groups) {
   if (const double* d = std::get_if<double>(&v)) return std::vector<double>(groups, *d);
   const auto& l = std::get<std::vector<double>>(v);
-  EMBER_CHECK_VALUE(l.size() == groups, "expected ", groups, " values for ", name, ", got ", l.size());
+  EMBER_CHECK_VALUE(l.size() == groups, "expected ", groups, " values for ", name, ", got ",
+                    l.size());
   return l;
 }
 
@@ -382,15 +402,18 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
     : LRScheduler(optimizer, o.last_epoch, o.verbose) {
   // Every check runs before any group changes (PyTorch writes max_lr before checking momentum).
   if (!o.total_steps && !o.epochs && !o.steps_per_epoch) {
-    EMBER_FAIL_KIND(ErrorKind::Value, "You must define either total_steps OR (epochs AND steps_per_epoch)");
+    EMBER_FAIL_KIND(ErrorKind::Value,
+                    "You must define either total_steps OR (epochs AND steps_per_epoch)");
   } else if (o.total_steps) {
-    EMBER_CHECK_VALUE(*o.total_steps > 0, "Expected positive integer total_steps, but got ", *o.total_steps);
+    EMBER_CHECK_VALUE(*o.total_steps > 0, "Expected positive integer total_steps, but got ",
+                      *o.total_steps);
     total_steps_ = *o.total_steps;
   } else {
     EMBER_CHECK_VALUE(o.epochs && *o.epochs > 0, "Expected positive integer epochs, but got ",
                       opt_int_str(o.epochs));
     EMBER_CHECK_VALUE(o.steps_per_epoch && *o.steps_per_epoch > 0,
-                      "Expected positive integer steps_per_epoch, but got ", opt_int_str(o.steps_per_epoch));
+                      "Expected positive integer steps_per_epoch, but got ",
+                      opt_int_str(o.steps_per_epoch));
     total_steps_ = *o.epochs * *o.steps_per_epoch;
   }
   const double total = static_cast<double>(total_steps_);
@@ -401,9 +424,11 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o)
     phase_end_steps_ = {o.pct_start * total - 1, total - 1};
   }
   EMBER_CHECK_VALUE(!(o.pct_start < 0 || o.pct_start > 1),
-                    "Expected float between 0 and 1 pct_start, but got ", detail::py_float(o.pct_start));
+                    "Expected float between 0 and 1 pct_start, but got ",
+                    detail::py_float(o.pct_start));
   EMBER_CHECK_VALUE(o.anneal_strategy == "cos" || o.anneal_strategy == "linear",
-                    "anneal_strategy must by one of 'cos' or 'linear', instead got ", o.anneal_strategy);
+                    "anneal_strategy must by one of 'cos' or 'linear', instead got ",
+                    o.anneal_strategy);
   anneal_strategy_ = o.anneal_strategy;
 
   std::vector<ParamGroup>& groups = optimizer.param_groups();
@@ -467,9 +492,11 @@ std::vector<double> OneCycleLR::compute_lr() {
         // Python raises ZeroDivisionError for a phase of no steps (pct_start * total_steps == 1).
         EMBER_CHECK(end_step != start_step, "float division by zero");
         const double pct = (static_cast<double>(step_num) - start_step) / (end_step - start_step);
-        lr = anneal(detail::option_double(g, phases[i][0]), detail::option_double(g, phases[i][1]), pct);
+        lr = anneal(detail::option_double(g, phases[i][0]), detail::option_double(g, phases[i][1]),
+                    pct);
         if (cycle_momentum_) {
-          momentum = anneal(detail::option_double(g, phases[i][2]), detail::option_double(g, phases[i][3]), pct);
+          momentum = anneal(detail::option_double(g, phases[i][2]),
+                            detail::option_double(g, phases[i][3]), pct);
         }
         break;
       }
@@ -488,27 +515,26 @@ std::vector<double> OneCycleLR::compute_lr() {
 }
 
 ValueDict OneCycleLR::state_dict() const {
-  ValueDict d{{"total_steps", total_steps_},
-              {"_schedule_phase_end_steps", phase_end_steps_},
-              {"three_phase", three_phase_},
-              {"anneal_strategy", anneal_strategy_},
-              {"cycle_momentum", cycle_momentum_},
-              {"use_beta1", use_beta1_}};
+  ValueDict d{{"total_steps", total_steps_},       {"_schedule_phase_end_steps", phase_end_steps_},
+              {"three_phase", three_phase_},       {"anneal_strategy", anneal_strategy_},
+              {"cycle_momentum", cycle_momentum_}, {"use_beta1", use_beta1_}};
   for (const auto& [k, v] : LRScheduler::state_dict()) d.set(k, v);
   return d;
 }
 
 bool OneCycleLR::check_own_key(const std::string& key, const Value& value) const {
   if (key == "total_steps") {
-    EMBER_CHECK_VALUE(int_value(value, "total_steps") > 0, "Expected positive integer total_steps, but got ",
-                      value.to_int());
+    EMBER_CHECK_VALUE(int_value(value, "total_steps") > 0,
+                      "Expected positive integer total_steps, but got ", value.to_int());
   } else if (key == "_schedule_phase_end_steps") {
     detail::to_double_list(value, "state_dict['_schedule_phase_end_steps']");
   } else if (key == "three_phase" || key == "cycle_momentum" || key == "use_beta1") {
     bool_value(value, key.c_str());
   } else if (key == "anneal_strategy") {
-    EMBER_CHECK_VALUE(value.is_string() && (value.to_string_value() == "cos" || value.to_string_value() == "linear"),
-                      "anneal_strategy must by one of 'cos' or 'linear', instead got ", detail::py_str(value));
+    EMBER_CHECK_VALUE(value.is_string() &&
+                          (value.to_string_value() == "cos" || value.to_string_value() == "linear"),
+                      "anneal_strategy must by one of 'cos' or 'linear', instead got ",
+                      detail::py_str(value));
   } else {
     return false;
   }

@@ -44,7 +44,8 @@ std::string py_float(double v) {
   } else if (decpt >= nd) {
     out = digits + std::string(static_cast<size_t>(decpt - nd), '0') + ".0";
   } else {
-    out = digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
+    out = digits.substr(0, static_cast<size_t>(decpt)) + "." +
+          digits.substr(static_cast<size_t>(decpt));
   }
   return sign + out;
 }
@@ -88,10 +89,13 @@ bool option_bool(const ValueDict& options, const char* name) {
 std::array<double, 2> option_pair(const ValueDict& options, const char* name) {
   const Value& v = options.at(name);
   std::vector<double> l;
-  if (v.is_double_list()) l = v.to_double_list();
-  else if (v.is_int_list()) l.assign(v.to_int_list().begin(), v.to_int_list().end());
-  else EMBER_FAIL_KIND(ErrorKind::Type, "param group option '", name,
-                       "' must be a pair of floats, but got ", v.type_name());
+  if (v.is_double_list())
+    l = v.to_double_list();
+  else if (v.is_int_list())
+    l.assign(v.to_int_list().begin(), v.to_int_list().end());
+  else
+    EMBER_FAIL_KIND(ErrorKind::Type, "param group option '", name,
+                    "' must be a pair of floats, but got ", v.type_name());
   EMBER_CHECK_TYPE(l.size() == 2, "param group option '", name,
                    "' must be a pair of floats, but got ", l.size(), " values");
   return {l[0], l[1]};

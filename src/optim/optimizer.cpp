@@ -51,7 +51,8 @@ Value& ValueDict::setdefault(std::string key, Value value) {
 }
 
 bool ValueDict::erase(std::string_view key) {
-  auto it = std::find_if(items_.begin(), items_.end(), [&](const Item& i) { return i.first == key; });
+  auto it =
+      std::find_if(items_.begin(), items_.end(), [&](const Item& i) { return i.first == key; });
   if (it == items_.end()) return false;
   items_.erase(it);
   return true;
@@ -84,7 +85,8 @@ void Optimizer::init_param_groups(std::vector<ParamGroup> groups) {
 
 void Optimizer::add_param_group(ParamGroup group) {
   for (const Tensor& p : group.params()) {
-    EMBER_CHECK_TYPE(p.defined(), "optimizer can only optimize Tensors, but one of the params is NoneType");
+    EMBER_CHECK_TYPE(p.defined(),
+                     "optimizer can only optimize Tensors, but one of the params is NoneType");
     EMBER_CHECK_VALUE(p.is_leaf() || p.retains_grad(), "can't optimize a non-leaf Tensor");
   }
   ValueDict& options = group.options();
@@ -101,12 +103,14 @@ void Optimizer::add_param_group(ParamGroup group) {
   std::unordered_set<const TensorImpl*> mine;
   for (const Tensor& p : group.params()) mine.insert(p.impl());
   if (mine.size() != group.params().size()) {
-    warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
-         "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information");
+    warn(
+        "optimizer contains a parameter group with duplicate parameters; in future, this will "
+        "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information");
   }
   for (const ParamGroup& g : groups_) {
     for (const Tensor& p : g.params()) {
-      EMBER_CHECK_VALUE(!mine.count(p.impl()), "some parameters appear in more than one parameter group");
+      EMBER_CHECK_VALUE(!mine.count(p.impl()),
+                        "some parameters appear in more than one parameter group");
     }
   }
   check_options(options);

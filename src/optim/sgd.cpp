@@ -20,7 +20,8 @@ Value number(double v) {
 void check_buffer(const Tensor& param, const ValueDict& state) {
   const Value* buf = state.find("momentum_buffer");
   if (buf == nullptr || buf->is_none()) return;
-  EMBER_CHECK_TYPE(buf->is_tensor(), "SGD: a parameter's 'momentum_buffer' must be a Tensor or None, but got ",
+  EMBER_CHECK_TYPE(buf->is_tensor(),
+                   "SGD: a parameter's 'momentum_buffer' must be a Tensor or None, but got ",
                    buf->type_name());
   const Tensor& b = buf->to_tensor();
   if (!b.defined()) return;
@@ -62,7 +63,8 @@ ValueDict SGD::checked_defaults(const SGDOptions& o) {
   using detail::py_float;
   EMBER_CHECK_VALUE(!(o.lr && *o.lr < 0.0), "Invalid learning rate: ", py_float(o.lr.value_or(0)));
   EMBER_CHECK_VALUE(!(o.momentum < 0.0), "Invalid momentum value: ", py_float(o.momentum));
-  EMBER_CHECK_VALUE(!(o.weight_decay < 0.0), "Invalid weight_decay value: ", py_float(o.weight_decay));
+  EMBER_CHECK_VALUE(!(o.weight_decay < 0.0),
+                    "Invalid weight_decay value: ", py_float(o.weight_decay));
   EMBER_CHECK_VALUE(!(o.nesterov && (o.momentum <= 0 || o.dampening != 0)),
                     "Nesterov momentum requires a momentum and zero dampening");
   return o.to_dict();

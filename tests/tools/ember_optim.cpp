@@ -20,8 +20,8 @@
 // <value>: F <double> | I <int> | B <0|1> | P <double> <double> (betas) | N (None).
 // Results go to OUTDIR/results.txt: "case <id> ok", then per step "step <s> lr <per group>",
 // "mom <per group: momentum or beta1>", "p <index> <values, row-major, %.17g>", and at the end
-// the optimizer's state_dict as "sdgroup <i> <key>=<value>..." and "sdstate <index> <key>=<value>...";
-// or "case <id> error <Kind> <message>".
+// the optimizer's state_dict as "sdgroup <i> <key>=<value>..." and "sdstate <index>
+// <key>=<value>..."; or "case <id> error <Kind> <message>".
 #include <ember/ember.h>
 #include <ember/optim.h>
 
@@ -192,14 +192,20 @@ std::unique_ptr<Optimizer> make_optimizer(const Case& c) {
     return std::make_unique<SGD>(std::move(groups), o);
   }
   if (c.opt == "Adam") {
-    AdamOptions o{.lr = num("lr", 1e-3), .betas = betas(), .eps = num("eps", 1e-8),
-                  .weight_decay = num("weight_decay", 0), .amsgrad = flag("amsgrad"),
+    AdamOptions o{.lr = num("lr", 1e-3),
+                  .betas = betas(),
+                  .eps = num("eps", 1e-8),
+                  .weight_decay = num("weight_decay", 0),
+                  .amsgrad = flag("amsgrad"),
                   .maximize = flag("maximize")};
     return std::make_unique<Adam>(std::move(groups), o);
   }
   if (c.opt == "AdamW") {
-    AdamWOptions o{.lr = num("lr", 1e-3), .betas = betas(), .eps = num("eps", 1e-8),
-                   .weight_decay = num("weight_decay", 1e-2), .amsgrad = flag("amsgrad"),
+    AdamWOptions o{.lr = num("lr", 1e-3),
+                   .betas = betas(),
+                   .eps = num("eps", 1e-8),
+                   .weight_decay = num("weight_decay", 1e-2),
+                   .amsgrad = flag("amsgrad"),
                    .maximize = flag("maximize")};
     return std::make_unique<AdamW>(std::move(groups), o);
   }
@@ -235,13 +241,20 @@ std::unique_ptr<LRScheduler> make_scheduler(const Case& c, Optimizer& opt) {
 
 const char* kind_name(ErrorKind k) {
   switch (k) {
-    case ErrorKind::Runtime: return "RuntimeError";
-    case ErrorKind::Type: return "TypeError";
-    case ErrorKind::Value: return "ValueError";
-    case ErrorKind::Index: return "IndexError";
-    case ErrorKind::Key: return "KeyError";
-    case ErrorKind::NotImplemented: return "NotImplementedError";
-    case ErrorKind::Attribute: return "AttributeError";
+    case ErrorKind::Runtime:
+      return "RuntimeError";
+    case ErrorKind::Type:
+      return "TypeError";
+    case ErrorKind::Value:
+      return "ValueError";
+    case ErrorKind::Index:
+      return "IndexError";
+    case ErrorKind::Key:
+      return "KeyError";
+    case ErrorKind::NotImplemented:
+      return "NotImplementedError";
+    case ErrorKind::Attribute:
+      return "AttributeError";
   }
   return "RuntimeError";
 }
@@ -265,8 +278,9 @@ std::string encode(const std::string& key, const Value& v) {
   if (v.is_bool()) return v.to_bool() ? "True" : "False";
   if (v.is_int() || v.is_double()) return num(v.to_double());
   if (v.is_double_list() || v.is_int_list()) {
-    std::vector<double> l = v.is_double_list() ? v.to_double_list()
-                                               : std::vector<double>(v.to_int_list().begin(), v.to_int_list().end());
+    std::vector<double> l =
+        v.is_double_list() ? v.to_double_list()
+                           : std::vector<double>(v.to_int_list().begin(), v.to_int_list().end());
     std::string s = "[";
     for (size_t i = 0; i < l.size(); ++i) {
       if (i) s += ",";
@@ -327,8 +341,8 @@ void run(const Case& c, std::ostream& out) {
     out << "\nmom";
     for (const ParamGroup& g : opt->param_groups()) {
       const ValueDict& o = g.options();
-      double m = o.contains("momentum") ? o.at("momentum").to_double()
-                                        : o.at("betas").to_double_list()[0];
+      double m =
+          o.contains("momentum") ? o.at("momentum").to_double() : o.at("betas").to_double_list()[0];
       out << " " << num(m);
     }
     out << "\n";

@@ -146,8 +146,7 @@ class CosineAnnealingLR : public LRScheduler {
 class LambdaLR : public LRScheduler {
  public:
   using LrLambda = std::function<double(int64_t)>;
-  LambdaLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch = -1,
-           bool verbose = false);
+  LambdaLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch = -1, bool verbose = false);
   /// "Expected 2 lr_lambdas, but got 1" unless there is one per group.
   LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, int64_t last_epoch = -1,
            bool verbose = false);

@@ -14,7 +14,8 @@ namespace ember::optim {
 /// w = [0.5, -1.25, 2.0], b = [[0.1, -0.2, 0.3], [1.5, -0.75, 0.05]], leaves requiring grad.
 inline std::pair<Tensor, Tensor> ref_params(ScalarType dtype = kFloat32) {
   Tensor w = testing::from_values({0.5, -1.25, 2.0}, {3}, dtype).requires_grad_();
-  Tensor b = testing::from_values({0.1, -0.2, 0.3, 1.5, -0.75, 0.05}, {2, 3}, dtype).requires_grad_();
+  Tensor b =
+      testing::from_values({0.1, -0.2, 0.3, 1.5, -0.75, 0.05}, {2, 3}, dtype).requires_grad_();
   return {w, b};
 }
 
@@ -45,7 +46,8 @@ inline void expect_run(Optimizer& opt, const Tensor& w, const Tensor& b,
     got.insert(got.end(), bv.begin(), bv.end());
     ASSERT_EQ(got.size(), expected[s].size());
     for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_NEAR(got[i], expected[s][i], rtol * std::abs(expected[s][i]) + rtol * 1e-2) << "at " << i;
+      EXPECT_NEAR(got[i], expected[s][i], rtol * std::abs(expected[s][i]) + rtol * 1e-2)
+          << "at " << i;
     }
   }
 }

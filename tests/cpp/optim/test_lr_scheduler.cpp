@@ -1,10 +1,9 @@
 // LR schedulers against torch 1.13: the learning rates (and OneCycleLR's momenta) after every
 // step, pasted from torch (tests/python/optim/make_cpp_references.py), compared exactly.
-#include "optim_test_util.h"
-
 #include <cmath>
 
 #include "ember/warning.h"
+#include "optim_test_util.h"
 
 namespace ember::optim {
 namespace {
@@ -145,14 +144,16 @@ struct Rig {
 };
 Rig sgd() {
   auto [w, b] = ref_params();
-  auto opt = std::make_unique<SGD>(std::vector<ParamGroup>{ParamGroup({w}), ParamGroup({b}, {{"lr", 0.02}})},
-                                   SGDOptions{.lr = 0.1, .momentum = 0.9});
+  auto opt = std::make_unique<SGD>(
+      std::vector<ParamGroup>{ParamGroup({w}), ParamGroup({b}, {{"lr", 0.02}})},
+      SGDOptions{.lr = 0.1, .momentum = 0.9});
   return {w, b, std::move(opt)};
 }
 Rig adam() {
   auto [w, b] = ref_params();
-  auto opt = std::make_unique<Adam>(std::vector<ParamGroup>{ParamGroup({w}), ParamGroup({b}, {{"lr", 0.02}})},
-                                    AdamOptions{.lr = 0.1});
+  auto opt = std::make_unique<Adam>(
+      std::vector<ParamGroup>{ParamGroup({w}), ParamGroup({b}, {{"lr", 0.02}})},
+      AdamOptions{.lr = 0.1});
   return {w, b, std::move(opt)};
 }
 
@@ -220,8 +221,9 @@ TEST(OptimLRScheduler, CosineAnnealingClosedFormMatchesTorch) {
   EXPECT_EQ(got, kCosineClosed);
   EXPECT_EQ(sched.last_epoch(), 25);
   ASSERT_GE(warnings.messages.size(), 3u);
-  EXPECT_NE(warnings.messages.back().find("The epoch parameter in `scheduler.step()` was not necessary"),
-            std::string::npos);
+  EXPECT_NE(
+      warnings.messages.back().find("The epoch parameter in `scheduler.step()` was not necessary"),
+      std::string::npos);
 }
 
 TEST(OptimLRScheduler, LambdaLRPerGroupMatchesTorch) {
@@ -235,8 +237,9 @@ TEST(OptimLRScheduler, LambdaLRPerGroupMatchesTorch) {
   LambdaLR one(*t.opt, [](int64_t e) { return e < 2 ? 1.0 : 0.5; });
   step_both(t, one, 3);
   EXPECT_EQ(one.get_last_lr(), (std::vector<double>{0.05, 0.01}));
-  expect_error([&] { LambdaLR(*t.opt, std::vector<LambdaLR::LrLambda>{[](int64_t) { return 1.0; }}); },
-               "Expected 2 lr_lambdas, but got 1", ErrorKind::Value);
+  expect_error(
+      [&] { LambdaLR(*t.opt, std::vector<LambdaLR::LrLambda>{[](int64_t) { return 1.0; }}); },
+      "Expected 2 lr_lambdas, but got 1", ErrorKind::Value);
 }
 
 TEST(OptimLRScheduler, OneCycleLRCosWithSGDMomentumMatchesTorch) {
@@ -252,7 +255,8 @@ TEST(OptimLRScheduler, OneCycleLRCosWithSGDMomentumMatchesTorch) {
   EXPECT_EQ(g.at("base_momentum").to_double(), 0.85);
   // Stepping past total_steps fails as in PyTorch, and leaves the scheduler where it was.
   const std::vector<double> last = sched.get_last_lr();
-  expect_error([&] { sched.step(); }, "Tried to step 12 times. The specified number of total steps is 10",
+  expect_error([&] { sched.step(); },
+               "Tried to step 12 times. The specified number of total steps is 10",
                ErrorKind::Value);
   EXPECT_EQ(sched.last_epoch(), 10);
   EXPECT_EQ(sched.get_last_lr(), last);
@@ -290,13 +294,16 @@ TEST(OptimLRScheduler, OneCycleLRErrorsAreTorchsAndChangeNoGroup) {
                "Expected positive integer epochs, but got -1", value);
   expect_error([&] { OneCycleLR(*s.opt, {.max_lr = 0.1, .total_steps = 10, .pct_start = 1.5}); },
                "Expected float between 0 and 1 pct_start, but got 1.5", value);
-  expect_error([&] { OneCycleLR(*s.opt, {.max_lr = 0.1, .total_steps = 10, .anneal_strategy = "exp"}); },
-               "anneal_strategy must by one of 'cos' or 'linear', instead got exp", value);
+  expect_error(
+      [&] { OneCycleLR(*s.opt, {.max_lr = 0.1, .total_steps = 10, .anneal_strategy = "exp"}); },
+      "anneal_strategy must by one of 'cos' or 'linear', instead got exp", value);
   expect_error([&] { OneCycleLR(*s.opt, {.max_lr = std::vector<double>{0.1}, .total_steps = 10}); },
                "expected 2 values for max_lr, got 1", value);
   expect_error(
       [&] {
-        OneCycleLR(*s.opt, {.max_lr = 0.1, .total_steps = 10, .max_momentum = std::vector<double>{1, 2, 3}});
+        OneCycleLR(
+            *s.opt,
+            {.max_lr = 0.1, .total_steps = 10, .max_momentum = std::vector<double>{1, 2, 3}});
       },
       "expected 2 values for max_momentum, got 3", value);
   EXPECT_EQ(s.opt->param_groups()[0].options().keys(), keys);  // nothing was written
@@ -323,7 +330,8 @@ TEST(OptimLRScheduler, WarnsWhenSteppedBeforeTheOptimizerOrAskedForGetLr) {
   WarningCapture warnings;
   sched.step();
   ASSERT_EQ(warnings.messages.size(), 1u);
-  EXPECT_EQ(warnings.messages[0].rfind("Detected call of `lr_scheduler.step()` before `optimizer.step()`.", 0),
+  EXPECT_EQ(warnings.messages[0].rfind(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`.", 0),
             0u);
   s.opt->step();
   sched.step();  // only the first scheduler step is checked
@@ -339,8 +347,9 @@ TEST(OptimLRScheduler, StateDictRoundTrip) {
   CosineAnnealingLR first(*a.opt, 10, 0.001);
   step_both(a, first, 13);
   ValueDict sd = first.state_dict();
-  EXPECT_EQ(sd.keys(), (std::vector<std::string>{"T_max", "eta_min", "base_lrs", "last_epoch", "verbose",
-                                                 "_step_count", "_get_lr_called_within_step", "_last_lr"}));
+  EXPECT_EQ(sd.keys(),
+            (std::vector<std::string>{"T_max", "eta_min", "base_lrs", "last_epoch", "verbose",
+                                      "_step_count", "_get_lr_called_within_step", "_last_lr"}));
   EXPECT_EQ(sd.at("last_epoch").to_int(), 13);
   EXPECT_EQ(sd.at("_step_count").to_int(), 14);
   OptimizerStateDict osd = a.opt->state_dict();
@@ -362,7 +371,8 @@ TEST(OptimLRScheduler, StateDictRoundTrip) {
   ValueDict osd1 = one.state_dict();
   OptimizerStateDict copt = c.opt->state_dict();
   Rig d = sgd();
-  OneCycleLR two(*d.opt, {.max_lr = 0.3, .total_steps = 50, .anneal_strategy = "linear", .three_phase = true});
+  OneCycleLR two(
+      *d.opt, {.max_lr = 0.3, .total_steps = 50, .anneal_strategy = "linear", .three_phase = true});
   d.opt->load_state_dict(copt);
   two.load_state_dict(osd1);
   EXPECT_EQ(two.total_steps(), 10);
@@ -379,14 +389,14 @@ TEST(OptimLRScheduler, LoadStateDictChecksEverythingFirst) {
   ValueDict bad = sched.state_dict();
   bad.set("last_epoch", 7);
   bad.set("gamma", "half");
-  expect_error([&] { sched.load_state_dict(bad); }, "state_dict['gamma'] must be a float, but got str",
-               ErrorKind::Type);
+  expect_error([&] { sched.load_state_dict(bad); },
+               "state_dict['gamma'] must be a float, but got str", ErrorKind::Type);
   EXPECT_EQ(sched.last_epoch(), 0);
   bad = sched.state_dict();
   bad.set("last_epoch", 7);
   bad.set("mystery", 1);
-  expect_error([&] { sched.load_state_dict(bad); }, "MultiStepLR.load_state_dict: unexpected key 'mystery'",
-               ErrorKind::Key);
+  expect_error([&] { sched.load_state_dict(bad); },
+               "MultiStepLR.load_state_dict: unexpected key 'mystery'", ErrorKind::Key);
   EXPECT_EQ(sched.last_epoch(), 0);
   EXPECT_EQ(sched.state_dict().at("milestones").to_int_list(), (std::vector<int64_t>{2, 4}));
 
@@ -394,9 +404,26 @@ TEST(OptimLRScheduler, LoadStateDictChecksEverythingFirst) {
   OneCycleLR one(*t.opt, {.max_lr = 1.0, .total_steps = 10});
   ValueDict osd = one.state_dict();
   osd.set("three_phase", true);
-  expect_error([&] { one.load_state_dict(osd); },
-               "OneCycleLR.load_state_dict: a three-phase schedule needs 3 phase end steps, but got 2",
-               ErrorKind::Value);
+  expect_error(
+      [&] { one.load_state_dict(osd); },
+      "OneCycleLR.load_state_dict: a three-phase schedule needs 3 phase end steps, but got 2",
+      ErrorKind::Value);
+}
+
+TEST(OptimLRScheduler, AGroupAddedAfterTheSchedulerFollowsTorch) {
+  // The recursive form scales every group's rate; the branch that needs base_lrs skips a group
+  // the scheduler never saw (torch zips base_lrs with the groups). Values from torch 1.13.
+  Tensor w = zeros({1}).requires_grad_(), b = zeros({1}).requires_grad_();
+  SGD opt({w}, {.lr = 0.1});
+  CosineAnnealingLR sched(opt, 2);
+  opt.add_param_group(ParamGroup({b}, {{"lr", 0.5}}));
+  const std::vector<std::vector<double>> expected = {
+      {0.05, 0.25}, {0.0, 0.0}, {0.049999999999999996, 0.0}, {0.10000000000000002, 0.0}};
+  for (const auto& e : expected) {
+    opt.step();
+    sched.step();
+    EXPECT_EQ(sched.get_last_lr(), e);
+  }
 }
 
 TEST(OptimLRScheduler, ZeroPeriodsAreRefused) {

@@ -40,7 +40,8 @@ const std::vector<std::vector<double>> kAdamW = {
 TEST(OptimSGD, NesterovWeightDecayAndAMaximizingDampenedGroupMatchTorch) {
   auto [w, b] = ref_params();
   SGD opt({ParamGroup({w}),
-           ParamGroup({b}, {{"lr", 0.02}, {"nesterov", false}, {"dampening", 0.25}, {"maximize", true}})},
+           ParamGroup(
+               {b}, {{"lr", 0.02}, {"nesterov", false}, {"dampening", 0.25}, {"maximize", true}})},
           {.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true});
   expect_run(opt, w, b, kSGDNesterov);
 }
@@ -82,7 +83,9 @@ TEST(OptimAdam, ReducedPrecisionParamsMatchTorch) {
       opt.step();
     }
   };
-  auto param = [](ScalarType dt) { return testing::from_values({0.5, -1.25, 2.0}, {3}, dt).requires_grad_(); };
+  auto param = [](ScalarType dt) {
+    return testing::from_values({0.5, -1.25, 2.0}, {3}, dt).requires_grad_();
+  };
   const double bf16_tol = 1.0 / 64;
   {
     Tensor w = param(kBFloat16);
@@ -160,15 +163,17 @@ TEST(OptimSGD, InvalidOptionsRaiseTorchsErrors) {
   Tensor w = zeros({2}).requires_grad_();
   auto value = ErrorKind::Value;
   expect_error([&] { SGD({w}, {.lr = -0.1}); }, "Invalid learning rate: -0.1", value);
-  expect_error([&] { SGD({w}, {.lr = 0.1, .momentum = -0.5}); }, "Invalid momentum value: -0.5", value);
-  expect_error([&] { SGD({w}, {.lr = 0.1, .weight_decay = -1e-5}); }, "Invalid weight_decay value: -1e-05",
+  expect_error([&] { SGD({w}, {.lr = 0.1, .momentum = -0.5}); }, "Invalid momentum value: -0.5",
                value);
+  expect_error([&] { SGD({w}, {.lr = 0.1, .weight_decay = -1e-5}); },
+               "Invalid weight_decay value: -1e-05", value);
   expect_error([&] { SGD({w}, {.lr = 0.1, .nesterov = true}); },
                "Nesterov momentum requires a momentum and zero dampening", value);
   expect_error([&] { SGD({w}, {.lr = 0.1, .momentum = 0.9, .dampening = 0.1, .nesterov = true}); },
                "Nesterov momentum requires a momentum and zero dampening", value);
   expect_error([&] { SGD({w}, {}); },
-               "parameter group didn't specify a value of required optimization parameter lr", value);
+               "parameter group didn't specify a value of required optimization parameter lr",
+               value);
   // lr may instead come from every group.
   SGD ok({ParamGroup({w}, {{"lr", 0.3}})}, {});
   EXPECT_EQ(ok.param_groups()[0].lr(), 0.3);
@@ -179,11 +184,25 @@ TEST(OptimAdam, InvalidOptionsRaiseTorchsErrors) {
   auto value = ErrorKind::Value;
   expect_error([&] { Adam({w}, {.lr = -1e-3}); }, "Invalid learning rate: -0.001", value);
   expect_error([&] { Adam({w}, {.eps = -1e-8}); }, "Invalid epsilon value: -1e-08", value);
-  expect_error([&] { Adam({w}, {.betas = {1.0, 0.999}}); }, "Invalid beta parameter at index 0: 1.0", value);
-  expect_error([&] { Adam({w}, {.betas = {0.9, -0.5}}); }, "Invalid beta parameter at index 1: -0.5", value);
-  expect_error([&] { Adam({w}, {.weight_decay = -0.01}); }, "Invalid weight_decay value: -0.01", value);
-  expect_error([&] { AdamW({w}, {.betas = {0.9, 1.0}}); }, "Invalid beta parameter at index 1: 1.0", value);
-  expect_error([&] { AdamW({w}, {.weight_decay = -1.0}); }, "Invalid weight_decay value: -1.0", value);
+  expect_error(
+      [&] {
+        Adam({w}, {.betas = {1.0, 0.999}});
+      },
+      "Invalid beta parameter at index 0: 1.0", value);
+  expect_error(
+      [&] {
+        Adam({w}, {.betas = {0.9, -0.5}});
+      },
+      "Invalid beta parameter at index 1: -0.5", value);
+  expect_error([&] { Adam({w}, {.weight_decay = -0.01}); }, "Invalid weight_decay value: -0.01",
+               value);
+  expect_error(
+      [&] {
+        AdamW({w}, {.betas = {0.9, 1.0}});
+      },
+      "Invalid beta parameter at index 1: 1.0", value);
+  expect_error([&] { AdamW({w}, {.weight_decay = -1.0}); }, "Invalid weight_decay value: -1.0",
+               value);
 }
 
 TEST(OptimAdam, StateHasTorchsLayout) {
@@ -193,16 +212,17 @@ TEST(OptimAdam, StateHasTorchsLayout) {
   b.set_grad(Tensor());  // no gradient: no state, as in torch
   opt.step();
   const ValueDict& st = opt.state(w);
-  EXPECT_EQ(st.keys(), (std::vector<std::string>{"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}));
+  EXPECT_EQ(st.keys(),
+            (std::vector<std::string>{"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}));
   const Tensor& step = st.at("step").to_tensor();
   EXPECT_EQ(step.dim(), 0);
   EXPECT_EQ(step.dtype(), kFloat32);
   EXPECT_EQ(step.item<double>(), 1.0);
   EXPECT_EQ(opt.state().count(b.impl()), 0u);
   // After one step exp_avg = (1 - beta1) g, with g = w0 * 0.7 - 0.05.
-  testing::expect_values(st.at("exp_avg").to_tensor(), {3},
-                         {0.1 * (0.5 * 0.7 - 0.05), 0.1 * (-1.25 * 0.7 - 0.05), 0.1 * (2.0 * 0.7 - 0.05)},
-                         1e-6, 1e-7);
+  testing::expect_values(
+      st.at("exp_avg").to_tensor(), {3},
+      {0.1 * (0.5 * 0.7 - 0.05), 0.1 * (-1.25 * 0.7 - 0.05), 0.1 * (2.0 * 0.7 - 0.05)}, 1e-6, 1e-7);
 }
 
 TEST(OptimAdam, AmsgradSwitchedOnLaterNeedsItsStateAndChangesNothing) {

@@ -1,8 +1,7 @@
 // Optimizer's base behaviour: groups and identity, options, zero_grad, step(closure),
 // state_dict / load_state_dict, errors and the unchanged-on-failure guarantee.
-#include "optim_test_util.h"
-
 #include "ember/warning.h"
+#include "optim_test_util.h"
 
 namespace ember::optim {
 namespace {
@@ -37,8 +36,8 @@ TEST(OptimOptimizer, GroupOptionsAreFilledFromDefaultsInTorchsOrder) {
   // The group's own keys come first, then the defaults it lacks (PyTorch's setdefault); keys
   // the optimizer does not know are kept, as in a Python dict.
   EXPECT_EQ(opt.param_groups()[1].options().keys(),
-            (K{"momentum", "note", "lr", "dampening", "weight_decay", "nesterov", "maximize", "foreach",
-               "differentiable"}));
+            (K{"momentum", "note", "lr", "dampening", "weight_decay", "nesterov", "maximize",
+               "foreach", "differentiable"}));
   EXPECT_EQ(opt.param_groups()[1].options().at("momentum").to_double(), 0.5);
   EXPECT_EQ(opt.param_groups()[1].lr(), 0.1);
   // PyTorch's int defaults stay ints (torch prints "dampening: 0").
@@ -50,15 +49,20 @@ TEST(OptimOptimizer, GroupOptionsAreFilledFromDefaultsInTorchsOrder) {
 TEST(OptimOptimizer, ReprMatchesTorch) {
   auto [w, b] = ref_params();
   SGD sgd({ParamGroup({w}), ParamGroup({b}, {{"lr", 0.02}})}, {.lr = 0.1, .momentum = 0.9});
-  EXPECT_EQ(sgd.repr(),
-            "SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
-            "    lr: 0.1\n    maximize: False\n    momentum: 0.9\n    nesterov: False\n    weight_decay: 0\n"
-            "\nParameter Group 1\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
-            "    lr: 0.02\n    maximize: False\n    momentum: 0.9\n    nesterov: False\n    weight_decay: 0\n)");
+  EXPECT_EQ(
+      sgd.repr(),
+      "SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
+      "    lr: 0.1\n    maximize: False\n    momentum: 0.9\n    nesterov: False\n    weight_decay: "
+      "0\n"
+      "\nParameter Group 1\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
+      "    lr: 0.02\n    maximize: False\n    momentum: 0.9\n    nesterov: False\n    "
+      "weight_decay: 0\n)");
   Adam adam({w}, {.lr = 0.1});
   EXPECT_EQ(adam.repr(),
-            "Adam (\nParameter Group 0\n    amsgrad: False\n    betas: (0.9, 0.999)\n    capturable: False\n"
-            "    differentiable: False\n    eps: 1e-08\n    foreach: None\n    fused: False\n    lr: 0.1\n"
+            "Adam (\nParameter Group 0\n    amsgrad: False\n    betas: (0.9, 0.999)\n    "
+            "capturable: False\n"
+            "    differentiable: False\n    eps: 1e-08\n    foreach: None\n    fused: False\n    "
+            "lr: 0.1\n"
             "    maximize: False\n    weight_decay: 0\n)");
 }
 
@@ -66,17 +70,27 @@ TEST(OptimOptimizer, AddParamGroupChecksAndChangesNothingOnError) {
   auto [w, b] = ref_params();
   SGD opt({w}, {.lr = 0.1});
   auto value = ErrorKind::Value;
-  expect_error([&] { opt.add_param_group(ParamGroup({b, w})); },
-               "some parameters appear in more than one parameter group", value);
+  expect_error(
+      [&] {
+        opt.add_param_group(ParamGroup({b, w}));
+      },
+      "some parameters appear in more than one parameter group", value);
   Tensor nonleaf = b * 2;
-  expect_error([&] { opt.add_param_group(ParamGroup({nonleaf})); }, "can't optimize a non-leaf Tensor",
-               value);
+  expect_error([&] { opt.add_param_group(ParamGroup({nonleaf})); },
+               "can't optimize a non-leaf Tensor", value);
   expect_error([&] { opt.add_param_group(ParamGroup({Tensor()})); },
-               "optimizer can only optimize Tensors, but one of the params is NoneType", ErrorKind::Type);
-  expect_error([&] { opt.add_param_group(ParamGroup({b}, {{"lr", "fast"}})); },
-               "param group option 'lr' must be a float, but got str", ErrorKind::Type);
-  expect_error([&] { opt.add_param_group(ParamGroup({b}, {{"foreach", true}})); },
-               "SGD: foreach=True is not supported", ErrorKind::NotImplemented);
+               "optimizer can only optimize Tensors, but one of the params is NoneType",
+               ErrorKind::Type);
+  expect_error(
+      [&] {
+        opt.add_param_group(ParamGroup({b}, {{"lr", "fast"}}));
+      },
+      "param group option 'lr' must be a float, but got str", ErrorKind::Type);
+  expect_error(
+      [&] {
+        opt.add_param_group(ParamGroup({b}, {{"foreach", true}}));
+      },
+      "SGD: foreach=True is not supported", ErrorKind::NotImplemented);
   ASSERT_EQ(opt.param_groups().size(), 1u);
 
   // A non-leaf that retains its grad is accepted, as in PyTorch.
@@ -90,8 +104,8 @@ TEST(OptimOptimizer, AddParamGroupChecksAndChangesNothingOnError) {
 }
 
 TEST(OptimOptimizer, EmptyParamsAndDuplicates) {
-  expect_error([] { SGD(std::vector<Tensor>{}, {.lr = 0.1}); }, "optimizer got an empty parameter list",
-               ErrorKind::Value);
+  expect_error([] { SGD(std::vector<Tensor>{}, {.lr = 0.1}); },
+               "optimizer got an empty parameter list", ErrorKind::Value);
   expect_error([] { Adam(std::vector<ParamGroup>{}); }, "optimizer got an empty parameter list",
                ErrorKind::Value);
   Tensor w = zeros({2}).requires_grad_();
@@ -99,7 +113,8 @@ TEST(OptimOptimizer, EmptyParamsAndDuplicates) {
   SGD opt({w, w}, {.lr = 0.1});
   ASSERT_EQ(warnings.messages.size(), 1u);
   EXPECT_EQ(warnings.messages[0],
-            "optimizer contains a parameter group with duplicate parameters; in future, this will cause an "
+            "optimizer contains a parameter group with duplicate parameters; in future, this will "
+            "cause an "
             "error; see github.com/pytorch/pytorch/issues/40967 for more information");
   // An empty group is allowed once the optimizer has one.
   opt.add_param_group(ParamGroup(std::vector<Tensor>{}));
@@ -188,8 +203,10 @@ TEST(OptimOptimizer, StateDictHasTorchsLayout) {
   ASSERT_EQ(sd.state.size(), 2u);
   EXPECT_EQ(sd.state.count(2), 0u);
   // The state's tensors are the optimizer's own (PyTorch's state_dict does not copy).
-  EXPECT_TRUE(sd.state.at(1).at("momentum_buffer").to_tensor().is_same(
-      opt.state(b).at("momentum_buffer").to_tensor()));
+  EXPECT_TRUE(sd.state.at(1)
+                  .at("momentum_buffer")
+                  .to_tensor()
+                  .is_same(opt.state(b).at("momentum_buffer").to_tensor()));
   // The groups themselves have no "params" key: the tensors are the group's params.
   EXPECT_FALSE(opt.param_groups()[0].options().contains("params"));
 }
@@ -222,14 +239,17 @@ void expect_round_trip_continues_like_uninterrupted(Make make) {
 
 TEST(OptimOptimizer, StateDictRoundTripContinuesExactlyAsUninterrupted) {
   expect_round_trip_continues_like_uninterrupted([](const Tensor& w, const Tensor& b) {
-    return std::make_unique<SGD>(std::vector<ParamGroup>{ParamGroup({w}), ParamGroup({b}, {{"lr", 0.03}})},
-                                 SGDOptions{.lr = 0.1, .momentum = 0.9, .nesterov = true});
+    return std::make_unique<SGD>(
+        std::vector<ParamGroup>{ParamGroup({w}), ParamGroup({b}, {{"lr", 0.03}})},
+        SGDOptions{.lr = 0.1, .momentum = 0.9, .nesterov = true});
   });
   expect_round_trip_continues_like_uninterrupted([](const Tensor& w, const Tensor& b) {
-    return std::make_unique<Adam>(std::vector<Tensor>{w, b}, AdamOptions{.lr = 0.05, .amsgrad = true});
+    return std::make_unique<Adam>(std::vector<Tensor>{w, b},
+                                  AdamOptions{.lr = 0.05, .amsgrad = true});
   });
   expect_round_trip_continues_like_uninterrupted([](const Tensor& w, const Tensor& b) {
-    return std::make_unique<AdamW>(std::vector<Tensor>{w, b}, AdamWOptions{.lr = 0.05, .maximize = true});
+    return std::make_unique<AdamW>(std::vector<Tensor>{w, b},
+                                   AdamWOptions{.lr = 0.05, .maximize = true});
   });
 }
 
@@ -264,7 +284,8 @@ TEST(OptimOptimizer, LoadStateDictAcceptsAnOldIntegerStep) {
   Tensor w = testing::from_values({1, 2}, {2}).requires_grad_();
   Adam opt({w});
   OptimizerStateDict sd = opt.state_dict();
-  sd.state[0] = ValueDict{{"step", int64_t{4}}, {"exp_avg", zeros({2})}, {"exp_avg_sq", zeros({2})}};
+  sd.state[0] =
+      ValueDict{{"step", int64_t{4}}, {"exp_avg", zeros({2})}, {"exp_avg_sq", zeros({2})}};
   opt.load_state_dict(sd);
   const Tensor& step = opt.state(w).at("step").to_tensor();
   EXPECT_EQ(step.dtype(), kFloat32);
@@ -288,14 +309,15 @@ TEST(OptimOptimizer, LoadStateDictErrorsLeaveTheOptimizerUnchanged) {
 
   OptimizerStateDict sd = good;
   sd.param_groups.pop_back();
-  expect_error([&] { opt.load_state_dict(sd); }, "loaded state dict has a different number of parameter groups",
-               value);
+  expect_error([&] { opt.load_state_dict(sd); },
+               "loaded state dict has a different number of parameter groups", value);
   expect_unchanged();
 
   sd = good;
   sd.param_groups[1].set("params", std::vector<int64_t>{1, 2});
   expect_error([&] { opt.load_state_dict(sd); },
-               "loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
+               "loaded state dict contains a parameter group that doesn't match the size of "
+               "optimizer's group",
                value);
   expect_unchanged();
 
@@ -303,23 +325,25 @@ TEST(OptimOptimizer, LoadStateDictErrorsLeaveTheOptimizerUnchanged) {
   sd = good;
   sd.param_groups[0].set("lr", 0.7);
   sd.param_groups[1].set("momentum", "high");
-  expect_error([&] { opt.load_state_dict(sd); }, "param group option 'momentum' must be a float, but got str",
-               ErrorKind::Type);
+  expect_error([&] { opt.load_state_dict(sd); },
+               "param group option 'momentum' must be a float, but got str", ErrorKind::Type);
   expect_unchanged();
 
   // A state tensor of the wrong shape is refused before anything changes.
   sd = good;
   sd.param_groups[0].set("lr", 0.7);
   sd.state[1].set("momentum_buffer", zeros({5}));
-  expect_error([&] { opt.load_state_dict(sd); },
-               "SGD: a parameter's momentum_buffer has shape ember.Size([5]) but the parameter has shape "
-               "ember.Size([2, 3])");
+  expect_error(
+      [&] { opt.load_state_dict(sd); },
+      "SGD: a parameter's momentum_buffer has shape ember.Size([5]) but the parameter has shape "
+      "ember.Size([2, 3])");
   expect_unchanged();
 
   sd = good;
   sd.state[7] = ValueDict{{"momentum_buffer", Value()}};
   expect_error([&] { opt.load_state_dict(sd); },
-               "loaded state dict has state for parameter 7, which none of its param_groups lists", value);
+               "loaded state dict has state for parameter 7, which none of its param_groups lists",
+               value);
   expect_unchanged();
 
   opt.load_state_dict(good);  // and the good one still loads
@@ -335,7 +359,8 @@ TEST(OptimOptimizer, AStepThatFailsChangesNoGroup) {
   opt.param_groups()[1].options().set("lr", Value());
   set_ref_grads(w, b, 0);
   std::vector<double> before = vals(w);
-  expect_error([&] { opt.step(); }, "param group option 'lr' must be a float, but got None", ErrorKind::Type);
+  expect_error([&] { opt.step(); }, "param group option 'lr' must be a float, but got None",
+               ErrorKind::Type);
   EXPECT_EQ(vals(w), before);
   EXPECT_EQ(opt.step_count(), 0);
 }
