@@ -1,0 +1,130 @@
+#include "optim_util.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "ember/error.h"
+#include "ember/half.h"
+
+namespace ember::optim::detail {
+
+std::string py_float(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // to_chars without a precision gives the shortest round-trip digits, as Python's repr does;
+  // only the layout differs, so the digits and exponent are re-laid out by Python's rule
+  // (scientific when the decimal point would sit before -4 or after 16 digits).
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string s(buf, res.ptr);
+  std::string sign;
+  if (s[0] == '-') {
+    sign = "-";
+    s.erase(0, 1);
+  }
+  const size_t e = s.find('e');
+  const int exp = std::atoi(s.c_str() + e + 1);
+  std::string digits;
+  for (size_t i = 0; i < e; ++i)
+    if (s[i] != '.') digits += s[i];
+  const int decpt = exp + 1;
+  const int nd = static_cast<int>(digits.size());
+  std::string out;
+  if (decpt <= -4 || decpt > 16) {
+    out = digits.substr(0, 1);
+    if (nd > 1) out += "." + digits.substr(1);
+    char eb[16];
+    std::snprintf(eb, sizeof eb, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+    out += eb;
+  } else if (decpt <= 0) {
+    out = "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
+  } else if (decpt >= nd) {
+    out = digits + std::string(static_cast<size_t>(decpt - nd), '0') + ".0";
+  } else {
+    out = digits.substr(0, static_cast<size_t>(decpt)) + "." +
+          digits.substr(static_cast<size_t>(decpt));
+  }
+  return sign + out;
+}
+
+std::string py_str(const Value& v) {
+  if (v.is_none()) return "None";
+  if (v.is_bool()) return v.to_bool() ? "True" : "False";
+  if (v.is_int()) return std::to_string(v.to_int());
+  if (v.is_double()) return py_float(v.to_double());
+  if (v.is_string()) return v.to_string_value();
+  if (v.is_double_list()) {  // betas: a tuple in PyTorch
+    const auto& l = v.to_double_list();
+    std::string s = "(";
+    for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + py_float(l[i]);
+    return s + (l.size() == 1 ? ",)" : ")");
+  }
+  if (v.is_int_list()) {
+    const auto& l = v.to_int_list();
+    std::string s = "[";
+    for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + std::to_string(l[i]);
+    return s + "]";
+  }
+  if (v.is_tensor()) return v.to_tensor().defined() ? v.to_tensor().to_string() : "None";
+  return std::string("<") + v.type_name() + ">";
+}
+
+double option_double(const ValueDict& options, const char* name) {
+  const Value& v = options.at(name);
+  EMBER_CHECK_TYPE(v.is_double() || v.is_int(), "param group option '", name,
+                   "' must be a float, but got ", v.type_name());
+  return v.to_double();
+}
+
+bool option_bool(const ValueDict& options, const char* name) {
+  const Value& v = options.at(name);
+  EMBER_CHECK_TYPE(v.is_bool(), "param group option '", name, "' must be a bool, but got ",
+                   v.type_name());
+  return v.to_bool();
+}
+
+std::array<double, 2> option_pair(const ValueDict& options, const char* name) {
+  const Value& v = options.at(name);
+  std::vector<double> l;
+  if (v.is_double_list())
+    l = v.to_double_list();
+  else if (v.is_int_list())
+    l.assign(v.to_int_list().begin(), v.to_int_list().end());
+  else
+    EMBER_FAIL_KIND(ErrorKind::Type, "param group option '", name,
+                    "' must be a pair of floats, but got ", v.type_name());
+  EMBER_CHECK_TYPE(l.size() == 2, "param group option '", name,
+                   "' must be a pair of floats, but got ", l.size(), " values");
+  return {l[0], l[1]};
+}
+
+void check_single_tensor_flag(const ValueDict& options, const char* name, const char* optimizer) {
+  const Value* v = options.find(name);
+  if (v == nullptr || v->is_none() || (v->is_bool() && !v->to_bool())) return;
+  EMBER_CHECK_TYPE(v->is_bool(), "param group option '", name, "' must be a bool or None, but got ",
+                   v->type_name());
+  EMBER_FAIL_KIND(ErrorKind::NotImplemented, optimizer, ": ", name,
+                  "=True is not supported: ember runs torch's single-tensor (for-loop) algorithm");
+}
+
+double alpha_for(const Tensor& t, double alpha) {
+  // Scalar -> scalar_t as c10 converts it: double to float, then to the 16-bit type.
+  if (t.dtype() == kBFloat16) return static_cast<float>(BFloat16(static_cast<float>(alpha)));
+  if (t.dtype() == kFloat16) return static_cast<float>(Half(static_cast<float>(alpha)));
+  return alpha;
+}
+
+ScalarType opmath_dtype(ScalarType dtype) {
+  return dtype == kBFloat16 || dtype == kFloat16 ? kFloat32 : dtype;
+}
+
+std::vector<double> to_double_list(const Value& v, const char* what) {
+  if (v.is_double_list()) return v.to_double_list();
+  if (v.is_int_list()) return {v.to_int_list().begin(), v.to_int_list().end()};
+  EMBER_FAIL_KIND(ErrorKind::Type, what, " must be a list of floats, but got ", v.type_name());
+}
+
+}  // namespace ember::optim::detail
