@@ -138,7 +138,8 @@ void add_kernel(const Tensor& out, const Tensor& a, const Tensor& b, const Scala
       const bool al = alpha.to_bool();
       run_binary<T>(out, a, b, [al](bool x, bool y) { return x || (al && y); });
     } else {
-      const M al = alpha.to<M>();
+      // As PyTorch: alpha is rounded to the tensor's own type first (it matters for 16-bit floats).
+      const M al = M(alpha.to<T>());
       if (al == M(1)) {
         run_binary<T>(out, a, b, [](T x, T y) { return T(wrap_add(M(x), M(y))); });
       } else {
