@@ -14,6 +14,7 @@
 #include "ember/ops/index_ops.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/nn.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
