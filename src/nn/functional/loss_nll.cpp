@@ -82,11 +82,15 @@ Tensor nll_core(const Tensor& self, const Tensor& target, const Tensor& weight, 
   const Tensor t = target.dtype() == kInt64 ? target : target.to(kInt64);
   const Tensor keep = t != ignore_index;
   const Tensor safe = t.masked_fill(keep.logical_not(), 0);
-  const Tensor picked = self.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim);
-  const Tensor zero = zeros({}, TensorOptions(self.dtype()).device(self.device()));
+  // 16-bit inputs: the picked values and weights (exact) are summed and divided in float32 and
+  // rounded once, where PyTorch's bfloat16 kernel accumulates in bfloat16.
+  const bool reduced = self.dtype() == kFloat16 || self.dtype() == kBFloat16;
+  const auto up = [&](const Tensor& v) { return reduced ? v.to(kFloat32) : v; };
+  const Tensor picked = up(self.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim));
+  const Tensor zero = zeros({}, TensorOptions(picked.dtype()).device(self.device()));
   Tensor losses, total_weight;
   if (weight.defined()) {
-    const Tensor w = weight.reshape({-1}).index_select(0, safe.reshape({-1})).view(t.sizes());
+    const Tensor w = up(weight.reshape({-1}).index_select(0, safe.reshape({-1})).view(t.sizes()));
     losses = where(keep, (picked * w).neg(), zero);
     total_weight = where(keep, w, zero).sum();
   } else {
@@ -94,9 +98,9 @@ Tensor nll_core(const Tensor& self, const Tensor& target, const Tensor& weight, 
     total_weight = keep.sum();
   }
   // As PyTorch's kernels: any reduction but none and mean sums.
-  if (reduction == kNone) return losses;
-  const Tensor sum = losses.sum();
-  return reduction == kMean ? sum / total_weight : sum;
+  Tensor out = losses;
+  if (reduction != kNone) out = reduction == kMean ? losses.sum() / total_weight : losses.sum();
+  return reduced ? out.to(self.dtype()) : out;
 }
 
 Tensor nll_loss_impl(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight_opt,

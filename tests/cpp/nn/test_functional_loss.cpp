@@ -319,6 +319,10 @@ TEST(FunctionalLoss, BceWithLogitsGradcheck) {
     };
     EXPECT_TRUE(grad_ok(plain, {leaf({3, 4}, 1), leaf({3, 4}, 2)}));
     EXPECT_TRUE(grad_ok(plain, {leaf_transposed({3, 4}), leaf_strided({3, 4})}));
+    // Only the logits require grad (the usual case): the in-place accumulation starts from a
+    // tensor without history.
+    EXPECT_TRUE(grad_ok(plain, {leaf({3, 4}, 1), random64({3, 4}, 2)}));
+    EXPECT_TRUE(gradgrad_ok(plain, {leaf_strided({3, 4}), random64({3, 4}, 2)}));
     EXPECT_TRUE(grad_ok(weighted, {leaf({3, 4}, 1), leaf({3, 4}, 2), leaf({4}, 3), leaf({4}, 4)}));
     EXPECT_TRUE(gradgrad_ok(plain, {leaf({3, 4}, 1), leaf_transposed({3, 4})}));
     EXPECT_TRUE(gradgrad_ok(weighted, {leaf({2, 3}, 1), leaf({2, 3}, 2), leaf({3}, 3), leaf({3}, 4)}));

@@ -126,6 +126,11 @@ TEST(FunctionalNll, NllLossMatchesTorch) {
                 kTight, kTight);
   expect_values(F::nll_loss(lx, targets(), kNoWeight, 0, Reduction::Sum), {}, {4.548126313882168},
                 kTight, kTight);
+  // A strided target with a storage offset: the out-of-range 9s between its elements are not
+  // its own and must not be read.
+  const Tensor strided = from_values({9, 2, 9, 4, 9, 0}, {6}, kInt64).slice(0, 1, 6, 2);
+  ASSERT_FALSE(strided.is_contiguous());
+  expect_values(F::nll_loss(lx, strided, w64()), {}, {3.153582455058472}, kTight, kTight);
   // uint8 targets are accepted by the 1-d / 2-d op.
   expect_values(nll_loss(lx, targets().to(kUInt8), kNoWeight, 1, -100), {}, {2.399879920910951},
                 kTight, kTight);
