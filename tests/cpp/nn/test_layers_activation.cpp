@@ -155,12 +155,6 @@ TEST(LayersActivation, HardtanhChecksItsRange) {
   expect_values(out.to_tensor(), {2}, {0.5, 0.5});
 }
 
-}  // namespace
-}  // namespace ember
-
-namespace ember {
-namespace {
-
 TEST(LayersActivation, ZeroDimEmptyAndNonContiguousInputs) {
   std::vector<std::shared_ptr<nn::Module>> layers{
       std::make_shared<nn::ReLU>(), std::make_shared<nn::ReLU6>(), std::make_shared<nn::Hardtanh>(),

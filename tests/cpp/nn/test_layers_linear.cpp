@@ -241,12 +241,6 @@ TEST(LayersIdentity, PassesAnythingThrough) {
   EXPECT_TRUE(id.state_dict().empty());
 }
 
-}  // namespace
-}  // namespace ember
-
-namespace ember {
-namespace {
-
 // Inputs of every shape a layer meets: no batch dim, an empty batch, non-contiguous views,
 // extra leading dims.
 TEST(LayersLinear, OneDimEmptyAndNonContiguousInputs) {
