@@ -1,0 +1,23 @@
+// ember::nn in one include: Module and Parameter, the layers and losses, nn::functional and
+// nn::init.
+//
+//   #include <ember/nn.h>
+//   namespace nn = ember::nn;
+//   auto net = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(64, 32),
+//                                               std::make_shared<nn::ReLU>(),
+//                                               std::make_shared<nn::Linear>(32, 10));
+//   ember::Tensor loss = nn::CrossEntropyLoss()((*net)(x), labels);
+#pragma once
+
+#include "ember/nn/functional.h"
+#include "ember/nn/init.h"
+#include "ember/nn/module.h"
+#include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/container.h"
+#include "ember/nn/modules/dropout.h"
+#include "ember/nn/modules/embedding.h"
+#include "ember/nn/modules/flatten.h"
+#include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/loss.h"
+#include "ember/nn/modules/normalization.h"
+#include "ember/nn/state_dict.h"

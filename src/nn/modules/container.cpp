@@ -1,0 +1,220 @@
+// nn::Sequential, ModuleList, ModuleDict: PyTorch 1.13's container semantics on top of
+// Module's registration (the container keeps its children's names in order, since one module
+// may be registered under two names and Module's traversals remove such duplicates).
+#include "ember/nn/modules/container.h"
+
+#include <algorithm>
+
+#include "module_util.h"
+
+namespace ember::nn {
+
+// ---- ModuleContainer ----
+
+std::vector<std::shared_ptr<Module>> ModuleContainer::values() const {
+  std::vector<std::shared_ptr<Module>> out;
+  out.reserve(keys_.size());
+  for (const auto& k : keys_) out.push_back(child(k));
+  return out;
+}
+
+std::vector<NamedModule> ModuleContainer::items() const {
+  std::vector<NamedModule> out;
+  out.reserve(keys_.size());
+  for (const auto& k : keys_) out.emplace_back(k, child(k));
+  return out;
+}
+
+void ModuleContainer::add_module(const std::string& name, std::shared_ptr<Module> module) {
+  if (std::find(keys_.begin(), keys_.end(), name) != keys_.end()) {
+    replace_module(name, std::move(module));
+    return;
+  }
+  register_module_impl(name, std::move(module));  // checks the name first
+  keys_.push_back(name);
+}
+
+void ModuleContainer::unregister_module(const std::string& name) {
+  Module::unregister_module(name);  // errors when `name` is not a child
+  std::erase(keys_, name);
+}
+
+void ModuleContainer::renumber(const std::vector<std::shared_ptr<Module>>& modules) {
+  for (const auto& k : keys_) Module::unregister_module(k);
+  keys_.clear();
+  for (size_t i = 0; i < modules.size(); ++i) add_module(std::to_string(i), modules[i]);
+}
+
+size_t ModuleContainer::checked_index(int64_t idx) const {
+  const auto n = static_cast<int64_t>(keys_.size());
+  EMBER_CHECK_INDEX(idx >= -n && idx < n, "index ", idx, " is out of range");
+  return static_cast<size_t>(idx < 0 ? idx + n : idx);
+}
+
+std::string ModuleContainer::index_label(int64_t idx) {
+  std::string s("[");
+  s.append(std::to_string(idx)).append("]");
+  return s;
+}
+std::string ModuleContainer::key_label(const std::string& key) {
+  std::string s("['");
+  s.append(key).append("']");
+  return s;
+}
+
+// Python's slice.indices(len) followed by range().
+std::vector<size_t> ModuleContainer::slice_positions(std::optional<int64_t> start,
+                                                     std::optional<int64_t> stop,
+                                                     int64_t step) const {
+  EMBER_CHECK_VALUE(step != 0, "slice step cannot be zero");
+  const auto n = static_cast<int64_t>(keys_.size());
+  auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
+    if (!v) return dflt;
+    int64_t x = *v < 0 ? *v + n : *v;
+    if (step > 0) return std::clamp<int64_t>(x, 0, n);
+    return std::clamp<int64_t>(x, -1, n - 1);
+  };
+  const int64_t b = clamp(start, step > 0 ? 0 : n - 1);
+  const int64_t e = clamp(stop, step > 0 ? n : -1);
+  std::vector<size_t> out;
+  for (int64_t i = b; step > 0 ? i < e : i > e; i += step) out.push_back(static_cast<size_t>(i));
+  return out;
+}
+
+// ---- ModuleSequence ----
+
+std::shared_ptr<Module> ModuleSequence::operator[](int64_t idx) const {
+  return child(keys_[checked_index(idx)]);
+}
+
+ModuleSequence& ModuleSequence::append(std::shared_ptr<Module> module) {
+  add_module(std::to_string(keys_.size()), std::move(module));
+  return *this;
+}
+
+ModuleSequence& ModuleSequence::extend(const std::vector<std::shared_ptr<Module>>& modules) {
+  for (const auto& m : modules) append(m);
+  return *this;
+}
+
+ModuleSequence& ModuleSequence::insert(int64_t index, std::shared_ptr<Module> module) {
+  const auto n = static_cast<int64_t>(keys_.size());
+  EMBER_CHECK_INDEX(index >= -n && index <= n, "Index out of range: ", index);
+  if (index < 0) index += n;
+  std::vector<std::shared_ptr<Module>> modules = values();
+  modules.insert(modules.begin() + index, std::move(module));
+  renumber(modules);
+  return *this;
+}
+
+void ModuleSequence::set(int64_t idx, std::shared_ptr<Module> module) {
+  replace_module(keys_[checked_index(idx)], std::move(module));
+}
+
+void ModuleSequence::erase(int64_t idx) {
+  std::vector<std::shared_ptr<Module>> modules = values();
+  modules.erase(modules.begin() + static_cast<std::ptrdiff_t>(checked_index(idx)));
+  renumber(modules);
+}
+
+void ModuleSequence::erase(std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
+  const std::vector<size_t> drop = slice_positions(start, stop, step);
+  std::vector<std::shared_ptr<Module>> modules;
+  for (size_t i = 0; i < keys_.size(); ++i)
+    if (std::find(drop.begin(), drop.end(), i) == drop.end()) modules.push_back(child(keys_[i]));
+  renumber(modules);
+}
+
+std::shared_ptr<Module> ModuleSequence::pop(int64_t idx) {
+  std::shared_ptr<Module> m = (*this)[idx];
+  erase(idx);
+  return m;
+}
+
+// ---- Sequential ----
+
+Sequential::Sequential(const std::vector<std::shared_ptr<Module>>& modules) : Sequential() {
+  extend(modules);
+}
+
+Sequential::Sequential(const std::vector<NamedModule>& named_modules) : Sequential() {
+  for (const auto& [name, m] : named_modules) add_module(name, m);
+}
+
+std::shared_ptr<Sequential> Sequential::slice(std::optional<int64_t> start,
+                                              std::optional<int64_t> stop, int64_t step) const {
+  std::vector<NamedModule> picked;
+  for (size_t i : slice_positions(start, stop, step)) picked.emplace_back(keys_[i], child(keys_[i]));
+  return std::make_shared<Sequential>(picked);
+}
+
+Tensor Sequential::forward(const Tensor& input) {
+  return forward(std::vector<Value>{input}).to_tensor();
+}
+
+Value Sequential::forward(const std::vector<Value>& inputs) {
+  detail::check_forward_inputs(type_name(), inputs, {"input"});
+  Value x = inputs[0];
+  for (const auto& m : values()) {
+    EMBER_CHECK_TYPE(m, "'NoneType' object is not callable");  // a child registered as None
+    x = m->call({x});
+  }
+  return x;
+}
+
+Sequential& Sequential::extend(const Sequential& other) {
+  ModuleSequence::extend(other.values());
+  return *this;
+}
+
+// ---- ModuleList ----
+
+ModuleList::ModuleList(const std::vector<std::shared_ptr<Module>>& modules) : ModuleList() {
+  extend(modules);
+}
+
+std::shared_ptr<ModuleList> ModuleList::slice(std::optional<int64_t> start,
+                                              std::optional<int64_t> stop, int64_t step) const {
+  std::vector<std::shared_ptr<Module>> picked;
+  for (size_t i : slice_positions(start, stop, step)) picked.push_back(child(keys_[i]));
+  return std::make_shared<ModuleList>(picked);
+}
+
+ModuleList& ModuleList::extend(const ModuleList& other) {
+  ModuleSequence::extend(other.values());
+  return *this;
+}
+
+// ---- ModuleDict ----
+
+ModuleDict::ModuleDict(const std::vector<NamedModule>& modules) : ModuleDict() { update(modules); }
+
+bool ModuleDict::contains(const std::string& key) const {
+  return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
+}
+
+std::shared_ptr<Module> ModuleDict::operator[](const std::string& key) const {
+  EMBER_CHECK_KIND(ErrorKind::Key, contains(key), "'", key, "'");
+  return child(key);
+}
+
+void ModuleDict::erase(const std::string& key) {
+  EMBER_CHECK_KIND(ErrorKind::Key, contains(key), "'", key, "'");
+  unregister_module(key);
+}
+
+std::shared_ptr<Module> ModuleDict::pop(const std::string& key) {
+  std::shared_ptr<Module> m = (*this)[key];
+  erase(key);
+  return m;
+}
+
+void ModuleDict::clear() {
+  for (const auto& k : std::vector<std::string>(keys_)) unregister_module(k);
+}
+
+void ModuleDict::update(const std::vector<NamedModule>& modules) {
+  for (const auto& [k, m] : modules) set(k, m);
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,84 @@
+// Python's spelling of floats, bools and tuples for extra_repr; Python's arity messages.
+#include "module_util.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "ember/error.h"
+
+namespace ember::nn::detail {
+
+std::string py_float(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // to_chars without a precision gives the shortest round-trip digits, as Python's repr does;
+  // only the layout (fixed or scientific) is then Python's own choice.
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  const std::string sci(buf, res.ptr);  // "-1.2345e-05", "5e-01"
+  const size_t e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  const int exponent = std::atoi(sci.c_str() + e + 1);
+  std::string sign;
+  if (mantissa[0] == '-') {
+    sign = "-";
+    mantissa.erase(0, 1);
+  }
+  std::string digits;
+  for (char c : mantissa)
+    if (c != '.') digits += c;
+  if (exponent >= -4 && exponent < 16) {
+    std::string int_part, frac_part;
+    if (exponent >= 0) {
+      const size_t n_int = static_cast<size_t>(exponent) + 1;
+      int_part = digits.substr(0, std::min(n_int, digits.size()));
+      if (int_part.size() < n_int) int_part += std::string(n_int - int_part.size(), '0');
+      frac_part = digits.size() > n_int ? digits.substr(n_int) : "0";
+    } else {
+      int_part = "0";
+      frac_part = std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    }
+    return sign + int_part + "." + frac_part;
+  }
+  std::string out = sign + digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  const int mag = std::abs(exponent);
+  return out + "e" + (exponent < 0 ? "-" : "+") + (mag < 10 ? "0" : "") + std::to_string(mag);
+}
+
+std::string py_int_tuple(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+bool has_defined_parameter(const Module& m, const std::string& name) {
+  for (const auto& [n, t] : m.named_parameters("", /*recurse=*/false, /*remove_duplicate=*/false))
+    if (n == name) return true;  // named_parameters lists only parameters that are not None
+  return false;
+}
+
+void check_forward_inputs(const std::string& type_name, const std::vector<Value>& inputs,
+                          std::initializer_list<const char*> names) {
+  const size_t want = names.size();
+  // Python counts `self` among the positional arguments.
+  EMBER_CHECK_TYPE(inputs.size() <= want, type_name, ".forward() takes ", want + 1,
+                   " positional arguments but ", inputs.size() + 1, " were given");
+  if (inputs.size() == want) return;
+  std::vector<std::string> missing;
+  size_t i = 0;
+  for (const char* n : names)
+    if (i++ >= inputs.size()) missing.push_back(std::string("'") + n + "'");
+  // Python's list: 'a'; 'a' and 'b'; 'a', 'b', and 'c'.
+  std::string list;
+  for (size_t k = 0; k < missing.size(); ++k) {
+    if (k > 0) list += missing.size() == 2 ? " and " : (k + 1 == missing.size() ? ", and " : ", ");
+    list += missing[k];
+  }
+  EMBER_FAIL_KIND(ErrorKind::Type, type_name, ".forward() missing ", missing.size(),
+                  " required positional argument", missing.size() == 1 ? "" : "s", ": ", list);
+}
+
+}  // namespace ember::nn::detail
