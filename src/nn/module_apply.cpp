@@ -15,8 +15,6 @@ namespace {
 bool should_set_data(const Tensor& t, const Tensor& t2) {
   return t.device().type == t2.device().type && !get_overwrite_module_params_on_conversion();
 }
-
-bool is_wrapper_subclass(const Tensor& t);
 }  // namespace
 
 Module& Module::_apply(const TensorFn& fn, bool recurse) {
@@ -31,7 +29,10 @@ Module& Module::_apply(const TensorFn& fn, bool recurse) {
       NoGradGuard no_grad;
       p2 = fn(param);
     }
-    const bool swap = get_swap_module_params_on_conversion() || is_wrapper_subclass(p2);
+    // PyTorch also swaps when p2 is a *traceable* wrapper subclass (one with
+    // __tensor_flatten__); ember's C++ subclasses declare no such protocol, so only the flag
+    // decides (the recipe's MyQuantizedLinearWeight, which has none, behaves as in PyTorch).
+    const bool swap = get_swap_module_params_on_conversion();
     const Tensor g = param.grad();
     Tensor out;
     if (swap) {
@@ -86,10 +87,6 @@ Module& Module::_apply(const TensorFn& fn, bool recurse) {
 }
 
 namespace {
-bool is_wrapper_subclass(const Tensor& t) {
-  return t.impl()->subclass() && t.impl()->subclass()->is_wrapper();
-}
-
 std::string torch_dtype(ScalarType t) { return std::string("torch.") + dtype_name(t); }
 
 // Moving a meta module with to() cannot copy data: say what to use instead.
