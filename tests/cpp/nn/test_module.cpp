@@ -333,3 +333,27 @@ TEST(SwapTensors, ExchangesEverythingAndRefusesSavedTensors) {
 
 }  // namespace
 }  // namespace ember
+
+#include "ember/optim.h"
+
+namespace ember {
+namespace {
+// Reference preservation: which conversions an optimizer built before them sees.
+TEST(Module, OptimizerSeesConversionsThatKeepIdentity) {
+  for (int mode = 0; mode < 3; ++mode) {  // 0: default (set-data), 1: swap, 2: overwrite
+    FlagGuard flags(mode == 1, mode == 2);
+    auto lin = std::make_shared<Lin>(2, 3);
+    optim::SGD opt(lin->parameters(), {.lr = 0.1});
+    lin->double_();
+    const Tensor& held = opt.param_groups()[0].params()[0];
+    SCOPED_TRACE(mode);
+    EXPECT_EQ(held.is_same(lin->parameter("weight")), mode != 2);
+    EXPECT_EQ(held.dtype(), mode == 2 ? kFloat32 : kFloat64);
+    // A step through the optimizer moves the module's weight unless it was replaced.
+    (*lin)(ones({1, 2}, kFloat64)).sum().backward();
+    opt.step();
+    EXPECT_EQ(lin->parameter("weight").select(0, 0).select(0, 0).item<double>() != 1.0, mode != 2);
+  }
+}
+}  // namespace
+}  // namespace ember
