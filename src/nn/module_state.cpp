@@ -80,6 +80,7 @@ void Module::_save_to_state_dict(StateDict& destination, const std::string& pref
       destination.insert(prefix + s.name, keep_vars ? s.value : s.value.detach());
     }
   }
+  if (has_extra_state()) destination.insert(prefix + "_extra_state", get_extra_state());
 }
 
 // ---- load_state_dict ----
@@ -224,9 +225,26 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
     }
   }
 
+  const std::string extra_key = prefix + "_extra_state";
+  if (has_extra_state()) {
+    if (const Value* extra = state_dict.find(extra_key)) {
+      Value state = *extra;
+      std::function<void()> write = [this, state] { set_extra_state(state); };
+      if (loader) {
+        loader->writes.push_back(std::move(write));
+      } else {
+        write();
+      }
+    } else if (strict) {
+      missing_keys.push_back(extra_key);
+    }
+  } else if (strict && state_dict.contains(extra_key)) {
+    unexpected_keys.push_back(extra_key);
+  }
+
   if (strict) {
     for (const auto& [k, v] : state_dict.items()) {
-      if (k.compare(0, prefix.size(), prefix) != 0) continue;
+      if (k.compare(0, prefix.size(), prefix) != 0 || k == extra_key) continue;
       const std::string rest = k.substr(prefix.size());
       const auto dot = rest.find('.');
       const std::string head = rest.substr(0, dot);

@@ -151,6 +151,11 @@ class Module : public std::enable_shared_from_this<Module> {
                                      std::vector<std::string>& missing_keys,
                                      std::vector<std::string>& unexpected_keys,
                                      std::vector<std::string>& error_msgs);
+  /// Extra state (PyTorch's get_extra_state / set_extra_state): a module that overrides
+  /// has_extra_state to return true is saved and loaded with a "<prefix>_extra_state" entry.
+  virtual bool has_extra_state() const { return false; }
+  virtual Value get_extra_state() const { return Value(); }
+  virtual void set_extra_state(const Value& /*state*/) {}
   /// `type(self)._version` in the state_dict metadata.
   virtual int64_t version() const { return 1; }
 

@@ -357,3 +357,31 @@ TEST(Module, OptimizerSeesConversionsThatKeepIdentity) {
 }
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+struct WithExtra : Module {
+  WithExtra() : Module("WithExtra") { register_buffer("b", zeros({1})); }
+  bool has_extra_state() const override { return true; }
+  Value get_extra_state() const override { return Value(std::string("v") + std::to_string(counter)); }
+  void set_extra_state(const Value& v) override { loaded = v.to_string_value(); }
+  int counter = 3;
+  std::string loaded;
+};
+
+TEST(Module, ExtraStateIsSavedAndLoaded) {
+  auto m = std::make_shared<WithExtra>();
+  StateDict sd = m->state_dict();
+  EXPECT_EQ(sd.keys(), (std::vector<std::string>{"b", "_extra_state"}));
+  m->load_state_dict(sd);
+  EXPECT_EQ(m->loaded, "v3");
+  sd.erase("_extra_state");
+  testing::expect_error([&] { m->load_state_dict(sd); }, "Missing key(s) in state_dict: \"_extra_state\".");
+  auto plain = std::make_shared<Lin>(2, 3);
+  StateDict psd = plain->state_dict();
+  psd.insert("_extra_state", Value(int64_t{1}));
+  testing::expect_error([&] { plain->load_state_dict(psd); },
+                        "Unexpected key(s) in state_dict: \"_extra_state\".");
+}
+}  // namespace
+}  // namespace ember
