@@ -142,11 +142,12 @@ tensor_list CopySlices::apply(tensor_list&& grads) {
   result.copy_(grads[0]);
   Tensor grad_slice = result.as_strided(view_.sizes, view_.strides,
                                         view_.offset - base_.offset + result.storage_offset());
-  // As PyTorch: the running backward did not walk into fn_ (it is not an edge of the graph),
-  // so its next nodes join the set that runs; fn_'s gradient for the view is then computed
-  // whenever its edge is valid.
-  for (const auto& e : fn_->next_edges()) {
-    if (e.is_valid()) add_to_current_exec_info(e.function.get());
+  // As PyTorch: the running backward did not walk into fn_ (it is not an edge of the graph), so
+  // fn_'s edge 0 — the view's history before the write, which fn_ asks about through needs(0)
+  // — joins the set that runs. Only edge 0: fn_'s other edges are CopySlices' own, already
+  // decided; marking them would make a grad() accumulate into leaves it was not asked about.
+  if (const Edge& view_edge = fn_->next_edge(0); view_edge.is_valid()) {
+    add_to_current_exec_info(view_edge.function.get());
   }
   tensor_list res = (*fn_).apply(tensor_list{grad_slice.clone()});
   for (size_t i = 0; i < res.size() && i < out.size(); ++i) {

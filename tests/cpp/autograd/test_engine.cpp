@@ -109,3 +109,19 @@ TEST(Gradcheck, MulSumPassesAndWrongRuleFails) {
 }
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+// CopySlices asks the running grad() to include its inner node's view edge; it must not make a
+// grad() accumulate into a leaf that was not requested (found as a reference-cycle leak by LSan).
+TEST(AutogradEngine, GradThroughCopySlicesLeavesOtherLeavesAlone) {
+  Tensor x = ones({2, 3}, kFloat64).requires_grad_();
+  Tensor s = ones({2, 1}, kFloat64).requires_grad_();
+  Tensor y = x * 1.0;
+  y.slice(1, 0, 2).copy_(s);
+  auto g = autograd::grad({(y * y).sum()}, {x}, {}, true, /*create_graph=*/true);
+  testing::expect_values(g[0], {2, 3}, {0, 0, 2, 0, 0, 2});
+  EXPECT_FALSE(s.grad().defined());
+}
+}  // namespace
+}  // namespace ember
