@@ -7,6 +7,13 @@ echo
 echo "== extending autograd: user-defined Functions in C++ =="
 "$build/examples/cpp/extending_autograd"
 echo
+echo "== end to end: an MLP on sklearn's digits, its state_dict loaded into a meta-built copy =="
+if [[ -x "$build/examples/cpp/digits" ]]; then
+  "$build/examples/cpp/digits"
+else
+  echo "(digits not built: zlib1g-dev missing)"
+fi
+echo
 echo "== benchmark: ember beside PyTorch in the same run =="
 if [[ -x "$build/benchmarks/bench_core" ]]; then
   # Per-op overhead and bandwidth of add; `make bench` runs every benchmark.

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev libtorch-dev
-      python3-torch python3-numpy)
+      python3-torch python3-numpy
+      zlib1g-dev python3-sklearn)  # examples/cpp/digits: reads sklearn's digits.csv.gz with zlib
 if [[ "${1:-demo}" == "test" ]]; then
   want+=(python3-pytest)
 fi
