@@ -30,7 +30,9 @@ class StateDict {
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   std::vector<std::string> keys() const;
-  const std::vector<std::pair<std::string, Value>>& items() const { return items_; }
+  const std::vector<std::pair<std::string, Value>>& items() const& { return items_; }
+  /// On a temporary (`for (auto& kv : m.state_dict().items())`): a copy, not a dangling reference.
+  std::vector<std::pair<std::string, Value>> items() && { return std::move(items_); }
   /// The entries whose key starts with `prefix` (all of them for "").
   StateDict with_prefix(const std::string& prefix) const;
 
