@@ -385,3 +385,58 @@ TEST(Module, ExtraStateIsSavedAndLoaded) {
 }
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+// The per-module steps are overridable: a module that stores its weight scaled in checkpoints
+// (a derived key) and reads it back, delegating the rest to the default step.
+struct Scaled : Module {
+  Scaled() : Module("Scaled") { register_parameter("w", full({2}, 3.0)); }
+  void _save_to_state_dict(StateDict& d, const std::string& prefix, bool keep_vars) override {
+    Module::_save_to_state_dict(d, prefix, keep_vars);
+    d.insert(prefix + "w_half", (parameter("w") * 0.5).detach());
+    d.erase(prefix + "w");
+  }
+  void _load_from_state_dict(StateDict& sd, const std::string& prefix, nn::LocalMetadata& md,
+                             bool strict, std::vector<std::string>& missing,
+                             std::vector<std::string>& unexpected,
+                             std::vector<std::string>& errors) override {
+    if (const Value* half = sd.find(prefix + "w_half")) {
+      sd.insert(prefix + "w", half->to_tensor() * 2.0);
+      sd.erase(prefix + "w_half");
+    }
+    Module::_load_from_state_dict(sd, prefix, md, strict, missing, unexpected, errors);
+  }
+};
+
+TEST(Module, OverriddenPerModuleStepsSaveAndReadADerivedKey) {
+  auto outer = std::make_shared<Module>("Outer");
+  auto inner = outer->register_module("inner", std::make_shared<Scaled>());
+  StateDict sd = outer->state_dict();
+  EXPECT_EQ(sd.keys(), (std::vector<std::string>{"inner.w_half"}));
+  testing::expect_values(sd.at("inner.w_half").to_tensor(), {2}, {1.5, 1.5});
+  sd.insert("inner.w_half", full({2}, 5.0));
+  EXPECT_EQ(outer->load_state_dict(sd).to_string(), "<All keys matched successfully>");
+  testing::expect_values(inner->parameter("w"), {2}, {10, 10});
+}
+}  // namespace
+}  // namespace ember
+
+namespace ember {
+namespace {
+TEST(Module, StateDictHooks) {
+  auto lin = std::make_shared<Lin>(2, 3);
+  std::vector<std::string> seen;
+  lin->register_state_dict_pre_hook([&](Module&, const std::string& prefix, bool keep_vars) {
+    seen.push_back("pre " + prefix + (keep_vars ? " keep" : ""));
+  });
+  lin->register_state_dict_post_hook([&](Module&, StateDict& d, const std::string& prefix) {
+    seen.push_back("post " + prefix + " " + std::to_string(d.size()));
+  });
+  auto outer = std::make_shared<Module>("Outer");
+  outer->register_module("lin", lin);
+  outer->state_dict("", true);
+  EXPECT_EQ(seen, (std::vector<std::string>{"pre lin. keep", "post lin. 2"}));
+}
+}  // namespace
+}  // namespace ember
