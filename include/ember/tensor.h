@@ -185,6 +185,10 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
   /// self where condition else other (as torch.Tensor.where).
   Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
 
 #define EMBER_BINARY_NOALPHA_METHODS(name)  \
   Tensor name(const Tensor& other) const;   \

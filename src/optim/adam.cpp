@@ -158,7 +158,12 @@ void AdamBase::adam_update(Tensor param, const Tensor& grad, ValueDict& st, doub
   //        (Note [16-bit parameters] in optim_util.h).
   const ScalarType opmath = detail::opmath_dtype(param.dtype());
   exp_avg.mul_(beta1).add_(grad, detail::alpha_for(param, 1 - beta1));
-  exp_avg_sq.mul_(beta2).add_(grad.to(opmath).mul(1 - beta2).mul_(grad));
+  const bool fused = opmath == param.dtype();  // float32 / float64: torch's in-place ops as they are
+  if (fused) {
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2);
+  } else {
+    exp_avg_sq.mul_(beta2).add_(grad.to(opmath).mul(1 - beta2).mul_(grad));
+  }
 
   const double step = st.at("step").to_tensor().item<double>();
   const double bias_correction1 = 1 - std::pow(beta1, step);
@@ -176,7 +181,11 @@ void AdamBase::adam_update(Tensor param, const Tensor& grad, ValueDict& st, doub
   }
   denom.div_(bias_correction2_sqrt).add_(eps);
   // torch: param.addcdiv_(exp_avg, denom, value=-step_size) = param + (value * exp_avg) / denom.
-  param.add_(exp_avg.to(opmath).mul(-step_size).div_(denom));
+  if (fused) {
+    param.addcdiv_(exp_avg, denom, -step_size);
+  } else {
+    param.add_(exp_avg.to(opmath).mul(-step_size).div_(denom));
+  }
 }
 
 // ---- Adam ----

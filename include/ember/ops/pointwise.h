@@ -99,6 +99,12 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value);
 
+// ---- addcmul / addcdiv (addcmul.cpp): self + value * tensor1 (* or /) tensor2 ----
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor& addcdiv_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+
 // ---- type promotion (src/core/type_promotion.cpp) ----
 /// torch.result_type: the dtype an elementwise op on these operands computes in. 0-d tensors and
 /// wrapped numbers (scalars) only raise the category (bool < integer < floating), never the width.

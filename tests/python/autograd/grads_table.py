@@ -148,6 +148,10 @@ GRAD_CASES: List[GradOp] = [
     op("masked_fill.Tensor", [T, MASK1, T2], [((3, 4), (3, 4), ()), ((3, 4), (4,), ())]),
     op("masked_fill_.Scalar", [T, MASK1, 7], [((3, 4), (4,))]),
     op("masked_fill_.Tensor", [T, MASK1, T2], [((3, 4), (3, 4), ())]),
+    # ---- addcmul / addcdiv ----
+    op("addcmul", [T, T1, T2, 0.5], TERNARY), op("addcdiv", [T, T1, Tensor(2, "nonzero"), -1.5], TERNARY),
+    op("addcmul_", [T, T1, T2, 0.5], [((3, 4), (3, 4), (4,))]),
+    op("addcdiv_", [T, T1, Tensor(2, "nonzero"), 2], [((3, 4), (4,), (3, 4))]),
     # ---- reductions ----
     op("sum", [T], REDUCE), op("sum", [T, torch.float64], REDUCE[:2], dtypes=[torch.float32]),
     op("sum.dim_IntList", [T, [1], False], REDUCE[:2]), op("sum.dim_IntList", [T, [0, -1], True], REDUCE[:2]),
