@@ -41,16 +41,23 @@ struct TorchModel : torch::nn::Module {
   }
 };
 
-template <class F>
-double median_ms(int rounds, F&& f) {
+// Median wall time of `timed` over `rounds`, each after an untimed `setup` (which may build
+// fresh inputs the timed part consumes).
+template <class Setup, class F>
+double median_ms(int rounds, Setup&& setup, F&& timed) {
   std::vector<double> times;
   for (int r = 0; r < rounds; ++r) {
+    setup();
     const double t0 = now(Timer::Wall);
-    f();
+    timed();
     times.push_back((now(Timer::Wall) - t0) * 1e3);
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+template <class F>
+double median_ms(int rounds, F&& timed) {
+  return median_ms(rounds, [] {}, std::forward<F>(timed));
 }
 
 void bench_load() {
@@ -81,29 +88,13 @@ void bench_load() {
 
 void bench_to_bfloat16() {
   set_threads(1);
-  double e = 0, t = 0;
-  {
-    std::vector<double> times;
-    for (int r = 0; r < 3; ++r) {
-      auto em = std::make_shared<EmberModel>();
-      const double t0 = now(Timer::Wall);
-      em->bfloat16();
-      times.push_back((now(Timer::Wall) - t0) * 1e3);
-    }
-    std::sort(times.begin(), times.end());
-    e = times[1];
-  }
-  {
-    std::vector<double> times;
-    for (int r = 0; r < 3; ++r) {
-      auto tm = std::make_shared<TorchModel>();
-      const double t0 = now(Timer::Wall);
-      tm->to(torch::kBFloat16);
-      times.push_back((now(Timer::Wall) - t0) * 1e3);
-    }
-    std::sort(times.begin(), times.end());
-    t = times[1];
-  }
+  std::shared_ptr<EmberModel> em;
+  std::shared_ptr<TorchModel> tm;
+  const double e = median_ms(3, [&] { em = std::make_shared<EmberModel>(); },
+                             [&] { em->bfloat16(); });
+  em.reset();
+  const double t = median_ms(3, [&] { tm = std::make_shared<TorchModel>(); },
+                             [&] { tm->to(torch::kBFloat16); });
   report("to_bfloat16_512MiB", "ms", e, t, true);
 }
 

@@ -264,6 +264,18 @@ tensor_list make_root_grads(const tensor_list& outputs, const tensor_list& grad_
   return grads;
 }
 
+// The edges whose incoming gradients backward(inputs=) / grad() want: a leaf's AccumulateGrad
+// (created if needed), a non-leaf's grad_fn output.
+edge_list input_edges_of(const tensor_list& inputs) {
+  edge_list edges;
+  for (const auto& in : inputs) {
+    EMBER_CHECK(in.defined() && in.requires_grad(),
+                "One of the differentiated Tensors does not require grad");
+    edges.push_back(in.is_leaf() ? Edge(grad_accumulator(in), 0) : gradient_edge(in));
+  }
+  return edges;
+}
+
 edge_list root_edges(const tensor_list& outputs) {
   edge_list roots;
   for (const auto& o : outputs) roots.push_back(gradient_edge(o));
@@ -276,11 +288,7 @@ void backward(const tensor_list& outputs, const tensor_list& grad_outputs,
               std::optional<bool> retain_graph, bool create_graph, const tensor_list& inputs) {
   tensor_list root_grads = make_root_grads(outputs, grad_outputs);
   const bool keep_graph = retain_graph.value_or(create_graph);
-  edge_list input_edges;
-  for (const auto& in : inputs) {
-    EMBER_CHECK(in.defined() && in.requires_grad(), "One of the differentiated Tensors does not require grad");
-    input_edges.push_back(in.is_leaf() ? Edge(grad_accumulator(in), 0) : gradient_edge(in));
-  }
+  const edge_list input_edges = input_edges_of(inputs);
   // Leaves accumulate through their AccumulateGrad nodes; a non-leaf input's gradient is
   // captured and accumulated into its .grad here.
   tensor_list got = run_backward(root_edges(outputs), root_grads, keep_graph, create_graph,
@@ -297,12 +305,7 @@ tensor_list grad(const tensor_list& outputs, const tensor_list& inputs,
                  const tensor_list& grad_outputs, std::optional<bool> retain_graph,
                  bool create_graph, bool allow_unused) {
   tensor_list root_grads = make_root_grads(outputs, grad_outputs);
-  edge_list input_edges;
-  for (const auto& in : inputs) {
-    EMBER_CHECK(in.defined() && in.requires_grad(),
-                "One of the differentiated Tensors does not require grad");
-    input_edges.push_back(in.is_leaf() ? Edge(grad_accumulator(in), 0) : gradient_edge(in));
-  }
+  const edge_list input_edges = input_edges_of(inputs);
   tensor_list result = run_backward(root_edges(outputs), root_grads,
                                     retain_graph.value_or(create_graph), create_graph, input_edges,
                                     false);

@@ -227,20 +227,26 @@ void Module::visit(const std::string& prefix, bool recurse, bool remove_duplicat
   }
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::string& prefix,
-                                                                     bool recurse,
-                                                                     bool remove_duplicate) const {
+std::vector<std::pair<std::string, Tensor>> Module::named_members(
+    std::deque<Slot> Module::*slots, const std::string& prefix, bool recurse,
+    bool remove_duplicate) const {
   std::vector<std::pair<std::string, Tensor>> out;
   std::unordered_set<const TensorImpl*> seen_tensors;
   std::unordered_set<const Module*> seen_modules;
   visit(prefix, recurse, remove_duplicate, seen_modules, [&](const Module& m, const std::string& p) {
-    for (const auto& s : m.parameters_) {
+    for (const auto& s : m.*slots) {
       if (!s.value.defined()) continue;
       if (remove_duplicate && !seen_tensors.insert(s.value.impl()).second) continue;
       out.emplace_back(join(p, s.name), s.value);
     }
   });
   return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::string& prefix,
+                                                                     bool recurse,
+                                                                     bool remove_duplicate) const {
+  return named_members(&Module::parameters_, prefix, recurse, remove_duplicate);
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const {
@@ -252,17 +258,7 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
 std::vector<std::pair<std::string, Tensor>> Module::named_buffers(const std::string& prefix,
                                                                   bool recurse,
                                                                   bool remove_duplicate) const {
-  std::vector<std::pair<std::string, Tensor>> out;
-  std::unordered_set<const TensorImpl*> seen_tensors;
-  std::unordered_set<const Module*> seen_modules;
-  visit(prefix, recurse, remove_duplicate, seen_modules, [&](const Module& m, const std::string& p) {
-    for (const auto& s : m.buffers_) {
-      if (!s.value.defined()) continue;
-      if (remove_duplicate && !seen_tensors.insert(s.value.impl()).second) continue;
-      out.emplace_back(join(p, s.name), s.value);
-    }
-  });
-  return out;
+  return named_members(&Module::buffers_, prefix, recurse, remove_duplicate);
 }
 
 std::vector<Tensor> Module::buffers(bool recurse) const {
@@ -310,35 +306,33 @@ Module& Module::requires_grad_(bool requires_grad) {
 
 // ---- hooks ----
 
-unsigned Module::register_forward_pre_hook(ForwardPreHook hook) {
+namespace {
+// Every hook list holds (id, hook) pairs; ids are unique across lists so remove_hook needs one.
+template <class List, class Hook>
+unsigned add_hook(List& list, Hook hook) {
   const unsigned id = g_next_hook_id++;
-  forward_pre_hooks_.emplace_back(id, std::move(hook));
+  list.emplace_back(id, std::move(hook));
   return id;
+}
+}  // namespace
+
+unsigned Module::register_forward_pre_hook(ForwardPreHook hook) {
+  return add_hook(forward_pre_hooks_, std::move(hook));
 }
 unsigned Module::register_forward_hook(ForwardHook hook) {
-  const unsigned id = g_next_hook_id++;
-  forward_hooks_.emplace_back(id, std::move(hook));
-  return id;
+  return add_hook(forward_hooks_, std::move(hook));
 }
 unsigned Module::register_state_dict_pre_hook(StateDictPreHook hook) {
-  const unsigned id = g_next_hook_id++;
-  state_dict_pre_hooks_.emplace_back(id, std::move(hook));
-  return id;
+  return add_hook(state_dict_pre_hooks_, std::move(hook));
 }
 unsigned Module::register_state_dict_post_hook(StateDictPostHook hook) {
-  const unsigned id = g_next_hook_id++;
-  state_dict_post_hooks_.emplace_back(id, std::move(hook));
-  return id;
+  return add_hook(state_dict_post_hooks_, std::move(hook));
 }
 unsigned Module::register_load_state_dict_pre_hook(LoadPreHook hook) {
-  const unsigned id = g_next_hook_id++;
-  load_pre_hooks_.emplace_back(id, std::move(hook));
-  return id;
+  return add_hook(load_pre_hooks_, std::move(hook));
 }
 unsigned Module::register_load_state_dict_post_hook(LoadPostHook hook) {
-  const unsigned id = g_next_hook_id++;
-  load_post_hooks_.emplace_back(id, std::move(hook));
-  return id;
+  return add_hook(load_post_hooks_, std::move(hook));
 }
 void Module::remove_hook(unsigned id) {
   auto match = [id](const auto& h) { return h.first == id; };

@@ -93,6 +93,14 @@ class ModuleLoader {
     return loader;
   }
   std::vector<std::function<void()>> writes;
+  /// Queues `write` while a load_state_dict is checking the tree; runs it at once otherwise.
+  static void schedule(std::function<void()> write) {
+    if (ModuleLoader* loader = current()) {
+      loader->writes.push_back(std::move(write));
+    } else {
+      write();
+    }
+  }
 };
 
 namespace {
@@ -132,7 +140,6 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
   }
   const bool assign = truthy(local_metadata, "assign_to_params_buffers");
   const bool use_swap = get_swap_module_params_on_conversion();
-  ModuleLoader* loader = ModuleLoader::current();
 
   // Parameters, then persistent buffers (PyTorch's local_state).
   struct Local {
@@ -218,23 +225,14 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
         EMBER_FAIL(failure(e.what()));
       }
     };
-    if (loader) {
-      loader->writes.push_back(std::move(write));
-    } else {
-      write();
-    }
+    ModuleLoader::schedule(std::move(write));
   }
 
   const std::string extra_key = prefix + "_extra_state";
   if (has_extra_state()) {
     if (const Value* extra = state_dict.find(extra_key)) {
       Value state = *extra;
-      std::function<void()> write = [this, state] { set_extra_state(state); };
-      if (loader) {
-        loader->writes.push_back(std::move(write));
-      } else {
-        write();
-      }
+      ModuleLoader::schedule([this, state] { set_extra_state(state); });
     } else if (strict) {
       missing_keys.push_back(extra_key);
     }

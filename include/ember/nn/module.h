@@ -198,6 +198,10 @@ class Module : public std::enable_shared_from_this<Module> {
   Slot* find_slot(std::deque<Slot>& slots, const std::string& name);
   const Slot* find_slot(const std::deque<Slot>& slots, const std::string& name) const;
   void check_new_name(const std::string& kind, const std::string& name) const;
+  // named_parameters / named_buffers: the defined tensors of `slots` over the tree.
+  std::vector<std::pair<std::string, Tensor>> named_members(std::deque<Slot> Module::*slots,
+                                                            const std::string& prefix, bool recurse,
+                                                            bool remove_duplicate) const;
   // Pre-order over this module and (with recurse) its descendants, with their dotted prefixes.
   void visit(const std::string& prefix, bool recurse, bool remove_duplicate,
              std::unordered_set<const Module*>& seen,
