@@ -5,7 +5,8 @@ set -euo pipefail
 
 want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev libtorch-dev
       python3-torch python3-numpy
-      zlib1g-dev python3-sklearn)  # examples/cpp/digits: reads sklearn's digits.csv.gz with zlib
+      zlib1g-dev python3-sklearn   # examples/cpp/digits: reads sklearn's digits.csv.gz with zlib
+      python3-dev pybind11-dev python3-pybind11 python3-setuptools)  # the Python package
 if [[ "${1:-demo}" == "test" ]]; then
   want+=(python3-pytest)
 fi

@@ -117,9 +117,18 @@ class TensorImpl : public intrusive_target {
   /// autograd state and subclass (Tensor.data = other; PyTorch's shallow_copy_from).
   void shallow_copy_from(const TensorImpl& other);
 
-  /// The Python object that owns this impl (front end only; opaque to C++).
+  /// The Python object of this impl (front end only; opaque to C++). Normally the Python object
+  /// owns the impl and this is a borrowed back-pointer. When the Python object loses its last
+  /// Python reference while C++ still holds the impl, ownership flips: the impl owns the object
+  /// (`owns_pyobj`), keeping its class and __dict__ alive, and releases it through
+  /// `pyobj_release_hook` when the impl dies (Note [Python object preservation] in
+  /// python/csrc/tensor_object.cpp).
   void* pyobj() const { return pyobj_; }
   void set_pyobj(void* p) { pyobj_ = p; }
+  bool owns_pyobj() const { return owns_pyobj_; }
+  void set_owns_pyobj(bool v) { owns_pyobj_ = v; }
+  /// Installed by the Python front end; called by ~TensorImpl on an owned Python object.
+  static inline void (*pyobj_release_hook)(void* pyobj) = nullptr;
 
  private:
   void refresh_numel_and_contiguity();
@@ -141,6 +150,7 @@ class TensorImpl : public intrusive_target {
   intrusive_ptr<TensorSubclass> subclass_;
   intrusive_ptr<QuantizerBase> quantizer_;
   void* pyobj_ = nullptr;
+  bool owns_pyobj_ = false;
 };
 
 /// Row-major strides for `sizes` (size-1 and size-0 dims get the stride the next would need).

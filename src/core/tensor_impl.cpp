@@ -92,7 +92,9 @@ TensorImpl::TensorImpl(IntArrayRef sizes, ScalarType dtype, Device device)
   refresh_keys();
 }
 
-TensorImpl::~TensorImpl() = default;
+TensorImpl::~TensorImpl() {
+  if (owns_pyobj_ && pyobj_release_hook) pyobj_release_hook(pyobj_);
+}
 
 int64_t TensorImpl::size(int64_t d) const {
   int64_t n = dim();

@@ -1,0 +1,19 @@
+// ember._C: the pybind11 module. Each area registers itself from its own file; this file only
+// fixes the order (types before the tensor object before the ops that use both).
+#include "common.h"
+#include "torch_function.h"
+
+namespace ember::python {
+void init_tensor_methods(py::module_& m);
+}  // namespace ember::python
+
+PYBIND11_MODULE(_C, m) {
+  using namespace ember::python;
+  m.doc() = "ember's C++ core, bound for Python";
+  init_errors(m);
+  init_types(m);
+  init_tensor_object(m);
+  init_torch_function(m);
+  init_ops(m);
+  init_tensor_methods(m);
+}

@@ -1,0 +1,30 @@
+// The __torch_function__ protocol at the Python boundary (extension-spec § 4): which arguments
+// are overloaded, in which order, and handing a call to the Python-level dispatcher
+// (ember.overrides installs it with _C._set_torch_function_handler).
+#pragma once
+
+#include <vector>
+
+#include "common.h"
+
+namespace ember::python {
+
+/// Whether the thread's state lets any __torch_function__ run (not under DisableTorchFunction).
+bool torch_function_enabled();
+/// Whether a TorchFunctionMode is on this thread's stack.
+bool torch_function_mode_active();
+/// Whether `obj` qualifies as an overloaded argument: a tensor subclass whose
+/// __torch_function__ is not _disabled_torch_function_impl (and subclasses are not disabled), or
+/// a non-tensor whose type has __torch_function__. Exact ember.Tensor / Parameter: false, fast.
+bool is_overloaded(PyObject* obj);
+/// Adds `obj` (and, for a list or tuple, its elements) to `out` in NEP-18 order: one argument
+/// per type, subclasses before their superclasses, else left to right.
+void collect_overloaded(PyObject* obj, std::vector<PyObject*>& out);
+/// Calls the Python dispatcher: handler(public_api, overloaded, args, kwargs) -> result.
+/// Returns a new reference, or nullptr with a Python error set.
+PyObject* dispatch_torch_function(PyObject* public_api, const std::vector<PyObject*>& overloaded,
+                                  PyObject* args, PyObject* kwargs);
+
+void init_torch_function(py::module_& m);
+
+}  // namespace ember::python

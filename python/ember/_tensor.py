@@ -1,0 +1,153 @@
+"""ember.Tensor: the one Python type of every tensor (subclassable), over ember._C.TensorBase.
+
+The C part holds the tensor and gives every op of the table as a method (ember._C._op_methods);
+this file adds what PyTorch writes in Python: operators and their reflected forms, conversions to
+Python numbers, and the default __torch_function__.
+"""
+from . import _C
+
+_ops = _C._op_functions
+
+
+def _binary(method_name):
+    method = _C._op_methods[method_name]
+
+    def dunder(self, other):
+        try:
+            return method(self, other)
+        except TypeError:
+            return NotImplemented  # let Python try the reflected operation, as PyTorch does
+
+    dunder.__name__ = f"__{method_name}__"
+    return dunder
+
+
+def _reflected(function_name):
+    fn = _ops[function_name]
+
+    def dunder(self, other):
+        try:
+            return fn(other, self)
+        except TypeError:
+            return NotImplemented
+
+    return dunder
+
+
+class Tensor(_C.TensorBase):
+    __module__ = "ember"
+
+    # ---- operators ----
+    __add__ = _binary("add")
+    __radd__ = _binary("add")
+    __sub__ = _binary("sub")
+    __rsub__ = _reflected("sub")
+    __mul__ = _binary("mul")
+    __rmul__ = _binary("mul")
+    __truediv__ = _binary("div")
+    __rtruediv__ = _reflected("div")
+    __mod__ = _binary("remainder")
+    __rmod__ = _reflected("remainder")
+    __pow__ = _binary("pow")
+    __rpow__ = _reflected("pow")
+    __matmul__ = _binary("matmul")
+    __rmatmul__ = _reflected("matmul")
+    __and__ = _binary("bitwise_and")
+    __rand__ = _binary("bitwise_and")
+    __or__ = _binary("bitwise_or")
+    __ror__ = _binary("bitwise_or")
+    __xor__ = _binary("bitwise_xor")
+    __rxor__ = _binary("bitwise_xor")
+    __eq__ = _binary("eq")
+    __ne__ = _binary("ne")
+    __lt__ = _binary("lt")
+    __le__ = _binary("le")
+    __gt__ = _binary("gt")
+    __ge__ = _binary("ge")
+    __iadd__ = _C._op_methods["add_"]
+    __isub__ = _C._op_methods["sub_"]
+    __imul__ = _C._op_methods["mul_"]
+    __itruediv__ = _C._op_methods["div_"]
+    __neg__ = _C._op_methods["neg"]
+    __abs__ = _C._op_methods["abs"]
+    __invert__ = _C._op_methods["bitwise_not"]
+    __hash__ = object.__hash__  # identity, as torch.Tensor (defining __eq__ would remove it)
+
+    def __pos__(self):
+        return self
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype == _C.bool or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    @property
+    def T(self):
+        if self.dim() > 2:
+            raise RuntimeError("The use of `x.T` on tensors of dimension other than 2 to reverse "
+                               "their shape is not supported.")
+        return self.t() if self.dim() == 2 else self
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def layout(self):
+        return _C.strided
+
+    def __format__(self, format_spec):
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default: run func with subclass overrides off, and give the result back as cls."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with _C.DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            if func in _default_nowrap_functions():
+                return ret
+            return _convert(ret, cls)
+
+
+def _default_nowrap_functions():
+    return {Tensor._base.__get__, Tensor.grad.__get__}
+
+
+def _convert(ret, cls):
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        ret = type(ret)(_convert(r, cls) for r in ret)
+    return ret
+
+
+_C._set_tensor_classes(Tensor, None)
