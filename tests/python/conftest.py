@@ -1,5 +1,6 @@
 import os
 import pathlib
+import sys
 
 import pytest
 
@@ -8,6 +9,10 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 def build_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("EMBER_BUILD_DIR", REPO / "build"))
+
+
+# The ember package as the build assembles it (python/CMakeLists.txt): <build>/python/ember.
+sys.path.insert(0, str(build_dir() / "python"))
 
 
 @pytest.fixture(scope="session")
