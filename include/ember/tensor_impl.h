@@ -128,7 +128,9 @@ class TensorImpl : public intrusive_target {
   bool owns_pyobj() const { return owns_pyobj_; }
   void set_owns_pyobj(bool v) { owns_pyobj_ = v; }
   /// Installed by the Python front end; called by ~TensorImpl on an owned Python object.
-  static inline void (*pyobj_release_hook)(void* pyobj) = nullptr;
+  /// (Defined in libember, not inline: a module built with hidden visibility would otherwise set
+  /// its own copy.)
+  static void set_pyobj_release_hook(void (*hook)(void* pyobj));
 
  private:
   void refresh_numel_and_contiguity();

@@ -50,7 +50,7 @@ void init_tensor_methods(py::module_& m) {
   add_tensor_property("is_cpu", py::cpp_function([](py::handle self) { return self_tensor(self).is_cpu(); }));
   add_tensor_property("is_quantized", py::cpp_function([](py::handle self) { return self_tensor(self).is_quantized(); }));
   add_tensor_property("_version", py::cpp_function([](py::handle self) { return self_tensor(self).version(); }));
-  add_tensor_method("_use_count", py::cpp_function([](py::handle self) { return self_tensor(self).use_count(); }));
+  add_tensor_method("_use_count", py::cpp_function([](py::handle self) { return unpack(self.ptr()).use_count(); }));
   add_tensor_method("item", py::cpp_function([](py::handle self) -> py::object {
     Scalar s = self_tensor(self).item();
     if (s.is_bool()) return py::bool_(s.to_bool());

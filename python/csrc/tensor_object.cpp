@@ -226,7 +226,7 @@ PyObject* wrap(Tensor t) {
 }
 
 void init_tensor_object(py::module_& m) {
-  TensorImpl::pyobj_release_hook = release_owned_pyobj;
+  TensorImpl::set_pyobj_release_hook(release_owned_pyobj);
 
   TensorMetaType.tp_name = "ember._C._TensorMeta";
   TensorMetaType.tp_basicsize = PyType_Type.tp_basicsize;

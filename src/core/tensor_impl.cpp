@@ -92,8 +92,14 @@ TensorImpl::TensorImpl(IntArrayRef sizes, ScalarType dtype, Device device)
   refresh_keys();
 }
 
+namespace {
+void (*g_pyobj_release_hook)(void*) = nullptr;
+}  // namespace
+
+void TensorImpl::set_pyobj_release_hook(void (*hook)(void*)) { g_pyobj_release_hook = hook; }
+
 TensorImpl::~TensorImpl() {
-  if (owns_pyobj_ && pyobj_release_hook) pyobj_release_hook(pyobj_);
+  if (owns_pyobj_ && g_pyobj_release_hook) g_pyobj_release_hook(pyobj_);
 }
 
 int64_t TensorImpl::size(int64_t d) const {

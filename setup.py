@@ -1,0 +1,56 @@
+"""`pip install .`: builds ember (libember and the ember._C module) with CMake and installs the
+`ember` package with both libraries inside it (_C finds libember next to itself: RPATH $ORIGIN).
+
+Works offline with Debian's packages (cmake, ninja-build, g++, python3-dev, pybind11-dev,
+python3-setuptools, python3-wheel and ember's C++ dependencies, which `scripts/setup.sh`
+installs): there is no pyproject.toml, so pip runs this file with the system's setuptools instead
+of downloading build requirements into an isolated environment.
+"""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = pathlib.Path(__file__).resolve().parent
+
+
+class CMakeBuild(build_ext):
+    """Configures and builds the `ember_py` target, then copies the assembled package."""
+
+    def build_extension(self, ext):
+        build_dir = pathlib.Path(self.build_temp).resolve() / "cmake"
+        build_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.check_call([
+            "cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
+            "-DCMAKE_BUILD_TYPE=Release", "-DEMBER_BUILD_TESTS=OFF",
+            "-DEMBER_BUILD_BENCHMARKS=OFF", f"-DPython_EXECUTABLE={sys.executable}",
+        ])
+        jobs = os.environ.get("EMBER_BUILD_JOBS", str(os.cpu_count() or 2))
+        subprocess.check_call(["cmake", "--build", str(build_dir), "--target", "ember_py",
+                               "-j", jobs])
+        package = build_dir / "python" / "ember"
+        target = pathlib.Path(self.build_lib).resolve() / "ember"
+        if target.exists():
+            shutil.rmtree(target)
+        # Symlinks to libember become real files: the installed package stands alone.
+        shutil.copytree(package, target, symlinks=False,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        # Keep only the soname file _C loads (libember.so.0); drop the dev symlink copies.
+        for extra in target.glob("libember.so"):
+            extra.unlink()
+
+
+setup(
+    name="ember",
+    version="0.1.0",
+    description="PyTorch's extension points on a small C++20 core (`import ember as torch`)",
+    python_requires=">=3.11",
+    packages=[],
+    ext_modules=[Extension("ember._C", sources=[])],
+    cmdclass={"build_ext": CMakeBuild},
+    zip_safe=False,
+)
