@@ -69,6 +69,7 @@ std::string type_name_of(py::handle o) {
   for (auto item : kwargs) kws.push_back(py::str(item.first).cast<std::string>() + "=" + type_name_of(item.second));
   std::sort(kws.begin(), kws.end());
   for (size_t i = 0; i < kws.size(); ++i) got += (args.size() > 1 || i ? ", " : "") + kws[i];
+  if (args.size() == 1 && !kws.empty()) got += ", ";  // PyTorch's "(foo=int, )"
   std::string msg = std::string(name) + "() received an invalid combination of arguments - got " + got +
                     "), but expected one of:\n";
   for (const char* s : signatures) msg += std::string(" * ") + s + "\n";

@@ -19,10 +19,12 @@ __all__ = [
 ]
 
 
-def arange(start, end=None, step=1, **kwargs):
+def arange(start=None, end=None, step=1, **kwargs):
     """arange(end) or arange(start, end, step=1), with dtype=, device=, requires_grad=."""
     if end is None:
         start, end = 0, start
+    elif start is None:
+        start = 0
     return _op["arange"](start, end, step, **kwargs)
 
 
