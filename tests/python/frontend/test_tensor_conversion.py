@@ -278,3 +278,30 @@ def test_random_factories_shapes_dtypes_and_ranges():
     r = ember.randint(3, 5, (100,))
     assert r.min().item() >= 3 and r.max().item() <= 4
     assert ember.rand_like(ember.ones(2), requires_grad=True).requires_grad
+
+
+def test_identity_of_in_place_and_no_op_results():
+    x = ember.ones(3)
+    assert x.add_(1) is x
+    assert x.to(x.dtype) is x
+    assert x.clone(memory_format=ember.preserve_format) is not x
+    y = x[0]
+    assert y._base is x and y._base is x  # the same Python object each time
+
+
+def test_hand_written_methods_dispatch_torch_function():
+    pytest.importorskip("ember.overrides", reason="the Python-level dispatcher is the overrides area's")
+    seen = []
+
+    class Logged(ember.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    x = ember._C._tensor_from_base(Logged, ember.ones(2))
+    assert type(x.to(ember.float64)) is Logged
+    x.float()
+    x.new_zeros(2)
+    x.tolist()
+    assert seen == [ember.Tensor.to, ember.Tensor.float, ember.Tensor.new_zeros, ember.Tensor.tolist]
