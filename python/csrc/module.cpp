@@ -1,11 +1,15 @@
 // ember._C: the pybind11 module. Each area registers itself from its own file; this file only
 // fixes the order (types before the tensor object before the ops that use both).
 #include "common.h"
+#include "nn.h"
 #include "torch_function.h"
 
 namespace ember::python {
 void init_tensor_methods(py::module_& m);
 void init_runtime(py::module_& m);
+void init_tensor_api(py::module_& m);
+void init_torch_dispatch(py::module_& m);
+void init_swap(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -18,4 +22,9 @@ PYBIND11_MODULE(_C, m) {
   init_ops(m);
   init_tensor_methods(m);
   init_runtime(m);
+  init_tensor_api(m);
+  init_torch_dispatch(m);
+  init_swap(m);
+  init_nn(m);
+  init_optim(m);
 }

@@ -102,6 +102,13 @@ class Tensor(_C.TensorBase):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    __array_priority__ = 1000  # numpy defers its binary operators to tensors, as to torch's
+
+    def __array__(self, dtype=None):
+        """np.asarray(t): the zero-copy t.numpy(), converted only when a dtype is asked for."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
     @property
     def T(self):
         if self.dim() > 2:
