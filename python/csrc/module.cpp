@@ -16,4 +16,6 @@ PYBIND11_MODULE(_C, m) {
   init_torch_function(m);
   init_ops(m);
   init_tensor_methods(m);
+  init_torch_dispatch(m);
+  init_swap(m);
 }
