@@ -53,9 +53,9 @@ def scenario_logged_ops(T):
     log.append(f"result {type(r).__name__} {r.requires_grad} {W.requires_grad}")
     W.to(T.float64)
     W.clone()
-    W.detach()
     T.add(W, W, alpha=2)
     x = Logged(T.ones(2))
+    x.detach()
     x.add_(1)
     log.append(f"wrapper data_ptr {x.data_ptr()} size {tuple(x.shape)} dtype {x.dtype}")
     return log
@@ -115,11 +115,18 @@ def scenario_mode(T):
     return log
 
 
+def without_repeated_detach(lines):
+    # 1.13's Tensor.detach reaches the handler twice in a row (its autograd kernel detaches once
+    # more); later versions and ember once.
+    return [x for i, x in enumerate(lines)
+            if not (i and x == lines[i - 1] and x.startswith("aten.detach.default"))]
+
+
 @pytest.mark.parametrize("scenario", [scenario_logged_ops, scenario_op_objects, scenario_errors,
                                       scenario_mode])
 def test_same_as_torch(scenario):
     expected = [line.replace("torch.", "ember.") for line in scenario(torch)]
-    assert scenario(ember) == expected
+    assert scenario(ember) == without_repeated_detach(expected)
 
 
 def test_overloads_and_identity():
@@ -142,6 +149,9 @@ def test_handler_results_are_not_rewrapped():
         @classmethod
         def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
             return func(*[a.elem if isinstance(a, Plain) else a for a in args], **(kwargs or {}))
+
+        # (the default __torch_function__ would turn results into Plain: PyTorch's too)
+        __torch_function__ = ember._C._disabled_torch_function_impl
 
     p = Plain(ember.ones(2))
     assert type(p * 3) is ember.Tensor

@@ -66,6 +66,7 @@ def test_swap_refusals():
     del y
 
 
+@pytest.mark.skipif(not hasattr(ember.Tensor, "backward"), reason="Tensor.backward not bound")
 def test_swapped_leaf_poisons_old_graph():
     x = ember.ones(2, requires_grad=True)
     loss = x.sum()
