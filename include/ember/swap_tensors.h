@@ -17,4 +17,9 @@ namespace ember::utils {
 /// module's parameters sees the converted ones). The Python front end adds Python's checks.
 void swap_tensors(const Tensor& t1, const Tensor& t2);
 
+/// Installed by the Python front end: called by swap_tensors after its checks and before the
+/// contents move, so that the tensors' Python objects exchange their class, __dict__ and slots
+/// too (a subclass's attributes belong with its data, as torch.utils.swap_tensors swaps them).
+extern void (*python_swap_hook)(const Tensor& t1, const Tensor& t2);
+
 }  // namespace ember::utils

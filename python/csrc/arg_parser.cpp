@@ -435,6 +435,64 @@ std::string type_summary(PyObject* self, PyObject* const* args, Py_ssize_t nargs
 }
 }  // namespace
 
+namespace {
+// PyTorch's "plausible" signature: the positional count fits and every keyword is a parameter.
+bool plausible(const Signature& sig, bool has_self, Py_ssize_t nargs, PyObject* kwnames) {
+  int min_args = 0;
+  for (const ArgSpec& a : sig.args) {
+    if (a.kwarg_only || a.has_default) break;
+    ++min_args;
+  }
+  const Py_ssize_t given = nargs + (has_self ? 1 : 0);
+  if (given < min_args || given > sig.positional) return false;
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k) {
+    std::string_view kw = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    bool known = false;
+    for (const ArgSpec& a : sig.args) known = known || a.name == kw || (kw == "input" && a.name == "self");
+    if (!known) return false;
+  }
+  return true;
+}
+
+std::string python_type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+// With a single plausible signature PyTorch names the first argument that does not convert:
+// "mean(): argument 'input' (position 1) must be Tensor, not ScalarTensor". Empty when the
+// call does not have that shape (the caller then lists every signature).
+std::string first_bad_argument(const std::vector<Signature>& sigs, const std::string& name_,
+                               PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                               PyObject* kwnames) {
+  const Signature* only = nullptr;
+  for (const Signature& sig : sigs) {
+    if (!plausible(sig, self != nullptr, nargs, kwnames)) continue;
+    if (only) return {};
+    only = &sig;
+  }
+  if (!only) return {};
+  const size_t first = self ? 1 : 0;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    const ArgSpec& spec = only->args[first + static_cast<size_t>(i)];
+    if (spec.kind == ArgKind::IntList) return {};  // varargs forms: no single culprit
+    Value v;
+    if (convert_arg(spec, args[i], true, v)) continue;
+    return name_ + "(): argument '" + (spec.name == "self" ? "input" : spec.name) +
+           "' (position " + std::to_string(i + 1) + ") must be " + kind_display(spec.kind) +
+           ", not " + python_type_name(args[i]);
+  }
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k) {
+    std::string_view kw = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    for (const ArgSpec& spec : only->args) {
+      if (spec.name != kw && !(kw == "input" && spec.name == "self")) continue;
+      Value v;
+      if (spec.kind == ArgKind::IntList || convert_arg(spec, args[nargs + k], true, v)) break;
+      return name_ + "(): argument '" + std::string(kw) + "' must be " + kind_display(spec.kind) +
+             ", not " + python_type_name(args[nargs + k]);
+    }
+  }
+  return {};
+}
+}  // namespace
+
 ParsedCall OpSignatures::parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                                PyObject* kwnames) const {
   ParsedCall out;
@@ -443,6 +501,8 @@ ParsedCall OpSignatures::parse(PyObject* self, PyObject* const* args, Py_ssize_t
       if (try_bind(sig, self, args, nargs, kwnames, loose, out)) return out;
     }
   }
+  if (std::string bad = first_bad_argument(sigs_, name_, self, args, nargs, kwnames); !bad.empty())
+    EMBER_FAIL_KIND(ErrorKind::Type, bad);
   std::string msg = name_ + "() received an invalid combination of arguments - got " +
                     type_summary(self, args, nargs, kwnames) + ", but expected one of:";
   if (sigs_.size() == 1) msg = name_ + "() received an invalid combination of arguments - got " +

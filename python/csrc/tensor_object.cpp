@@ -29,6 +29,7 @@
 #include <structmember.h>
 #include "ember/autograd/autograd.h"
 #include "ember/ember.h"
+#include "torch_function.h"
 
 namespace ember::python {
 
@@ -164,7 +165,15 @@ int meta_init(PyObject* cls, PyObject* args, PyObject* kwargs) {
 PyObject* tensor_repr(PyObject* self) {
   return guarded(
       [&]() -> PyObject* {
-        std::string s = unpack(self).to_string();
+        const Tensor& t = unpack(self);
+        if (t.impl()->subclass() && t.impl()->subclass()->is_wrapper()) {
+          // A wrapper has no data to print (its payload is the subclass's): its class must
+          // define __repr__; this one only describes it.
+          std::string s = detail::str_cat("<", Py_TYPE(self)->tp_name, " wrapper tensor of size ",
+                                          t.sizes(), ", dtype=", dtype_name(t.dtype()), ">");
+          return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+        }
+        std::string s = t.to_string();
         return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
       },
       static_cast<PyObject*>(nullptr));
@@ -203,6 +212,12 @@ PyObject* wrap_as(PyTypeObject* cls, Tensor t) {
   t.impl()->set_pyobj(obj);
   t.impl()->set_owns_pyobj(false);
   new (&full->base.cdata) Tensor(std::move(t));
+  try {
+    attach_python_subclass(cls, full->base.cdata);  // Note [Python subclasses in C++ calls]
+  } catch (...) {
+    Py_DECREF(obj);
+    throw;
+  }
   return obj;
 }
 

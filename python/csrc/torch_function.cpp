@@ -116,6 +116,8 @@ void init_torch_function(py::module_& m) {
     g_handler = fn.inc_ref().ptr();
   });
   m.def("_is_torch_function_enabled", [] { return torch_function_enabled(); });
+  m.def("_is_torch_function_subclass_disabled",
+        [] { return dispatch::local_state().skip_subclass_function; });
   m.def("_is_torch_function_mode_enabled", [] { return torch_function_mode_active(); });
   m.def("_push_on_torch_function_stack", [](py::object mode) {
     t_mode_stack.push_back(mode.inc_ref().ptr());

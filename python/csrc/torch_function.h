@@ -3,9 +3,12 @@
 // (ember.overrides installs it with _C._set_torch_function_handler).
 #pragma once
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "common.h"
+#include "ember/dispatch.h"
 
 namespace ember::python {
 
@@ -26,5 +29,20 @@ PyObject* dispatch_torch_function(PyObject* public_api, const std::vector<PyObje
                                   PyObject* args, PyObject* kwargs);
 
 void init_torch_function(py::module_& m);
+
+// ---- Python subclasses in C++ calls (torch_dispatch.cpp) ----
+/// Gives the impl of a new Python object of class `cls` the C++ hooks that route C++ calls on it
+/// to the class's __torch_function__ / __torch_dispatch__ (Note [Python subclasses in C++ calls]).
+void attach_python_subclass(PyTypeObject* cls, const Tensor& t);
+/// A boxed call as handlers see it: (args, kwargs) with defaults left out.
+std::pair<py::tuple, py::dict> stack_to_py(const OpHandle& op, const Stack& args);
+/// Calls the Python __torch_dispatch__ dispatcher for `op` (with `mode`, or None for the
+/// subclasses); nullopt when it returned NotImplemented.
+std::optional<Stack> call_dispatch_handler(const OpHandle& op, const Stack& args,
+                                           const py::object& mode);
+void init_torch_dispatch(py::module_& m);
+
+// ---- swap_tensors and the __future__ flags (swap.cpp) ----
+void init_swap(py::module_& m);
 
 }  // namespace ember::python

@@ -32,11 +32,14 @@ void check_swappable(const Tensor& t, const char* label) {
 }
 }  // namespace
 
+void (*python_swap_hook)(const Tensor& t1, const Tensor& t2) = nullptr;
+
 void swap_tensors(const Tensor& t1, const Tensor& t2) {
   EMBER_CHECK_TYPE(t1.defined() && t2.defined(), "swap_tensors: both tensors must be defined");
   if (t1.is_same(t2)) return;
   check_swappable(t1, "t1");
   check_swappable(t2, "t2");
+  if (python_swap_hook) python_swap_hook(t1, t2);
   t1.impl()->swap_contents(*t2.impl());
   // Graphs recorded from now on get fresh AccumulateGrad nodes (the poisoned ones serve only the
   // graphs recorded before the swap).
