@@ -2,6 +2,7 @@
 // fixes the order (types before the tensor object before the ops that use both).
 #include "common.h"
 #include "torch_function.h"
+#include "nn.h"
 
 namespace ember::python {
 void init_tensor_methods(py::module_& m);
@@ -16,4 +17,6 @@ PYBIND11_MODULE(_C, m) {
   init_torch_function(m);
   init_ops(m);
   init_tensor_methods(m);
+  init_nn(m);
+  init_optim(m);
 }

@@ -14,3 +14,4 @@ _C._set_size_class(Size)
 
 # Every op of the table as a function (ember.add, ember.sum, ...); private aten names stay in _C.
 globals().update({name: fn for name, fn in _C._op_functions.items() if not name.startswith("_")})
+from . import nn, optim  # noqa: E402,F401
