@@ -79,7 +79,6 @@ void bind_sequences(py::module_& m) {
   });
 
   Class<ModuleSequence, ModuleContainer> seq(m, "_ModuleSequence");
-  seq.def("__getitem__", [](ModuleSequence& self, int64_t idx) { return module_to_py(self[idx]); });
   seq.def("__setitem__", [](ModuleSequence& self, int64_t idx, py::handle module) {
     self.set(idx, module_from_py(module));
   });
@@ -116,10 +115,11 @@ void bind_sequences(py::module_& m) {
     }
     return std::make_shared<Sequential>(modules_from(args));
   }));
-  sequential.def("__getitem__", [](Sequential& self, py::slice s) {
+  sequential.def("__getitem__", [](Sequential& self, py::object idx) {
+    if (!py::isinstance<py::slice>(idx)) return module_to_py(self[idx.cast<int64_t>()]);
     std::optional<int64_t> a, b;
     int64_t step;
-    slice_parts(s, a, b, step);
+    slice_parts(idx, a, b, step);
     return module_to_py(self.slice(a, b, step));
   });
   sequential.def("forward", [](Sequential& self, py::object input) {
@@ -132,10 +132,11 @@ void bind_sequences(py::module_& m) {
     if (modules.is_none()) return std::make_shared<ModuleList>();
     return std::make_shared<ModuleList>(modules_from(modules));
   }), py::arg("modules") = py::none());
-  list.def("__getitem__", [](ModuleList& self, py::slice s) {
+  list.def("__getitem__", [](ModuleList& self, py::object idx) {
+    if (!py::isinstance<py::slice>(idx)) return module_to_py(self[idx.cast<int64_t>()]);
     std::optional<int64_t> a, b;
     int64_t step;
-    slice_parts(s, a, b, step);
+    slice_parts(idx, a, b, step);
     return module_to_py(self.slice(a, b, step));
   });
   list.def("__iadd__", [](py::handle self, py::handle modules) {

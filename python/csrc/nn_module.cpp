@@ -203,10 +203,26 @@ void set_child(nn::Module& m, const std::string& name, py::handle value) {
   }
 }
 
+bool initialized(py::handle self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());
+  return inst->get_value_and_holder().holder_constructed();
+}
+
 py::object py_setattr(py::handle self, const std::string& name, py::handle value) {
-  auto& m = self.cast<nn::Module&>();
   const bool value_is_tensor = is_tensor(value.ptr());
   const bool value_is_param = value_is_tensor && unpack(value.ptr()).is_parameter();
+  if (!initialized(self)) {
+    // Before Module.__init__ ran there is no C++ module: plain attributes only, as in PyTorch.
+    EMBER_CHECK_KIND(ErrorKind::Attribute, !value_is_param,
+                     "cannot assign parameters before Module.__init__() call");
+    EMBER_CHECK_KIND(ErrorKind::Attribute, !py::isinstance<nn::Module>(value),
+                     "cannot assign module before Module.__init__() call");
+    if (PyObject_GenericSetAttr(self.ptr(), py::str(name).ptr(), value.ptr()) < 0) {
+      throw py::error_already_set();
+    }
+    return py::none();
+  }
+  auto& m = self.cast<nn::Module&>();
   const char* tname = Py_TYPE(value.ptr())->tp_name;
   if (value_is_param) {
     remove_member(self, m, name);
@@ -236,8 +252,7 @@ py::object py_setattr(py::handle self, const std::string& name, py::handle value
 
 py::object py_getattr(py::handle self, const std::string& name) {
   // Reached only when normal lookup failed; before __init__ ran there is no C++ module yet.
-  auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());
-  if (inst->get_value_and_holder().holder_constructed()) {
+  if (initialized(self)) {
     auto& m = self.cast<nn::Module&>();
     if (m.has_parameter(name)) return py::reinterpret_steal<py::object>(wrap(m.parameter(name)));
     if (m.has_buffer(name)) return py::reinterpret_steal<py::object>(wrap(m.buffer(name)));

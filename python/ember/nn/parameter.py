@@ -4,15 +4,13 @@ from .._tensor import Tensor
 
 
 class Parameter(Tensor):
-    """A leaf over ``data``'s storage that requires grad and that modules register when assigned."""
+    """A leaf over ``data``'s storage that requires grad and that modules register when assigned.
+    Its repr ("Parameter containing:\n...") is the C++ tensor's, which knows it is a parameter."""
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C._op_functions["empty"](0)
         return _C._nn._make_parameter(cls, data, requires_grad)
-
-    def __repr__(self):
-        return "Parameter containing:\n" + super().__repr__()
 
     # Parameters are plain tensors to __torch_function__ (results of ops are not Parameters).
     __torch_function__ = _C._disabled_torch_function_impl
