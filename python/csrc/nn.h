@@ -1,0 +1,39 @@
+// What the ember.nn / ember.optim bindings share (nn_module.cpp, nn_layers.cpp, optim.cpp):
+// modules crossing between Python and C++, and Python values as boxed ember::Values.
+//
+//   std::shared_ptr<nn::Module> child = module_from_py(obj);   // keeps obj alive for C++
+//   py::object back = module_to_py(child);                      // the same Python object
+#pragma once
+
+#include <memory>
+
+#include "common.h"
+#include "ember/nn/module.h"
+#include "ember/tensor_options.h"
+
+namespace ember::python {
+
+/// The C++ module of a Python module object, as a shared_ptr that C++ may keep: it also owns a
+/// reference to the Python object (Note [Python modules under C++ parents]). None → null.
+/// TypeError for anything else.
+std::shared_ptr<nn::Module> module_from_py(py::handle obj);
+/// The Python object of a C++ module (its existing one when it has one). Null → None.
+py::object module_to_py(const std::shared_ptr<nn::Module>& m);
+
+/// A Python argument or result as a Value: tensors, None, bool, int, float, str, dtype, device,
+/// and lists/tuples of tensors or of numbers. TypeError naming `what` for anything else.
+Value py_to_value(py::handle obj, const char* what = "argument");
+/// py_to_value that reports failure instead of raising.
+bool try_py_to_value(py::handle obj, Value& out);
+
+/// TensorOptions from PyTorch's `device=None, dtype=None` keyword arguments.
+TensorOptions tensor_options(const py::object& device, const py::object& dtype);
+
+/// Creates _C._nn and fills it (the four below but init_optim).
+void init_nn(py::module_& parent);
+void init_nn_module(py::module_& m);
+void init_nn_layers(py::module_& m);
+void init_nn_functional(py::module_& m);
+void init_optim(py::module_& m);
+
+}  // namespace ember::python

@@ -1,0 +1,329 @@
+// ember.optim: the C++ optimizers (SGD, Adam, AdamW) and LR schedulers, bound. Groups hold the
+// very tensor handles given (so `opt.param_groups[0]['params'][0] is model.weight`: Note
+// [Python object preservation]); ember/optim/optimizer.py wraps each group in a dict-like view
+// whose reads and writes go to the C++ group's options (Note [Optimizer state layout]).
+#include <pybind11/functional.h>
+
+#include "nn.h"
+
+#include "ember/optim/adam.h"
+#include "ember/optim/lr_scheduler.h"
+#include "ember/optim/optimizer.h"
+#include "ember/optim/sgd.h"
+
+namespace ember::python {
+
+namespace {
+
+using namespace ember::optim;
+
+// PyTorch keeps betas as a tuple; every other list option as a list.
+py::object option_to_py(const std::string& key, const Value& v) {
+  py::object o = value_to_py(v);
+  if (key == "betas" && py::isinstance<py::list>(o)) return py::tuple(o);
+  return o;
+}
+
+py::dict dict_to_py(const ValueDict& d) {
+  py::dict out;
+  for (const auto& [k, v] : d) out[py::str(k)] = option_to_py(k, v);
+  return out;
+}
+
+ValueDict dict_from_py(py::handle d, const char* skip = nullptr) {
+  ValueDict out;
+  for (auto item : py::reinterpret_borrow<py::dict>(d)) {
+    auto key = py::cast<std::string>(item.first);
+    if (skip && key == skip) continue;
+    out.set(key, py_to_value(item.second, "option value"));
+  }
+  return out;
+}
+
+py::list tensors_to_py(const std::vector<Tensor>& ts) {
+  py::list l;
+  for (const auto& t : ts) l.append(py::reinterpret_steal<py::object>(wrap(t)));
+  return l;
+}
+
+std::vector<Tensor> params_from_py(py::handle params) {
+  std::vector<Tensor> out;
+  EMBER_CHECK_TYPE(!is_tensor(params.ptr()),
+                   "params argument given to the optimizer should be an iterable of Tensors or "
+                   "dicts, but got ", Py_TYPE(params.ptr())->tp_name);
+  for (auto p : params) {
+    EMBER_CHECK_TYPE(is_tensor(p.ptr()), "optimizer can only optimize Tensors, but one of the "
+                     "params is ", Py_TYPE(p.ptr())->tp_name);
+    out.push_back(unpack(p.ptr()));
+  }
+  return out;
+}
+
+// One group from a dict {"params": ..., options...}: a single tensor is a one-tensor group.
+ParamGroup group_from_py(py::handle d) {
+  EMBER_CHECK_TYPE(py::isinstance<py::dict>(d), "param group must be a dict");
+  py::object params = py::reinterpret_borrow<py::dict>(d)["params"];
+  std::vector<Tensor> ps;
+  if (is_tensor(params.ptr())) {
+    ps.push_back(unpack(params.ptr()));
+  } else {
+    EMBER_CHECK_TYPE(!py::isinstance<py::set>(params),
+                     "optimizer parameters need to be organized in ordered collections, but the "
+                     "ordering of tensors in sets will change between runs. Please use a list "
+                     "instead.");
+    ps = params_from_py(params);
+  }
+  return ParamGroup(std::move(ps), dict_from_py(d, "params"));
+}
+
+std::vector<ParamGroup> groups_from_py(py::handle params) {
+  py::list items = py::list(params.is_none() ? py::list() : py::reinterpret_borrow<py::object>(params));
+  std::vector<ParamGroup> groups;
+  if (items.size() > 0 && py::isinstance<py::dict>(items[0])) {
+    for (auto d : items) groups.push_back(group_from_py(d));
+  } else if (items.size() > 0) {
+    groups.emplace_back(params_from_py(items));
+  }
+  return groups;
+}
+
+py::dict state_dict_to_py(const OptimizerStateDict& sd) {
+  py::dict state;
+  for (const auto& [i, s] : sd.state) state[py::int_(i)] = dict_to_py(s);
+  py::list groups;
+  for (const auto& g : sd.param_groups) {
+    py::dict d;
+    for (const auto& [k, v] : g) d[py::str(k)] = option_to_py(k, v);
+    groups.append(d);
+  }
+  py::dict out;
+  out["state"] = state;
+  out["param_groups"] = groups;
+  return out;
+}
+
+OptimizerStateDict state_dict_from_py(py::handle d) {
+  OptimizerStateDict sd;
+  auto dict = py::reinterpret_borrow<py::dict>(d);
+  for (auto item : py::reinterpret_borrow<py::dict>(dict["state"])) {
+    sd.state[py::cast<int64_t>(item.first)] = dict_from_py(item.second);
+  }
+  for (auto g : dict["param_groups"]) sd.param_groups.push_back(dict_from_py(g));
+  return sd;
+}
+
+ParamGroup& group_at(Optimizer& opt, int64_t i) {
+  auto& groups = opt.param_groups();
+  EMBER_CHECK_INDEX(i >= 0 && i < static_cast<int64_t>(groups.size()), "list index out of range");
+  return groups[static_cast<size_t>(i)];
+}
+
+void bind_optimizer_base(py::module_& m) {
+  py::class_<Optimizer, std::shared_ptr<Optimizer>> cls(m, "Optimizer");
+  cls.def("__repr__", &Optimizer::repr);
+  cls.def("zero_grad", &Optimizer::zero_grad, py::arg("set_to_none") = true);
+  cls.def("step", [](Optimizer& self, py::object closure) -> py::object {
+    if (closure.is_none()) {
+      self.step();
+      return py::none();
+    }
+    py::object loss = py::none();
+    self.step([&]() -> Tensor {
+      loss = closure();
+      return is_tensor(loss.ptr()) ? unpack(loss.ptr()) : Tensor();
+    });
+    return loss;
+  }, py::arg("closure") = py::none());
+  cls.def("add_param_group", [](Optimizer& self, py::handle group) {
+    self.add_param_group(group_from_py(group));
+  }, py::arg("param_group"));
+  cls.def("state_dict", [](const Optimizer& self) { return state_dict_to_py(self.state_dict()); });
+  cls.def("load_state_dict", [](Optimizer& self, py::handle sd) {
+    self.load_state_dict(state_dict_from_py(sd));
+  }, py::arg("state_dict"));
+  cls.def_property_readonly("defaults", [](const Optimizer& self) {
+    return dict_to_py(self.defaults());
+  });
+  cls.def_property_readonly("state", [](const Optimizer& self) {
+    // Keyed by the parameters' Python objects, in group order, as PyTorch's.
+    py::dict out;
+    for (const auto& g : self.param_groups()) {
+      for (const auto& p : g.params()) {
+        auto it = self.state().find(p.impl());
+        if (it == self.state().end() || it->second.empty()) continue;
+        out[py::reinterpret_steal<py::object>(wrap(p))] = dict_to_py(it->second);
+      }
+    }
+    return out;
+  });
+  cls.def_property_readonly("_step_count", &Optimizer::step_count);
+
+  // The group views of ember/optim/optimizer.py read and write through these.
+  cls.def("_group_count", [](Optimizer& self) { return self.param_groups().size(); });
+  cls.def("_group_keys", [](Optimizer& self, int64_t i) { return group_at(self, i).options().keys(); });
+  cls.def("_group_params", [](Optimizer& self, int64_t i) {
+    return tensors_to_py(group_at(self, i).params());
+  });
+  cls.def("_group_set_params", [](Optimizer& self, int64_t i, py::handle params) {
+    group_at(self, i).params() =
+        is_tensor(params.ptr()) ? std::vector<Tensor>{unpack(params.ptr())} : params_from_py(params);
+  });
+  cls.def("_group_get", [](Optimizer& self, int64_t i, const std::string& key) {
+    return option_to_py(key, group_at(self, i).options().at(key));
+  });
+  cls.def("_group_set", [](Optimizer& self, int64_t i, const std::string& key, py::handle value) {
+    group_at(self, i).options().set(key, py_to_value(value, "option value"));
+  });
+  cls.def("_group_del", [](Optimizer& self, int64_t i, const std::string& key) {
+    EMBER_CHECK_KIND(ErrorKind::Key, group_at(self, i).options().erase(key), key);
+  });
+}
+
+void bind_optimizers(py::module_& m) {
+  const auto none = py::none();
+  py::class_<SGD, Optimizer, std::shared_ptr<SGD>>(m, "SGD")
+      .def(py::init([](py::handle params, std::optional<double> lr, double momentum,
+                       double dampening, double weight_decay, bool nesterov, bool maximize,
+                       py::object foreach, bool differentiable) {
+             EMBER_CHECK_VALUE(foreach.is_none() || !foreach.cast<bool>(),
+                               "foreach=True is not supported: ember runs the single-tensor "
+                               "algorithm");
+             EMBER_CHECK_VALUE(!differentiable, "differentiable=True is not supported");
+             SGDOptions o{lr, momentum, dampening, weight_decay, nesterov, maximize};
+             return std::make_shared<SGD>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = none, py::arg("momentum") = 0.0,
+           py::arg("dampening") = 0.0, py::arg("weight_decay") = 0.0, py::arg("nesterov") = false,
+           py::kw_only(), py::arg("maximize") = false, py::arg("foreach") = none,
+           py::arg("differentiable") = false);
+  py::class_<Adam, Optimizer, std::shared_ptr<Adam>>(m, "Adam")
+      .def(py::init([](py::handle params, double lr, std::array<double, 2> betas, double eps,
+                       double weight_decay, bool amsgrad, py::object foreach, bool maximize,
+                       bool capturable, bool differentiable, bool fused) {
+             EMBER_CHECK_VALUE((foreach.is_none() || !foreach.cast<bool>()) && !capturable &&
+                                   !differentiable && !fused,
+                               "foreach, capturable, differentiable and fused are not supported: "
+                               "ember runs the single-tensor algorithm");
+             AdamOptions o{lr, betas, eps, weight_decay, amsgrad, maximize};
+             return std::make_shared<Adam>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-3,
+           py::arg("betas") = std::array<double, 2>{0.9, 0.999}, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0, py::arg("amsgrad") = false, py::kw_only(),
+           py::arg("foreach") = none, py::arg("maximize") = false, py::arg("capturable") = false,
+           py::arg("differentiable") = false, py::arg("fused") = false);
+  py::class_<AdamW, Optimizer, std::shared_ptr<AdamW>>(m, "AdamW")
+      .def(py::init([](py::handle params, double lr, std::array<double, 2> betas, double eps,
+                       double weight_decay, bool amsgrad, bool maximize, py::object foreach,
+                       bool capturable) {
+             EMBER_CHECK_VALUE((foreach.is_none() || !foreach.cast<bool>()) && !capturable,
+                               "foreach and capturable are not supported: ember runs the "
+                               "single-tensor algorithm");
+             AdamWOptions o{lr, betas, eps, weight_decay, amsgrad, maximize};
+             return std::make_shared<AdamW>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-3,
+           py::arg("betas") = std::array<double, 2>{0.9, 0.999}, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 1e-2, py::arg("amsgrad") = false, py::kw_only(),
+           py::arg("maximize") = false, py::arg("foreach") = none, py::arg("capturable") = false);
+}
+
+PerGroup per_group(py::handle o) {
+  if (PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr())) return o.cast<double>();
+  return o.cast<std::vector<double>>();
+}
+
+void bind_schedulers(py::module_& m) {
+  const auto none = py::none();
+  py::class_<LRScheduler, std::shared_ptr<LRScheduler>> base(m, "LRScheduler");
+  base.def("step", [](LRScheduler& self, std::optional<int64_t> epoch) {
+    if (epoch) self.step(*epoch);
+    else self.step();
+  }, py::arg("epoch") = none);
+  base.def("get_last_lr", &LRScheduler::get_last_lr);
+  base.def("get_lr", &LRScheduler::get_lr);
+  base.def_property_readonly("last_epoch", &LRScheduler::last_epoch);
+  base.def_property_readonly("base_lrs", &LRScheduler::base_lrs);
+  base.def_property_readonly("optimizer", [](const LRScheduler& self) {
+    return py::cast(&self.optimizer(), py::return_value_policy::reference);
+  });
+  base.def("state_dict", [](const LRScheduler& self) { return dict_to_py(self.state_dict()); });
+  base.def("load_state_dict", [](LRScheduler& self, py::handle sd) {
+    self.load_state_dict(dict_from_py(sd));
+  }, py::arg("state_dict"));
+
+  // Each scheduler keeps its optimizer alive (it holds it by reference).
+  const auto keep = py::keep_alive<1, 2>();
+  py::class_<StepLR, LRScheduler, std::shared_ptr<StepLR>>(m, "StepLR")
+      .def(py::init<Optimizer&, int64_t, double, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("step_size"), py::arg("gamma") = 0.1, py::arg("last_epoch") = -1,
+           py::arg("verbose") = false);
+  py::class_<MultiStepLR, LRScheduler, std::shared_ptr<MultiStepLR>>(m, "MultiStepLR")
+      .def(py::init<Optimizer&, std::vector<int64_t>, double, int64_t, bool>(), keep,
+           py::arg("optimizer"), py::arg("milestones"), py::arg("gamma") = 0.1,
+           py::arg("last_epoch") = -1, py::arg("verbose") = false);
+  py::class_<CosineAnnealingLR, LRScheduler, std::shared_ptr<CosineAnnealingLR>>(m, "CosineAnnealingLR")
+      .def(py::init<Optimizer&, int64_t, double, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("T_max"), py::arg("eta_min") = 0.0, py::arg("last_epoch") = -1,
+           py::arg("verbose") = false);
+  py::class_<LambdaLR, LRScheduler, std::shared_ptr<LambdaLR>>(m, "LambdaLR")
+      .def(py::init([](Optimizer& opt, py::object lr_lambda, int64_t last_epoch, bool verbose) {
+             auto one = [](py::object f) -> LambdaLR::LrLambda {
+               return [f](int64_t epoch) {
+                 py::gil_scoped_acquire gil;
+                 return f(epoch).cast<double>();
+               };
+             };
+             if (py::isinstance<py::list>(lr_lambda) || py::isinstance<py::tuple>(lr_lambda)) {
+               std::vector<LambdaLR::LrLambda> fs;
+               for (auto f : lr_lambda) fs.push_back(one(py::reinterpret_borrow<py::object>(f)));
+               return std::make_shared<LambdaLR>(opt, fs, last_epoch, verbose);
+             }
+             return std::make_shared<LambdaLR>(opt, one(lr_lambda), last_epoch, verbose);
+           }),
+           keep, py::arg("optimizer"), py::arg("lr_lambda"), py::arg("last_epoch") = -1,
+           py::arg("verbose") = false);
+  py::class_<OneCycleLR, LRScheduler, std::shared_ptr<OneCycleLR>>(m, "OneCycleLR")
+      .def(py::init([](Optimizer& opt, py::handle max_lr, std::optional<int64_t> total_steps,
+                       std::optional<int64_t> epochs, std::optional<int64_t> steps_per_epoch,
+                       double pct_start, std::string anneal_strategy, bool cycle_momentum,
+                       py::handle base_momentum, py::handle max_momentum, double div_factor,
+                       double final_div_factor, bool three_phase, int64_t last_epoch,
+                       bool verbose) {
+             OneCycleLROptions o;
+             o.max_lr = per_group(max_lr);
+             o.total_steps = total_steps;
+             o.epochs = epochs;
+             o.steps_per_epoch = steps_per_epoch;
+             o.pct_start = pct_start;
+             o.anneal_strategy = std::move(anneal_strategy);
+             o.cycle_momentum = cycle_momentum;
+             o.base_momentum = per_group(base_momentum);
+             o.max_momentum = per_group(max_momentum);
+             o.div_factor = div_factor;
+             o.final_div_factor = final_div_factor;
+             o.three_phase = three_phase;
+             o.last_epoch = last_epoch;
+             o.verbose = verbose;
+             return std::make_shared<OneCycleLR>(opt, o);
+           }),
+           keep, py::arg("optimizer"), py::arg("max_lr"), py::arg("total_steps") = none,
+           py::arg("epochs") = none, py::arg("steps_per_epoch") = none,
+           py::arg("pct_start") = 0.3, py::arg("anneal_strategy") = "cos",
+           py::arg("cycle_momentum") = true, py::arg("base_momentum") = 0.85,
+           py::arg("max_momentum") = 0.95, py::arg("div_factor") = 25.0,
+           py::arg("final_div_factor") = 1e4, py::arg("three_phase") = false,
+           py::arg("last_epoch") = -1, py::arg("verbose") = false)
+      .def_property_readonly("total_steps", &OneCycleLR::total_steps);
+}
+
+}  // namespace
+
+void init_optim(py::module_& m) {
+  py::module_ optim = m.def_submodule("_optim", "ember::optim");
+  bind_optimizer_base(optim);
+  bind_optimizers(optim);
+  bind_schedulers(optim);
+}
+
+}  // namespace ember::python

@@ -1,0 +1,4 @@
+"""ember.nn: PyTorch's torch.nn on ember's C++ nn::Module (the classes are the C++ ones, bound)."""
+from .parameter import Parameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from . import functional, init  # noqa: F401

@@ -1,0 +1,121 @@
+"""ember.nn.functional: torch.nn.functional's signatures over ember::nn::functional (C++)."""
+import warnings
+
+from .. import _C
+
+_F = _C._nn
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _F._legacy_get_string(size_average, reduce, reduction)
+    return reduction
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                  "Change the call to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def linear(input, weight, bias=None):
+    return _F.linear(input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    return _F.bilinear(input1, input2, weight, bias)
+
+
+def relu(input, inplace=False):
+    return _F.relu(input, inplace)
+
+
+def relu_(input):
+    return _F.relu(input, True)
+
+
+def relu6(input, inplace=False):
+    return _F.relu6(input, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _F.hardtanh(input, min_val, max_val, inplace)
+
+
+def hardswish(input, inplace=False):
+    return _F.hardswish(input, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _F.hardsigmoid(input, inplace)
+
+
+def sigmoid(input):
+    return _F.sigmoid(input)
+
+
+def tanh(input):
+    return _F.tanh(input)
+
+
+def gelu(input, approximate="none"):
+    return _F.gelu(input, approximate)
+
+
+def silu(input, inplace=False):
+    return _F.silu(input, inplace)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return _F.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _F.log_softmax(input, dim, dtype)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _F.layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    return _F.dropout(input, p, training, inplace)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    return _F.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _F.mse_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _F.l1_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    return _F.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    return _F.nll_loss(input, target, weight, ignore_index,
+                       _reduction(size_average, reduce, reduction))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    return _F.cross_entropy(input, target, weight, ignore_index,
+                            _reduction(size_average, reduce, reduction), label_smoothing)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    return _F.binary_cross_entropy_with_logits(
+        input, target, weight, _reduction(size_average, reduce, reduction), pos_weight)

@@ -1,0 +1,38 @@
+"""The module classes: nn.Module (ember::nn::Module with a trampoline for Python subclasses), and
+the C++ layers, losses and containers, all bound from ember._C._nn."""
+from ... import _C
+from .module import Module  # noqa: F401
+
+_nn = _C._nn
+Sequential = _nn.Sequential
+ModuleList = _nn.ModuleList
+ModuleDict = _nn.ModuleDict
+Identity = _nn.Identity
+Linear = _nn.Linear
+Bilinear = _nn.Bilinear
+ReLU = _nn.ReLU
+ReLU6 = _nn.ReLU6
+Hardtanh = _nn.Hardtanh
+Hardswish = _nn.Hardswish
+Sigmoid = _nn.Sigmoid
+Tanh = _nn.Tanh
+GELU = _nn.GELU
+SiLU = _nn.SiLU
+Softmax = _nn.Softmax
+LogSoftmax = _nn.LogSoftmax
+Flatten = _nn.Flatten
+Dropout = _nn.Dropout
+Embedding = _nn.Embedding
+LayerNorm = _nn.LayerNorm
+MSELoss = _nn.MSELoss
+L1Loss = _nn.L1Loss
+NLLLoss = _nn.NLLLoss
+CrossEntropyLoss = _nn.CrossEntropyLoss
+BCEWithLogitsLoss = _nn.BCEWithLogitsLoss
+
+__all__ = [
+    "Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Bilinear", "ReLU",
+    "ReLU6", "Hardtanh", "Hardswish", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax",
+    "Flatten", "Dropout", "Embedding", "LayerNorm", "MSELoss", "L1Loss", "NLLLoss",
+    "CrossEntropyLoss", "BCEWithLogitsLoss",
+]

@@ -1,0 +1,8 @@
+"""ember.optim: the C++ optimizers and LR schedulers (ember::optim), bound."""
+from .optimizer import Optimizer  # noqa: F401
+from .. import _C
+from . import lr_scheduler  # noqa: F401
+
+SGD = _C._optim.SGD
+Adam = _C._optim.Adam
+AdamW = _C._optim.AdamW

@@ -1,0 +1,10 @@
+"""ember.optim.lr_scheduler: the C++ schedulers (ember::optim::LRScheduler), bound."""
+from .. import _C
+
+LRScheduler = _C._optim.LRScheduler
+_LRScheduler = LRScheduler
+StepLR = _C._optim.StepLR
+MultiStepLR = _C._optim.MultiStepLR
+CosineAnnealingLR = _C._optim.CosineAnnealingLR
+LambdaLR = _C._optim.LambdaLR
+OneCycleLR = _C._optim.OneCycleLR
