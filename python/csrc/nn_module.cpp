@@ -16,6 +16,7 @@
 #include <pybind11/functional.h>
 
 #include "nn.h"
+#include "autograd/autograd_meta.h"
 
 #include "ember/nn/module.h"
 #include "ember/tensor_options.h"
@@ -225,7 +226,8 @@ py::object py_setattr(py::handle self, const std::string& name, py::handle value
   auto& m = self.cast<nn::Module&>();
   const char* tname = Py_TYPE(value.ptr())->tp_name;
   if (value_is_param) {
-    remove_member(self, m, name);
+    // An existing parameter keeps its place in the order (PyTorch assigns into _parameters).
+    if (!m.has_parameter(name)) remove_member(self, m, name);
     set_parameter(m, name, value);
   } else if (m.has_parameter(name)) {
     EMBER_CHECK_TYPE(value.is_none(), "cannot assign '", tname, "' as parameter '", name,
@@ -415,6 +417,12 @@ void init_nn_module(py::module_& m) {
                      Py_TYPE(data.ptr())->tp_name);
     return py::reinterpret_steal<py::object>(wrap_as(
         reinterpret_cast<PyTypeObject*>(cls.ptr()), nn::Parameter(unpack(data.ptr()), requires_grad)));
+  });
+  m.def("_mark_parameter", [](py::handle t) {
+    // Parameter.__new__ for tensor subclasses: the detached subclass instance itself becomes the
+    // parameter (PyTorch's `_is_param`), so C++ module slots accept it.
+    EMBER_CHECK_TYPE(is_tensor(t.ptr()), "Parameter: expected a Tensor, got ", Py_TYPE(t.ptr())->tp_name);
+    autograd::materialize_meta(unpack(t.ptr())).is_parameter_ = true;
   });
   py::class_<Module, PyModule, std::shared_ptr<Module>> cls(m, "Module", py::dynamic_attr());
   cls.def(

@@ -192,7 +192,8 @@ void bind_optimizers(py::module_& m) {
              SGDOptions o{lr, momentum, dampening, weight_decay, nesterov, maximize};
              return std::make_shared<SGD>(groups_from_py(params), o);
            }),
-           py::arg("params"), py::arg("lr") = none, py::arg("momentum") = 0.0,
+           // lr=1e-3 by default, as PyTorch 2.2+ (the recipe relies on it); None: required.
+           py::arg("params"), py::arg("lr") = 1e-3, py::arg("momentum") = 0.0,
            py::arg("dampening") = 0.0, py::arg("weight_decay") = 0.0, py::arg("nesterov") = false,
            py::kw_only(), py::arg("maximize") = false, py::arg("foreach") = none,
            py::arg("differentiable") = false);

@@ -3,14 +3,36 @@ from .. import _C
 from .._tensor import Tensor
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type(Tensor)):
+    # A tensor subclass instance made a parameter (see __new__) is a Parameter to isinstance.
+    def __instancecheck__(self, instance):
+        if self is Parameter and isinstance(instance, Tensor) and getattr(instance, "_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A leaf over ``data``'s storage that requires grad and that modules register when assigned.
     Its repr ("Parameter containing:\n...") is the C++ tensor's, which knows it is a parameter."""
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C._op_functions["empty"](0)
-        return _C._nn._make_parameter(cls, data, requires_grad)
+        if type(data) is Tensor or type(data) is Parameter:
+            return _C._nn._make_parameter(cls, data, requires_grad)
+        # A tensor subclass (e.g. a wrapper) stays its own class: the detached instance is marked
+        # as a parameter, as PyTorch does for custom tensors.
+        t = data.detach().requires_grad_(requires_grad)
+        if type(t) is not type(data):
+            raise RuntimeError(
+                f"Creating a Parameter from an instance of type {type(data).__name__} "
+                "requires that detach() returns an instance of the same type, but return "
+                f"type {type(t).__name__} was found instead. To use the type as a "
+                "Parameter, please correct the detach() semantics defined by "
+                "its __torch_dispatch__() implementation.")
+        t._is_param = True
+        _C._nn._mark_parameter(t)
+        return t
 
     # Parameters are plain tensors to __torch_function__ (results of ops are not Parameters).
     __torch_function__ = _C._disabled_torch_function_impl

@@ -116,12 +116,21 @@ def test_keywords_and_input_alias():
     assert ember.sum(a, dim=0, keepdim=True).shape == (1,)
 
 
-def test_invalid_combination_is_a_type_error_listing_signatures():
+def test_one_signature_names_the_bad_argument_like_torch():
     with pytest.raises(TypeError) as e:
         ember.add(ember.ones(1), "x")
+    with pytest.raises(TypeError) as t:
+        torch.add(torch.ones(1), "x")
+    assert str(e.value) == str(t.value)
+
+
+def test_invalid_combination_is_a_type_error_listing_signatures():
+    with pytest.raises(TypeError) as e:
+        ember.pow(ember.ones(1), "x")
     msg = str(e.value)
-    assert msg.startswith("add() received an invalid combination of arguments - got (Tensor, str)")
-    assert "(Tensor input, Tensor other, *, Number alpha)" in msg
+    assert msg.startswith("pow() received an invalid combination of arguments - got (Tensor, str), "
+                          "but expected one of:\n * (Tensor input, Tensor exponent)")
+    assert "\n * (Tensor input, Number exponent)" in msg
 
 
 def test_factory_requires_grad_keyword():
