@@ -22,7 +22,9 @@ class CMakeBuild(build_ext):
     """Configures and builds the `ember_py` target, then copies the assembled package."""
 
     def build_extension(self, ext):
-        build_dir = pathlib.Path(self.build_temp).resolve() / "cmake"
+        # EMBER_CMAKE_BUILD_DIR reuses a configured build (the test suite's), else a fresh one.
+        build_dir = pathlib.Path(os.environ.get("EMBER_CMAKE_BUILD_DIR") or
+                                 pathlib.Path(self.build_temp).resolve() / "cmake").resolve()
         build_dir.mkdir(parents=True, exist_ok=True)
         subprocess.check_call([
             "cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
@@ -39,9 +41,10 @@ class CMakeBuild(build_ext):
         # Symlinks to libember become real files: the installed package stands alone.
         shutil.copytree(package, target, symlinks=False,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        # Keep only the soname file _C loads (libember.so.0); drop the dev symlink copies.
-        for extra in target.glob("libember.so"):
-            extra.unlink()
+        # Keep only the file _C loads, by its soname (libember.so.0).
+        for extra in target.glob("libember.so*"):
+            if extra.name != "libember.so.0":
+                extra.unlink()
 
 
 setup(
