@@ -14,6 +14,12 @@ else
   echo "(digits not built: zlib1g-dev missing)"
 fi
 echo
+echo "== Python: PyTorch's extension tutorials, run as they are after \`import ember as torch\` =="
+for script in examples/python/*.py; do
+  echo "-- $script"
+  PYTHONPATH="$build/python" /usr/bin/python3 "$script"
+done
+echo
 echo "== benchmark: ember beside PyTorch in the same run =="
 if [[ -x "$build/benchmarks/bench_core" ]]; then
   # Per-op overhead and bandwidth of add; `make bench` runs every benchmark.
@@ -23,3 +29,5 @@ if [[ -x "$build/benchmarks/bench_core" ]]; then
 else
   echo "(benchmarks not built: libtorch-dev missing)"
 fi
+# From Python: per-call overhead of an op, of a __torch_function__ subclass, an MLP train step.
+PYTHONPATH="$build/python" /usr/bin/python3 benchmarks/bench_python.py

@@ -132,26 +132,32 @@ class Tensor(_C.TensorBase):
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         """The default: run func with subclass overrides off, and give the result back as cls."""
-        if kwargs is None:
-            kwargs = {}
-        if not all(issubclass(cls, t) for t in types):
-            return NotImplemented
-        with _C.DisableTorchFunctionSubclass():
-            ret = func(*args, **kwargs)
-            if func in _default_nowrap_functions():
-                return ret
-            return _convert(ret, cls)
+        for t in types:
+            if not issubclass(cls, t):
+                return NotImplemented
+        # _disabled_torch_function_impl runs func under DisableTorchFunctionSubclass in one C
+        # call (a `with` block costs two more Python-level calls per op: benchmarks/bench_python.py).
+        ret = _C._disabled_torch_function_impl(func, types, args, kwargs)
+        if func in _default_nowrap_functions():
+            return ret
+        return _convert(ret, cls)
+
+
+_NOWRAP = None
 
 
 def _default_nowrap_functions():
-    return {Tensor._base.__get__, Tensor.grad.__get__}
+    global _NOWRAP
+    if _NOWRAP is None:
+        _NOWRAP = frozenset({Tensor._base.__get__, Tensor.grad.__get__})
+    return _NOWRAP
 
 
 def _convert(ret, cls):
     if cls is Tensor:
         return ret
-    if isinstance(ret, Tensor) and not isinstance(ret, cls):
-        ret = ret.as_subclass(cls)
+    if isinstance(ret, Tensor):
+        return ret if isinstance(ret, cls) else ret.as_subclass(cls)
     if isinstance(ret, (tuple, list)):
         ret = type(ret)(_convert(r, cls) for r in ret)
     return ret
