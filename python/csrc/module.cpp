@@ -5,6 +5,7 @@
 
 namespace ember::python {
 void init_tensor_methods(py::module_& m);
+void init_autograd(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -16,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   init_torch_function(m);
   init_ops(m);
   init_tensor_methods(m);
+  init_autograd(m);
 }

@@ -9,6 +9,7 @@ from ._C import (  # noqa: F401  dtypes, devices, layouts, memory formats
 )
 from ._size import Size
 from ._tensor import Tensor
+from . import autograd
 
 _C._set_size_class(Size)
 
