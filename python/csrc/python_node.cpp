@@ -76,8 +76,8 @@ py::object class_for(const std::string& name) {
 }
 
 struct MetadataHolder {
-  const Node* key;
-  PyObject* dict;
+  const Node* key = nullptr;
+  PyObject* dict = nullptr;
   ~MetadataHolder();
 };
 std::unordered_map<const Node*, PyObject*>& metadata_dicts() {
@@ -86,7 +86,7 @@ std::unordered_map<const Node*, PyObject*>& metadata_dicts() {
 }
 MetadataHolder::~MetadataHolder() {
   metadata_dicts().erase(key);
-  if (!Py_IsInitialized()) return;
+  if (!dict || !Py_IsInitialized()) return;
   py::gil_scoped_acquire gil;
   Py_DECREF(dict);
 }
@@ -95,7 +95,9 @@ py::dict metadata_of(const std::shared_ptr<Node>& node) {
   auto& dicts = metadata_dicts();
   if (auto it = dicts.find(node.get()); it != dicts.end())
     return py::reinterpret_borrow<py::dict>(it->second);
-  auto holder = std::make_shared<MetadataHolder>(MetadataHolder{node.get(), PyDict_New()});
+  auto holder = std::make_shared<MetadataHolder>();
+  holder->key = node.get();
+  holder->dict = PyDict_New();
   dicts[node.get()] = holder->dict;
   node->register_prehook([holder](const tensor_list&) { return tensor_list{}; });
   return py::reinterpret_borrow<py::dict>(holder->dict);
