@@ -128,7 +128,9 @@ class TensorImpl : public intrusive_target {
   bool owns_pyobj() const { return owns_pyobj_; }
   void set_owns_pyobj(bool v) { owns_pyobj_ = v; }
   /// Installed by the Python front end; called by ~TensorImpl on an owned Python object.
-  static inline void (*pyobj_release_hook)(void* pyobj) = nullptr;
+  /// Default visibility: the module is built with hidden visibility and would otherwise set a
+  /// private copy of this inline variable that ~TensorImpl (in libember) never reads.
+  [[gnu::visibility("default")]] static inline void (*pyobj_release_hook)(void* pyobj) = nullptr;
 
  private:
   void refresh_numel_and_contiguity();
