@@ -113,13 +113,6 @@ std::string hook_name(const py::object& hook) {
   return "<unknown>";
 }
 
-// "CPUFloatType", as PyTorch names a tensor's type in hook messages.
-std::string type_string(const Tensor& t) {
-  std::string legacy = autograd::legacy_type_name(t);  // torch.FloatTensor
-  std::string scalar = legacy.substr(6, legacy.size() - 6 - 6);
-  return (t.is_meta() ? "Meta" : "CPU") + scalar + "Type";
-}
-
 py::tuple to_tuple(const tensor_list& ts) {
   py::tuple r(ts.size());
   for (size_t i = 0; i < ts.size(); ++i)
@@ -164,7 +157,7 @@ Tensor check_hook_result(const py::object& hook, const Tensor& grad, const py::o
   const Tensor& r = unpack(result.ptr());
   if (r.dtype() != grad.dtype() || r.device() != grad.device()) {
     EMBER_FAIL("hook '", hook_name(hook), "' has changed the type of value (was ",
-               type_string(grad), " got ", type_string(r), ")");
+               autograd::legacy_type_name(grad), " got ", autograd::legacy_type_name(r), ")");
   }
   EMBER_CHECK(r.sizes() == grad.sizes(), "hook '", hook_name(hook),
               "' has changed the size of value");

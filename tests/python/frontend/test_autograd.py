@@ -8,10 +8,8 @@ import pytest
 import torch
 
 import ember
+from autograd_helpers import tensor, values
 
-
-def values(t):
-    return None if t is None else t.detach().tolist()
 
 
 def error_of(fn):
@@ -30,13 +28,13 @@ def both(scenario):
 
 def test_grad_fn_names_classes_and_next_functions():
     def run(lib):
-        x = lib.tensor([1., 2., 3.], requires_grad=True)
+        x = tensor(lib, [1., 2., 3.], requires_grad=True)
         y = (x * 2).sum()
         fn = y.grad_fn
         mul, nr = fn.next_functions[0]
         acc = mul.next_functions[0][0]
         return (fn.name(), type(fn).__name__, type(fn).__module__, mul.name(), nr,
-                mul.next_functions[1], acc.name(), acc.variable is x, acc.next_functions,
+                mul.next_functions[1], type(acc).__name__, acc.variable is x, acc.next_functions,
                 x.grad_fn)
     t, e = both(run)
     assert t == e
@@ -78,12 +76,12 @@ def test_node_metadata_persists_with_the_node():
 
 def test_backward_grad_tensors_inputs_and_accumulation():
     def run(lib):
-        x = lib.tensor([1., 2.], requires_grad=True)
-        w = lib.tensor([3., 4.], requires_grad=True)
+        x = tensor(lib, [1., 2.], requires_grad=True)
+        w = tensor(lib, [3., 4.], requires_grad=True)
         y = x * w
-        y.backward(lib.tensor([1., 0.5]), retain_graph=True)
+        y.backward(tensor(lib, [1., 0.5]), retain_graph=True)
         first = (values(x.grad), values(w.grad))
-        y.backward(lib.tensor([1., 1.]), inputs=[x])
+        y.backward(tensor(lib, [1., 1.]), inputs=[x])
         lib.autograd.backward([(x * x).sum(), (w * 2).sum()])
         return first, values(x.grad), values(w.grad)
     t, e = both(run)
@@ -92,7 +90,7 @@ def test_backward_grad_tensors_inputs_and_accumulation():
 
 def test_backward_errors():
     def run(lib):
-        x = lib.tensor([1., 2.], requires_grad=True)
+        x = tensor(lib, [1., 2.], requires_grad=True)
         return [
             error_of(lambda: (x * 2).backward()),
             error_of(lambda: lib.ones(2).sum().backward()),
@@ -106,8 +104,8 @@ def test_backward_errors():
 
 def test_grad_function():
     def run(lib):
-        x = lib.tensor([1., 2.], requires_grad=True)
-        u = lib.tensor([5., 6.], requires_grad=True)
+        x = tensor(lib, [1., 2.], requires_grad=True)
+        u = tensor(lib, [5., 6.], requires_grad=True)
         y = (x * x).sum()
         g = lib.autograd.grad(y, x, create_graph=True)
         gg = lib.autograd.grad(g[0].sum(), [x, u], allow_unused=True)
@@ -121,7 +119,7 @@ def test_grad_function():
 
 def test_retain_graph_defaults_to_create_graph():
     def run(lib):
-        x = lib.tensor([1., 2.], requires_grad=True)
+        x = tensor(lib, [1., 2.], requires_grad=True)
         y = (x.exp()).sum()
         lib.autograd.grad(y, x, create_graph=True)
         again = lib.autograd.grad(y, x)  # the graph was kept
@@ -136,7 +134,7 @@ def test_retain_graph_defaults_to_create_graph():
 def test_tensor_hooks_replace_observe_and_remove():
     def run(lib):
         seen = []
-        x = lib.tensor([1., 2.], requires_grad=True)
+        x = tensor(lib, [1., 2.], requires_grad=True)
         y = x * 3
         h1 = y.register_hook(lambda g: seen.append(("y", values(g))))
         h2 = y.register_hook(lambda g: g * 10)
@@ -155,13 +153,13 @@ def test_tensor_hooks_replace_observe_and_remove():
 
 
 def test_hook_handle_as_context_manager():
-    x = ember.tensor([1., 2.], requires_grad=True)
+    x = tensor(ember, [1., 2.], requires_grad=True)
     with x.register_hook(lambda g: g * 2):
         (x * 1).sum().backward()
-    assert x.grad.tolist() == [2., 2.]
+    assert values(x.grad) == [2., 2.]
     x.grad = None
     (x * 1).sum().backward()
-    assert x.grad.tolist() == [1., 1.]
+    assert values(x.grad) == [1., 1.]
 
 
 def test_hook_result_checks():
@@ -170,10 +168,10 @@ def test_hook_result_checks():
             return lib.ones(3)
 
         def bad_type(g):
-            return g.double()
+            return g.to(lib.float64)
         out = []
         for hook in (lambda g: 3, bad_size, bad_type):
-            x = lib.tensor([1., 2.], requires_grad=True)
+            x = tensor(lib, [1., 2.], requires_grad=True)
             x.register_hook(hook)
             out.append(error_of(lambda: (x * 2).sum().backward()))
         out.append(error_of(lambda: lib.ones(2).register_hook(lambda g: g)))
@@ -183,9 +181,9 @@ def test_hook_result_checks():
 
 
 def test_post_accumulate_grad_hook():
-    x = ember.tensor([1., 2.], requires_grad=True)
+    x = tensor(ember, [1., 2.], requires_grad=True)
     seen = []
-    h = x.register_post_accumulate_grad_hook(lambda p: seen.append((p is x, p.grad.tolist())))
+    h = x.register_post_accumulate_grad_hook(lambda p: seen.append((p is x, values(p.grad))))
     (x * 2).sum().backward()
     (x * 2).sum().backward()
     assert seen == [(True, [2., 2.]), (True, [4., 4.])]
@@ -203,8 +201,8 @@ def test_post_accumulate_grad_hook():
 def test_node_hooks_and_prehooks():
     def run(lib):
         seen = []
-        x = lib.tensor([1., 2.], requires_grad=True)
-        w = lib.tensor([3., 4.], requires_grad=True)
+        x = tensor(lib, [1., 2.], requires_grad=True)
+        w = tensor(lib, [3., 4.], requires_grad=True)
         y = x * w
         fn = y.grad_fn
         fn.register_prehook(lambda go: seen.append(("pre", [values(g) for g in go])))
@@ -220,7 +218,7 @@ def test_node_hooks_and_prehooks():
 
 
 def test_python_hook_exception_propagates():
-    x = ember.tensor([1., 2.], requires_grad=True)
+    x = tensor(ember, [1., 2.], requires_grad=True)
 
     def hook(g):
         raise KeyError("mine")
@@ -232,7 +230,7 @@ def test_python_hook_exception_propagates():
 # ---- graph ----
 
 def test_get_gradient_edge():
-    x = ember.tensor([1., 2.], requires_grad=True)
+    x = tensor(ember, [1., 2.], requires_grad=True)
     edge = ember.autograd.graph.get_gradient_edge(x)
     assert edge.node.name() == "AccumulateGrad" and edge.output_nr == 0
     assert edge.node.variable is x
@@ -255,7 +253,7 @@ def test_tensor_backward_goes_through_torch_function():
             calls.append(getattr(func, "__name__", str(func)))
             return super().__torch_function__(func, types, args, kwargs)
 
-    y = ember._C._tensor_from_base(Logged, ember.tensor(2.0)).requires_grad_()
+    y = ember._C._tensor_from_base(Logged, tensor(ember, 2.0)).requires_grad_()
     y.backward()
     assert calls == ["backward"]
     assert y.grad.item() == 1.0

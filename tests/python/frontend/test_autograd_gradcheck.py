@@ -3,6 +3,7 @@ import pytest
 import torch
 
 import ember
+from autograd_helpers import tensor
 
 
 def error_of(fn):
@@ -41,7 +42,7 @@ def double_function(lib, factor):
 
 def test_passes_on_correct_functions():
     for lib in (torch, ember):
-        x = lib.tensor([0.1, 0.5, -1.0], dtype=lib.float64, requires_grad=True)
+        x = tensor(lib, [0.1, 0.5, -1.0], dtype=lib.float64, requires_grad=True)
         assert lib.autograd.gradcheck(exp_function(lib).apply, (x,)) is True
         assert lib.autograd.gradgradcheck(exp_function(lib).apply, (x,)) is True
         assert lib.autograd.gradcheck(exp_function(lib).apply, x, fast_mode=True) is True
@@ -52,14 +53,14 @@ def test_non_tensor_arguments_are_passed_through():
         return x * k + y
 
     for lib in (torch, ember):
-        x = lib.tensor([1., 2.], dtype=lib.float64, requires_grad=True)
-        y = lib.tensor([3., 4.], dtype=lib.float64, requires_grad=True)
+        x = tensor(lib, [1., 2.], dtype=lib.float64, requires_grad=True)
+        y = tensor(lib, [3., 4.], dtype=lib.float64, requires_grad=True)
         assert lib.autograd.gradcheck(scaled, (x, 3.0, y))
 
 
 def test_mismatch_message_and_raise_exception():
     def run(lib):
-        x = lib.tensor([1., 2.], dtype=lib.float64, requires_grad=True)
+        x = tensor(lib, [1., 2.], dtype=lib.float64, requires_grad=True)
         fn = double_function(lib, 3).apply
         err = error_of(lambda: lib.autograd.gradcheck(fn, (x,)))
         quiet = lib.autograd.gradcheck(fn, (x,), raise_exception=False)
