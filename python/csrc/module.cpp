@@ -10,6 +10,7 @@ void init_runtime(py::module_& m);
 void init_tensor_api(py::module_& m);
 void init_torch_dispatch(py::module_& m);
 void init_swap(py::module_& m);
+void init_autograd(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -27,4 +28,5 @@ PYBIND11_MODULE(_C, m) {
   init_swap(m);
   init_nn(m);
   init_optim(m);
+  init_autograd(m);
 }

@@ -11,6 +11,7 @@ from ._size import Size
 from ._tensor import Tensor
 from . import overrides, utils, __future__  # noqa: F401  (overrides installs the dispatcher)
 from ._ops import ops  # noqa: F401
+from . import autograd  # noqa: F401
 
 _C._set_size_class(Size)
 

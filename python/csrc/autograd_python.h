@@ -1,0 +1,51 @@
+// What the autograd files of ember._C share (autograd.cpp, python_node.cpp,
+// python_function.cpp): Python objects for graph nodes, Python callables held by C++ autograd
+// state (hooks, nodes), and hook handles.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "common.h"
+#include "ember/autograd/node.h"
+
+namespace ember::python {
+
+/// A Python object owned by C++ autograd state (a hook inside a node, a node's ctx). Nodes and
+/// hooks may be destroyed wherever the last tensor of a graph dies, so the reference is dropped
+/// under the GIL, whoever drops it.
+class GilRef {
+ public:
+  GilRef() = default;
+  explicit GilRef(py::object obj);
+  const py::object& get() const { return *ref_; }
+  explicit operator bool() const { return ref_ != nullptr; }
+
+ private:
+  std::shared_ptr<py::object> ref_;
+};
+
+/// The Python object of a graph node (Tensor.grad_fn, next_functions): the ctx object for a
+/// Python Function's node; for any other node one object of the class named after it
+/// (MulBackward0, AccumulateGrad), the same object while it lives. None for null.
+py::object node_to_py(const std::shared_ptr<autograd::Node>& node);
+
+/// The ctx object of a Python Function's node, or null for any other node (python_function.cpp).
+PyObject* function_node_object(const autograd::Node* node);
+
+/// The node protocol shared by both kinds of node objects (python_node.cpp).
+py::tuple next_functions_of(const autograd::Node& node);
+py::object register_node_hook(const std::shared_ptr<autograd::Node>& node, py::object fn);
+py::object register_node_prehook(const std::shared_ptr<autograd::Node>& node, py::object fn);
+
+/// A RemovableHandle: `.remove()` (idempotent), `.id`, and use as a context manager.
+py::object make_handle(unsigned id, std::function<void()> remove);
+
+/// "hook 'name' has changed the size of value" etc.: what a hook may return in place of `grad`.
+/// Returns the replacement (undefined: keep `grad`).
+Tensor check_hook_result(const py::object& hook, const Tensor& grad, const py::object& result);
+
+void init_python_node(py::module_& m);
+void init_python_function(py::module_& m);
+
+}  // namespace ember::python

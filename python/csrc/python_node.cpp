@@ -1,0 +1,272 @@
+// Graph nodes as Python objects: `y.grad_fn`, `next_functions`, node hooks, hook handles.
+//
+// Note [Python objects of nodes]
+// As in PyTorch, a built-in node (MulBackward0, AccumulateGrad) gets a Python object of a class
+// named after it (`type(y.grad_fn).__name__ == "MulBackward0"`) only when Python asks for it.
+// The object owns the node (shared_ptr); the node does not own the object (that would be a
+// cycle C++ can't break), but a table maps each node to its live object, so `y.grad_fn is
+// y.grad_fn` while anyone holds it. What must outlive the object (its `metadata` dict) lives with
+// the node: in a holder owned by a no-op pre-hook, dropped when the node dies.
+// A Python Function's node is different: its object is the ctx (python_function.cpp), owned by
+// the node, so attributes set on the ctx survive as long as the graph.
+#include <sstream>
+#include <unordered_map>
+
+#include "autograd/functions.h"
+#include "autograd_python.h"
+#include "ember/autograd/saved_variable.h"
+
+namespace ember::python {
+
+using autograd::Node;
+using autograd::tensor_list;
+
+GilRef::GilRef(py::object obj)
+    : ref_(new py::object(std::move(obj)), [](py::object* p) {
+        if (Py_IsInitialized()) {
+          py::gil_scoped_acquire gil;
+          delete p;
+        } else {
+          p->release();  // interpreter gone: nothing left to free it into
+          delete p;
+        }
+      }) {}
+
+namespace {
+
+// ---- hook handles ----
+
+struct RemovableHandle {
+  unsigned id = 0;
+  std::function<void()> remove;
+};
+
+// ---- built-in nodes' objects ----
+
+struct CppNodeObject {
+  std::shared_ptr<Node> node;
+  ~CppNodeObject();
+};
+
+std::unordered_map<const Node*, PyObject*>& live_objects() {
+  static auto* m = new std::unordered_map<const Node*, PyObject*>();  // outlives the interpreter
+  return *m;
+}
+
+CppNodeObject::~CppNodeObject() {
+  if (node) live_objects().erase(node.get());
+}
+
+PyObject* g_cpp_node_base = nullptr;  // ember._C._autograd._CppNode
+PyObject* g_node_classes = nullptr;   // dict: node name -> its class
+
+// The class named after a node, created on first use as a subclass of _CppNode (module
+// "builtins", so that `type(fn)` reads `<class 'MulBackward0'>` as in PyTorch).
+py::object class_for(const std::string& name) {
+  py::dict classes = py::reinterpret_borrow<py::dict>(g_node_classes);
+  py::str key(name);
+  if (classes.contains(key)) return classes[key];
+  py::dict ns;
+  ns["__module__"] = "builtins";
+  py::object metaclass = py::reinterpret_borrow<py::object>(
+      reinterpret_cast<PyObject*>(Py_TYPE(g_cpp_node_base)));
+  py::object cls = metaclass(key, py::make_tuple(py::handle(g_cpp_node_base)), ns);
+  classes[key] = cls;
+  return cls;
+}
+
+struct MetadataHolder {
+  const Node* key = nullptr;
+  PyObject* dict = nullptr;
+  ~MetadataHolder();
+};
+std::unordered_map<const Node*, PyObject*>& metadata_dicts() {
+  static auto* m = new std::unordered_map<const Node*, PyObject*>();
+  return *m;
+}
+MetadataHolder::~MetadataHolder() {
+  metadata_dicts().erase(key);
+  if (!dict || !Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  Py_DECREF(dict);
+}
+
+py::dict metadata_of(const std::shared_ptr<Node>& node) {
+  auto& dicts = metadata_dicts();
+  if (auto it = dicts.find(node.get()); it != dicts.end())
+    return py::reinterpret_borrow<py::dict>(it->second);
+  auto holder = std::make_shared<MetadataHolder>();
+  holder->key = node.get();
+  holder->dict = PyDict_New();
+  dicts[node.get()] = holder->dict;
+  node->register_prehook([holder](const tensor_list&) { return tensor_list{}; });
+  return py::reinterpret_borrow<py::dict>(holder->dict);
+}
+
+const std::shared_ptr<Node>& node_of(const CppNodeObject& self) {
+  EMBER_CHECK(self.node, "this node object is not attached to a graph node");
+  return self.node;
+}
+
+std::string hook_name(const py::object& hook) {
+  if (py::hasattr(hook, "__name__")) return py::str(hook.attr("__name__"));
+  return "<unknown>";
+}
+
+py::tuple to_tuple(const tensor_list& ts) {
+  py::tuple r(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i)
+    r[i] = py::reinterpret_steal<py::object>(wrap(ts[i]));
+  return r;
+}
+
+// A node hook's tuple result against what it replaces (PyTorch's check_result).
+tensor_list check_tuple_result(const py::object& hook, const tensor_list& prev,
+                               const py::object& result) {
+  if (result.is_none()) return {};
+  if (!PyTuple_Check(result.ptr())) {
+    throw py::type_error(std::string("expected tuple, but hook returned '") +
+                         Py_TYPE(result.ptr())->tp_name + "'");
+  }
+  py::tuple r = py::reinterpret_borrow<py::tuple>(result);
+  EMBER_CHECK(r.size() == prev.size(), "hook '", hook_name(hook),
+              "' has returned an incorrect number of values (got ", r.size(), ", but expected ",
+              prev.size(), ")");
+  tensor_list out;
+  for (size_t i = 0; i < prev.size(); ++i) {
+    py::object item = r[i];
+    if (item.is_none()) {
+      out.emplace_back();
+      continue;
+    }
+    Tensor replaced = check_hook_result(hook, prev[i], item);
+    out.push_back(replaced.defined() ? replaced : prev[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor check_hook_result(const py::object& hook, const Tensor& grad, const py::object& result) {
+  if (result.is_none()) return Tensor();
+  EMBER_CHECK(grad.defined(), "can't replace a None gradient with a non-None value");
+  if (!is_tensor(result.ptr())) {
+    throw py::type_error(std::string("expected Variable, but hook returned '") +
+                         Py_TYPE(result.ptr())->tp_name + "'");
+  }
+  const Tensor& r = unpack(result.ptr());
+  if (r.dtype() != grad.dtype() || r.device() != grad.device()) {
+    EMBER_FAIL("hook '", hook_name(hook), "' has changed the type of value (was ",
+               autograd::legacy_type_name(grad), " got ", autograd::legacy_type_name(r), ")");
+  }
+  EMBER_CHECK(r.sizes() == grad.sizes(), "hook '", hook_name(hook),
+              "' has changed the size of value");
+  return r;
+}
+
+py::object make_handle(unsigned id, std::function<void()> remove) {
+  return py::cast(RemovableHandle{id, std::move(remove)});
+}
+
+py::object node_to_py(const std::shared_ptr<Node>& node) {
+  if (!node) return py::none();
+  if (PyObject* ctx = function_node_object(node.get()))
+    return py::reinterpret_borrow<py::object>(ctx);
+  auto& live = live_objects();
+  if (auto it = live.find(node.get()); it != live.end())
+    return py::reinterpret_borrow<py::object>(it->second);
+  py::object obj = class_for(node->name())();
+  obj.cast<CppNodeObject&>().node = node;
+  live[node.get()] = obj.ptr();
+  return obj;
+}
+
+py::tuple next_functions_of(const Node& node) {
+  const auto& edges = node.next_edges();
+  py::tuple r(edges.size());
+  for (size_t i = 0; i < edges.size(); ++i)
+    r[i] = py::make_tuple(node_to_py(edges[i].function), edges[i].input_nr);
+  return r;
+}
+
+py::object register_node_hook(const std::shared_ptr<Node>& node, py::object fn) {
+  GilRef hook(fn);
+  const unsigned id = node->register_hook(
+      [hook](const tensor_list& grad_inputs, const tensor_list& grad_outputs) -> tensor_list {
+        py::gil_scoped_acquire gil;
+        py::object r = hook.get()(to_tuple(grad_inputs), to_tuple(grad_outputs));
+        return check_tuple_result(hook.get(), grad_inputs, r);
+      });
+  std::weak_ptr<Node> weak = node;
+  return make_handle(id, [weak, id] {
+    if (auto n = weak.lock()) n->remove_hook(id);
+  });
+}
+
+py::object register_node_prehook(const std::shared_ptr<Node>& node, py::object fn) {
+  GilRef hook(fn);
+  const unsigned id = node->register_prehook([hook](const tensor_list& grad_outputs) -> tensor_list {
+    py::gil_scoped_acquire gil;
+    py::object r = hook.get()(to_tuple(grad_outputs));
+    return check_tuple_result(hook.get(), grad_outputs, r);
+  });
+  std::weak_ptr<Node> weak = node;
+  return make_handle(id, [weak, id] {
+    if (auto n = weak.lock()) n->remove_hook(id);
+  });
+}
+
+void init_python_node(py::module_& m) {
+  py::class_<RemovableHandle>(m, "RemovableHandle")
+      .def_readonly("id", &RemovableHandle::id)
+      .def("remove", [](RemovableHandle& h) {
+        if (!h.remove) return;
+        auto remove = std::move(h.remove);
+        h.remove = nullptr;
+        remove();
+      })
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](RemovableHandle& h, py::args) {
+        if (!h.remove) return;
+        auto remove = std::move(h.remove);
+        h.remove = nullptr;
+        remove();
+      });
+
+  auto base = py::class_<CppNodeObject>(m, "_CppNode")
+      .def(py::init<>())
+      .def("name", [](const CppNodeObject& self) { return node_of(self)->name(); })
+      .def_property_readonly("next_functions", [](const CppNodeObject& self) {
+        return next_functions_of(*node_of(self));
+      })
+      .def_property_readonly("metadata", [](const CppNodeObject& self) {
+        return metadata_of(node_of(self));
+      })
+      .def("register_hook", [](const CppNodeObject& self, py::object fn) {
+        return register_node_hook(node_of(self), std::move(fn));
+      })
+      .def("register_prehook", [](const CppNodeObject& self, py::object fn) {
+        return register_node_prehook(node_of(self), std::move(fn));
+      })
+      .def_property_readonly("_sequence_nr", [](const CppNodeObject& self) {
+        return node_of(self)->sequence_nr();
+      })
+      .def_property_readonly("variable", [](const CppNodeObject& self) -> Tensor {
+        // AccumulateGrad's leaf (the only node with one; others raise AttributeError).
+        auto* acc = dynamic_cast<autograd::AccumulateGrad*>(node_of(self).get());
+        if (!acc) {
+          throw py::attribute_error(std::string("'") + node_of(self)->name() +
+                                    "' object has no attribute 'variable'");
+        }
+        return acc->variable();
+      })
+      .def("__repr__", [](py::handle self) {
+        return py::reinterpret_steal<py::object>(
+            PyUnicode_FromFormat("<%s object at %p>", Py_TYPE(self.ptr())->tp_name, self.ptr()));
+      });
+  g_cpp_node_base = base.ptr();
+  Py_INCREF(g_cpp_node_base);
+  g_node_classes = PyDict_New();
+}
+
+}  // namespace ember::python
