@@ -151,7 +151,7 @@ void init_autograd(py::module_& parent) {
   });
 
   // ---- Tensor methods ----
-  py::cpp_function backward(&tensor_backward, py::arg("self"), py::arg("gradient") = py::none(),
+  py::cpp_function backward(&tensor_backward, py::name("backward"), py::arg("self"), py::arg("gradient") = py::none(),
                             py::arg("retain_graph") = py::none(),
                             py::arg("create_graph") = false, py::arg("inputs") = py::none());
   g_tensor_backward = backward.ptr();

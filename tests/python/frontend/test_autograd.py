@@ -254,6 +254,8 @@ def test_tensor_backward_goes_through_torch_function():
             return super().__torch_function__(func, types, args, kwargs)
 
     y = ember._C._tensor_from_base(Logged, tensor(ember, 2.0)).requires_grad_()
+    assert calls == ["requires_grad_"]
+    calls.clear()
     y.backward()
     assert calls == ["backward"]
     assert y.grad.item() == 1.0

@@ -179,3 +179,23 @@ def test_cpp_errors_become_torch_exception_types_and_messages():
 def test_cpp_warning_is_a_python_user_warning():
     with pytest.warns(UserWarning, match="from C"):
         _C._warn("from C++")
+
+
+# ---- predicates that answer Python bools ----
+
+@pytest.mark.parametrize("lib_args", [
+    ([1.0, 2.0], [1.0, 2.0 + 1e-9], {}),
+    ([1.0, 2.0], [1.0, 2.1], {}),
+    ([1.0, 2.0], [1.0, 2.1], {"atol": 0.2}),
+    ([1.0, float("nan")], [1.0, float("nan")], {}),
+    ([1.0, float("nan")], [1.0, float("nan")], {"equal_nan": True}),
+])
+def test_allclose_and_equal_like_torch(lib_args):
+    a, b, kw = lib_args
+    assert ember.allclose(ember.tensor(a), ember.tensor(b), **kw) == torch.allclose(
+        torch.tensor(a), torch.tensor(b), **kw)
+    assert ember.tensor(a).allclose(ember.tensor(b), **kw) == torch.tensor(a).allclose(
+        torch.tensor(b), **kw)
+    assert ember.equal(ember.tensor(a), ember.tensor(b)) == torch.equal(torch.tensor(a),
+                                                                        torch.tensor(b))
+    assert type(ember.allclose(ember.tensor(a), ember.tensor(b))) is bool
