@@ -235,6 +235,24 @@ GRAD_CASES: List[GradOp] = [
     op("index.Tensor", [T, [None, idx(1, 4)]], [((3, 4), (5,))]),
     op("index_put_", [T, [Fixed([2, 0])], T1, False], [((3, 4), (2, 4)), ((3, 4), (4,))]),
     op("index_put_", [T, [idx(1, 3)], T2, True], [((3, 4), (5,), (5, 4))]),
+    # ---- normalization, pooling, padding, resampling ----
+    op("native_batch_norm", [T, T1, T2, None, None, True, 0.1, 1e-5], [((2, 3, 2, 2), (3,), (3,)), ((4, 3), (3,), (3,))]),
+    op("batch_norm", [T, T1, T2, Tensor(3), Tensor(4, "pos"), False, 0.1, 1e-5, False],
+       [((2, 3, 2, 2), (3,), (3,), (3,), (3,))], diff=[0, 1, 2]),
+    op("group_norm", [T, 2, T1, T2, 1e-5, False], [((2, 4, 3), (4,), (4,))]),
+    op("max_pool2d_with_indices", [T, [3, 3], [2, 2], [1, 1], [1, 1], False], [((1, 2, 5, 5),)]),
+    op("avg_pool2d", [T, [3, 3], [2, 2], [1, 1], True, False, None], [((1, 2, 5, 5),)]),
+    op("_adaptive_avg_pool2d", [T, [2, 3]], [((1, 2, 5, 5),)]),
+    op("adaptive_avg_pool2d", [T, [1, 1]], [((1, 2, 5, 5),)]),
+    op("adaptive_max_pool2d", [T, [2, 3]], [((1, 2, 5, 5),)]),
+    op("constant_pad_nd", [T, [1, -1, 2, 0], 0.5], [((1, 2, 3, 4),)]),
+    op("reflection_pad2d", [T, [2, 1, 1, 2]], [((1, 2, 3, 4),)]),
+    op("replication_pad2d", [T, [2, 1, 1, 2]], [((1, 2, 3, 4),)]),
+    op("reflection_pad1d", [T, [2, 1]], [((2, 5),)]),
+    op("replication_pad1d", [T, [2, 1]], [((2, 5),)]),
+    op("upsample_nearest2d", [T, [5, 7], None, None], [((1, 2, 3, 4),)]),
+    op("upsample_bilinear2d", [T, [5, 7], False, None, None], [((1, 2, 3, 4),)]),
+    op("upsample_bilinear2d", [T, [5, 7], True, None, None], [((1, 2, 3, 4),)]),
 ]
 
 # Ops whose outputs are never differentiable: no history, requires_grad False, as in torch.

@@ -306,6 +306,54 @@ def _nn_functional():
 NN_FUNCTIONAL: List[Op] = _nn_functional()
 
 
+# Normalization, pooling, padding and resampling (src/ops/normalization.cpp, pooling.cpp, pad.cpp,
+# upsample.cpp). 16-bit batch/group norm accumulate in float64 in ember (float in torch): loose.
+IMG = [((2, 3, 5, 6),), ((1, 2, 7, 7),)]
+def _normpool():
+    T3, T4 = Tensor(3), Tensor(4, "pos")
+    bn = [((2, 3, 4, 5), (3,), (3,), (3,), (3,)), ((4, 3), (3,), (3,), (3,), (3,))]
+    return [
+        Op("aten::native_batch_norm", [T, T1, T2, None, None, True, 0.1, 1e-5], FLOATS[:2], bn),
+        Op("aten::native_batch_norm", [T, T1, T2, T3, T4, False, 0.1, 1e-5], FLOATS[:2], bn),
+        Op("aten::batch_norm", [T, T1, T2, T3, T4, False, 0.1, 1e-5, False], FLOATS[:2], bn),
+        Op("aten::batch_norm", [T, None, None, None, None, True, 0.1, 1e-3, False], FLOATS[:2], bn),
+        Op("aten::group_norm", [T, 3, T1, T2, 1e-5, False], FLOATS[:2], [((2, 6, 3, 3), (6,), (6,)), ((2, 6, 4), (6,), (6,))]),
+        Op("aten::native_group_norm", [T, None, None, 2, 6, 9, 3, 1e-5], FLOATS[:2], [((2, 6, 3, 3),)]),
+        Op("aten::max_pool2d_with_indices", [T, [3, 3], [2, 2], [1, 1], [1, 1], False], [torch.float32, torch.float64, torch.bfloat16], IMG),
+        Op("aten::max_pool2d_with_indices", [T, [3, 2], [2, 1], [1, 0], [2, 1], True], FLOATS[:2], IMG),
+        Op("aten::max_pool2d", [T, [2, 2], [], [0, 0], [1, 1], True], FLOATS[:2], IMG + [((3, 5, 5),)]),
+        Op("aten::avg_pool2d", [T, [3, 3], [2, 2], [1, 1], False, True, None], [torch.float32, torch.float64, torch.bfloat16], IMG),
+        Op("aten::avg_pool2d", [T, [3, 3], [2, 2], [1, 1], True, False, None], FLOATS[:2], IMG),
+        Op("aten::avg_pool2d", [T, [2, 3], [2, 2], [1, 1], True, True, 5], FLOATS[:2], IMG),
+        Op("aten::adaptive_avg_pool2d", [T, [1, 1]], FLOATS[:2], IMG),
+        Op("aten::_adaptive_avg_pool2d", [T, [3, 2]], [torch.float32, torch.float64, torch.bfloat16], IMG + [((3, 5, 5),)]),
+        Op("aten::adaptive_max_pool2d", [T, [3, 2]], [torch.float32, torch.float64, torch.bfloat16], IMG),
+        Op("aten::constant_pad_nd", [T, [1, -1, 2, 0], 0.5], FLOATS[:2] + [torch.int64], IMG),
+        Op("aten::reflection_pad2d", [T, [2, 1, 1, 2]], FLOATS[:2], IMG),
+        Op("aten::replication_pad2d", [T, [2, 1, 1, 2]], FLOATS[:2], IMG),
+        Op("aten::reflection_pad1d", [T, [2, 1]], FLOATS[:2], [((2, 3, 5),), ((3, 5),)]),
+        Op("aten::replication_pad1d", [T, [2, 1]], FLOATS[:2], [((2, 3, 5),), ((3, 5),)]),
+        Op("aten::pad", [T, [1, 1, 2, 2], "reflect", None], FLOATS[:2], IMG),
+        Op("aten::upsample_nearest2d", [T, [9, 11], None, None], FLOATS[:2], IMG),
+        Op("aten::upsample_nearest2d", [T, [10, 14], 2.0, 2.0], FLOATS[:2], [((1, 2, 5, 7),)]),
+        Op("aten::upsample_bilinear2d", [T, [9, 11], False, None, None], FLOATS[:2], IMG),
+        Op("aten::upsample_bilinear2d", [T, [9, 11], True, None, None], FLOATS[:2], IMG),
+        # errors
+        err("max_pool2d_with_indices", [T, [2, 2], [0, 0], [0, 0], [1, 1], False], IMG[:1]),
+        err("max_pool2d_with_indices", [T, [2, 2], [2, 2], [2, 2], [1, 1], False], IMG[:1]),
+        err("avg_pool2d", [T, [2, 2], [2, 2], [0, 0], False, True, 0], IMG[:1]),
+        err("adaptive_max_pool2d", [T, [2, 2]], [((2, 5),)]),
+        err("reflection_pad2d", [T, [5, 5, 1, 1]], IMG[:1]),
+        err("constant_pad_nd", [T, [1, 1, 1]], IMG[:1]),
+        err("native_batch_norm", [T, None, None, None, None, True, 0.1, 1e-5], [((2, 3),)], [torch.int64]),
+        err("batch_norm", [T, T1, None, None, None, True, 0.1, 1e-5, False], [((2, 3), (4,))]),
+        err("group_norm", [T, 4, None, None, 1e-5, False], [((2, 6, 3),)]),
+    ]
+
+
+NORMPOOL: List[Op] = _normpool()
+
+
 CASES: List[Op] = [
     # ---- unary math: float ops on every dtype (ints promote), sign-ish ops keep dtype ----
     *[unary(n, ALL) for n in ("exp", "expm1", "sin", "cos", "tanh", "sigmoid")],
@@ -476,6 +524,7 @@ CASES: List[Op] = [
     Op("aten::index.Tensor", [T, [Tensor(1, "bool", torch.bool)]], [torch.float32, torch.int64], [((3, 4), (3, 4))]),
     # ---- nn functional: losses, layer_norm, bilinear (Composite rows) ----
     *NN_FUNCTIONAL,
+    *NORMPOOL,
     # ---- common user mistakes: error types and messages must match torch's ----
     *ERRORS,
 ]
