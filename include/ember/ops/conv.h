@@ -11,11 +11,25 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 
 #include "ember/tensor.h"
 
 namespace ember {
+
+/// A padding given by name, "same" or "valid" (PyTorch's `padding: str`). A type of its own
+/// rather than std::string so that braced sizes stay sizes: with a std::string parameter
+/// `conv2d(x, w, b, {1, 1}, {0, 0})` would be ambiguous ({0, 0} also builds a string). Any
+/// string-like value converts: conv2d(x, w, b, {1, 1}, "same") or a std::string variable.
+struct PaddingMode {
+  template <class S, std::enable_if_t<std::is_convertible_v<const S&, std::string_view> &&
+                                          !std::is_arithmetic_v<S> && !std::is_null_pointer_v<S>,
+                                      int> = 0>
+  PaddingMode(const S& s) : name(std::string_view(s)) {}  // NOLINT: implicit by design
+  std::string name;
+};
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
@@ -34,14 +48,14 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
               int64_t groups = 1);
 /// padding "same" (output length = input length; stride 1 only) or "valid" (no padding).
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-              IntArrayRef stride, const std::string& padding, IntArrayRef dilation = {1},
+              IntArrayRef stride, const PaddingMode& padding, IntArrayRef dilation = {1},
               int64_t groups = 1);
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
               IntArrayRef stride = {1, 1}, IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
               int64_t groups = 1);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-              IntArrayRef stride, const std::string& padding, IntArrayRef dilation = {1, 1},
+              IntArrayRef stride, const PaddingMode& padding, IntArrayRef dilation = {1, 1},
               int64_t groups = 1);
 
 /// weight: (in_channels, out_channels / groups, kH, kW).
