@@ -86,7 +86,8 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "int?",         "int[]",         "int[1]",     "int[1]?",   "float",
       "float?",       "bool",          "bool?",      "Scalar",    "Scalar?",
       "ScalarType",   "ScalarType?",   "Layout?",    "Device",    "Device?",
-      "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?"};
+      "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?",
+      "int[2]",       "SymInt[]?",     "bool[3]"};  // convolution's (bool[3]: boxed as ints)
   for (const OpHandle& op : all_ops()) {
     SCOPED_TRACE(op.schema());
     std::set<std::string> names;
