@@ -9,6 +9,8 @@
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/generator.h"
+#include "ember/memory_format.h"
+#include "ember/ops/conv.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"

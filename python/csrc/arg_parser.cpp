@@ -34,6 +34,11 @@ ArgKind kind_of(const std::string& type_with_alias, int& list_size) {
     list_size = type[open + 1] == ']' ? 0 : std::atoi(type.c_str() + open + 1);
     return ArgKind::IntList;
   }
+  if (type.starts_with("bool[")) {  // convolution_backward's bool[3] output_mask: 0/1 ints
+    auto open = type.find('[');
+    list_size = type[open + 1] == ']' ? 0 : std::atoi(type.c_str() + open + 1);
+    return ArgKind::IntList;
+  }
   if (type == "float") return ArgKind::Float;
   if (type.starts_with("float[")) return ArgKind::FloatList;
   if (type == "bool") return ArgKind::Bool;

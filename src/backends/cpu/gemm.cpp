@@ -119,4 +119,10 @@ void set_gemm_num_threads(int n) {
 
 int get_gemm_num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
 
+int prepare_onednn_threads() {
+  ensure_configured();
+  apply_omp_threads_for_this_thread();
+  return omp_get_max_threads();
+}
+
 }  // namespace ember::cpu

@@ -37,6 +37,9 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
 // ember parallel region (ember::in_parallel_region()) a float gemm runs single-threaded.
 void set_gemm_num_threads(int n);
 int get_gemm_num_threads();  // 0 until configured (set_gemm_num_threads or the first gemm)
+// Applies that count to the calling thread's OpenMP setting before another oneDNN call (the
+// convolution primitives); returns the team size oneDNN will use.
+int prepare_onednn_threads();
 
 // Scalar reference implementation with the same semantics (tests only; O(mnk), no blocking).
 // Integer types accumulate in T; long double in long double; every other type (float, double,

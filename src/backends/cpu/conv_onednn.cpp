@@ -1,0 +1,401 @@
+// float32 convolutions through oneDNN's convolution primitives (C API, as gemm.cpp).
+//
+// Note [oneDNN convolution cache]
+// Creating a primitive costs far more than running a small one (MobileNetV2's 1x1 and depthwise
+// layers take microseconds), so each calling thread keeps its primitives keyed by everything
+// that shapes them: the product, sizes and strides of every operand, the geometry and the
+// OpenMP team size (oneDNN sizes its work split at creation). Activations are described with
+// ember's own strides (NCHW or NHWC, no reorder); weights are given to oneDNN in the blocked
+// layout it prefers (format "any"). Forward and input-gradient calls reorder a weight into that
+// layout once and keep the copy while the weight's storage and version counter say it is
+// unchanged (every ember write bumps the version; writes through raw pointers are not seen).
+// Primitives run with a user scratchpad, so concurrent calls from different threads never share
+// oneDNN's internal buffers.
+#include <oneapi/dnnl/dnnl.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+#include "conv_kernels.h"
+#include "gemm.h"
+
+namespace ember::cpu {
+namespace {
+
+enum class Kind : int64_t { Forward = 1, BackwardInput = 2, BackwardWeight = 3 };
+
+dnnl_engine_t engine() {
+  static dnnl_engine_t e = [] {
+    dnnl_engine_t eng = nullptr;
+    EMBER_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success,
+                "oneDNN: could not create the CPU engine");
+    return eng;
+  }();
+  return e;
+}
+
+struct AlignedBuffer {
+  void* ptr = nullptr;
+  size_t size = 0;
+  void* get(size_t n) {
+    if (n > size) {
+      std::free(ptr);
+      size = (n + 63) / 64 * 64;
+      ptr = std::aligned_alloc(64, size);
+      EMBER_CHECK(ptr != nullptr, "oneDNN convolution: out of memory (", n, " bytes)");
+    }
+    return ptr;
+  }
+  AlignedBuffer() = default;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  ~AlignedBuffer() { std::free(ptr); }
+};
+
+struct Memory {  // a dnnl_memory_t whose handle is set per call
+  dnnl_memory_t m = nullptr;
+  Memory() = default;
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+  ~Memory() {
+    if (m) dnnl_memory_destroy(m);
+  }
+  bool init(const dnnl_memory_desc_t* md) {
+    return dnnl_memory_create(&m, md, engine(), DNNL_MEMORY_NONE) == dnnl_success;
+  }
+  dnnl_memory_t with(void* p) const {
+    dnnl_memory_set_data_handle(m, p);
+    return m;
+  }
+};
+
+struct Entry {
+  dnnl_primitive_t prim = nullptr;
+  dnnl_primitive_t weight_reorder = nullptr;  // user layout <-> oneDNN's (null when equal)
+  dnnl_memory_desc_t user_w{}, prim_w{};
+  size_t prim_w_bytes = 0, scratch_bytes = 0;
+  Memory src, w_user, w_prim, bias, dst, scratch;
+  Entry() = default;
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
+  ~Entry() {
+    if (prim) dnnl_primitive_destroy(prim);
+    if (weight_reorder) dnnl_primitive_destroy(weight_reorder);
+  }
+};
+
+struct KeyHash {
+  size_t operator()(const std::vector<int64_t>& k) const {
+    size_t h = 1469598103934665603ull;
+    for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
+    return h;
+  }
+};
+
+// A weight reordered into a primitive's layout, valid while its source is unchanged.
+struct CachedWeight {
+  intrusive_ptr<Storage> storage;  // held, so the address cannot be reused by another tensor
+  intrusive_ptr<VersionCounter> counter;
+  uint32_t version = 0;
+  AlignedBuffer data;
+};
+
+struct ThreadCache {
+  std::unordered_map<std::vector<int64_t>, std::unique_ptr<Entry>, KeyHash> prims;
+  std::unordered_map<std::vector<int64_t>, std::unique_ptr<CachedWeight>, KeyHash> weights;
+  AlignedBuffer scratch, weight_tmp;
+  dnnl_stream_t stream = nullptr;
+  ~ThreadCache() {
+    prims.clear();
+    if (stream) dnnl_stream_destroy(stream);
+  }
+};
+
+ThreadCache& cache() {
+  thread_local ThreadCache c;
+  if (!c.stream) {
+    EMBER_CHECK(dnnl_stream_create(&c.stream, engine(), dnnl_stream_default_flags) == dnnl_success,
+                "oneDNN: could not create a stream");
+  }
+  return c;
+}
+
+constexpr size_t kMaxEntries = 512;
+
+bool md_of(dnnl_memory_desc_t* md, const Tensor& t) {
+  dnnl_dims_t dims, strides;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    dims[d] = t.size(d);
+    strides[d] = t.stride(d);
+  }
+  return dnnl_memory_desc_init_by_strides(md, static_cast<int>(t.dim()), dims, dnnl_f32, strides) ==
+         dnnl_success;
+}
+
+// Weights [OC, IC/g, *k] as oneDNN's grouped [g, OC/g, IC/g, *k] when groups > 1.
+bool weight_md_of(dnnl_memory_desc_t* md, const Tensor& w, int64_t groups) {
+  if (groups == 1) return md_of(md, w);
+  dnnl_dims_t dims, strides;
+  dims[0] = groups;
+  strides[0] = w.stride(0) * (w.size(0) / groups);
+  for (int64_t d = 0; d < w.dim(); ++d) {
+    dims[d + 1] = d == 0 ? w.size(0) / groups : w.size(d);
+    strides[d + 1] = w.stride(d);
+  }
+  return dnnl_memory_desc_init_by_strides(md, static_cast<int>(w.dim() + 1), dims, dnnl_f32,
+                                          strides) == dnnl_success;
+}
+
+void push_tensor(std::vector<int64_t>& key, const Tensor& t) {
+  key.push_back(t.dim());
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    key.push_back(t.size(d));
+    key.push_back(t.stride(d));
+  }
+}
+
+// oneDNN's geometry: dilation counts the gaps (d - 1); the right padding follows from the sizes.
+struct DnnlGeometry {
+  dnnl_dims_t strides, dilates, pad_l, pad_r;
+};
+DnnlGeometry dnnl_geometry(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& y) {
+  DnnlGeometry r{};
+  for (size_t i = 0; i < g.stride.size(); ++i) {
+    const int64_t in = x.size(2 + i), k = w.size(2 + i), out = y.size(2 + i);
+    r.strides[i] = g.stride[i];
+    r.dilates[i] = g.dilation[i] - 1;
+    r.pad_l[i] = g.padding[i];
+    r.pad_r[i] = (out - 1) * g.stride[i] + (k - 1) * g.dilation[i] + 1 - in - g.padding[i];
+  }
+  return r;
+}
+
+// x: the plain convolution's input, w its weight, y its output; which of them are data or
+// gradients depends on the kind. Returns null when oneDNN has no implementation.
+Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, bool has_bias,
+                 const ConvGeometry& g, int threads) {
+  std::vector<int64_t> key{static_cast<int64_t>(kind), has_bias, g.groups, threads};
+  push_tensor(key, x);
+  push_tensor(key, w);
+  push_tensor(key, y);
+  for (size_t i = 0; i < g.stride.size(); ++i) {
+    key.insert(key.end(), {g.stride[i], g.padding[i], g.dilation[i]});
+  }
+  ThreadCache& c = cache();
+  if (auto it = c.prims.find(key); it != c.prims.end()) return it->second.get();
+  if (c.prims.size() >= kMaxEntries) c.prims.clear();
+
+  dnnl_memory_desc_t x_md, y_md, w_user, w_any, b_md;
+  if (!md_of(&x_md, x) || !md_of(&y_md, y) || !weight_md_of(&w_user, w, g.groups)) return nullptr;
+  if (dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_f32,
+                                   dnnl_format_tag_any) != dnnl_success) {
+    return nullptr;
+  }
+  dnnl_dims_t b_dims{w.size(0)};
+  dnnl_memory_desc_init_by_tag(&b_md, 1, b_dims, dnnl_f32, dnnl_a);
+  const DnnlGeometry dg = dnnl_geometry(g, x, w, y);
+
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_primitive_attr_create(&attr);
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_primitive_desc_t fwd_pd = nullptr, pd = nullptr;
+  auto cleanup = [&] {
+    if (pd && pd != fwd_pd) dnnl_primitive_desc_destroy(pd);
+    if (fwd_pd) dnnl_primitive_desc_destroy(fwd_pd);
+    dnnl_primitive_attr_destroy(attr);
+  };
+
+  dnnl_convolution_desc_t fwd{};
+  const dnnl_prop_kind_t prop = kind == Kind::Forward ? dnnl_forward_inference : dnnl_forward_training;
+  if (dnnl_dilated_convolution_forward_desc_init(
+          &fwd, prop, dnnl_convolution_direct, &x_md, &w_any,
+          kind == Kind::Forward && has_bias ? &b_md : nullptr, &y_md, dg.strides, dg.dilates,
+          dg.pad_l, dg.pad_r) != dnnl_success ||
+      dnnl_primitive_desc_create(&fwd_pd, &fwd, kind == Kind::Forward ? attr : nullptr, engine(),
+                                 nullptr) != dnnl_success) {
+    cleanup();
+    return nullptr;
+  }
+  if (kind == Kind::Forward) {
+    pd = fwd_pd;
+  } else {
+    dnnl_convolution_desc_t bwd{};
+    dnnl_status_t st =
+        kind == Kind::BackwardInput
+            ? dnnl_dilated_convolution_backward_data_desc_init(
+                  &bwd, dnnl_convolution_direct, &x_md, &w_any, &y_md, dg.strides, dg.dilates,
+                  dg.pad_l, dg.pad_r)
+            : dnnl_dilated_convolution_backward_weights_desc_init(
+                  &bwd, dnnl_convolution_direct, &x_md, &w_any, has_bias ? &b_md : nullptr, &y_md,
+                  dg.strides, dg.dilates, dg.pad_l, dg.pad_r);
+    if (st != dnnl_success ||
+        dnnl_primitive_desc_create(&pd, &bwd, attr, engine(), fwd_pd) != dnnl_success) {
+      pd = nullptr;
+      cleanup();
+      return nullptr;
+    }
+  }
+
+  auto e = std::make_unique<Entry>();
+  const dnnl_query_t wq = kind == Kind::BackwardWeight ? dnnl_query_diff_weights_md : dnnl_query_weights_md;
+  e->prim_w = *dnnl_primitive_desc_query_md(pd, wq, 0);
+  e->user_w = w_user;
+  e->prim_w_bytes = dnnl_memory_desc_get_size(&e->prim_w);
+  const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  e->scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
+  bool ok = dnnl_primitive_create(&e->prim, pd) == dnnl_success && e->src.init(&x_md) &&
+            e->dst.init(&y_md) && e->w_user.init(&w_user) && e->w_prim.init(&e->prim_w) &&
+            e->bias.init(&b_md) && (!scratch_md || e->scratch.init(scratch_md));
+  if (ok && !dnnl_memory_desc_equal(&e->prim_w, &w_user)) {
+    dnnl_primitive_desc_t rpd = nullptr;
+    const bool to_prim = kind != Kind::BackwardWeight;
+    ok = dnnl_reorder_primitive_desc_create(&rpd, to_prim ? &w_user : &e->prim_w, engine(),
+                                            to_prim ? &e->prim_w : &w_user, engine(),
+                                            nullptr) == dnnl_success &&
+         dnnl_primitive_create(&e->weight_reorder, rpd) == dnnl_success;
+    if (rpd) dnnl_primitive_desc_destroy(rpd);
+  }
+  cleanup();
+  if (!ok) return nullptr;
+  Entry* raw = e.get();
+  c.prims.emplace(std::move(key), std::move(e));
+  return raw;
+}
+
+void run(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
+  const dnnl_status_t st = dnnl_primitive_execute(p, cache().stream, static_cast<int>(args.size()),
+                                                  args.begin());
+  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
+  dnnl_stream_wait(cache().stream);
+}
+
+void* scratch_ptr(const Entry& e) { return e.scratch_bytes ? cache().scratch.get(e.scratch_bytes) : nullptr; }
+
+// The weight in the primitive's layout: w itself, or a reordered copy cached per weight.
+void* weight_for(Entry& e, const Tensor& w) {
+  if (!e.weight_reorder) return w.data_ptr();
+  ThreadCache& c = cache();
+  std::vector<int64_t> key{reinterpret_cast<int64_t>(w.impl()->storage().get()), w.storage_offset()};
+  key.insert(key.end(), reinterpret_cast<const int64_t*>(&e.prim_w),
+             reinterpret_cast<const int64_t*>(&e.prim_w) + sizeof(e.prim_w) / sizeof(int64_t));
+  auto it = c.weights.find(key);
+  if (it != c.weights.end() && it->second->counter == w.impl()->version_counter() &&
+      it->second->version == w.version()) {
+    return it->second->data.ptr;
+  }
+  if (it == c.weights.end()) {
+    if (c.weights.size() >= kMaxEntries) c.weights.clear();
+    it = c.weights.emplace(std::move(key), std::make_unique<CachedWeight>()).first;
+  }
+  CachedWeight& cw = *it->second;
+  cw.storage = w.impl()->storage();
+  cw.counter = w.impl()->version_counter();
+  cw.version = w.version();
+  void* dst = cw.data.get(e.prim_w_bytes);
+  run(e.weight_reorder, {{DNNL_ARG_FROM, e.w_user.with(w.data_ptr())}, {DNNL_ARG_TO, e.w_prim.with(dst)}});
+  return dst;
+}
+
+bool usable(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) {
+    if (t->dtype() != kFloat32 || t->dim() > 5 || t->numel() == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t conv_onednn_cache_size() { return cache().prims.size(); }
+
+bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& weight,
+                         const std::optional<Tensor>& bias, const ConvGeometry& g) {
+  if (!usable({&out, &input, &weight})) return false;
+  const bool has_bias = bias && bias->defined();
+  if (has_bias && (bias->dtype() != kFloat32 || bias->stride(0) != 1)) return false;
+  const int threads = prepare_onednn_threads();
+  Entry* e = get_entry(Kind::Forward, input, weight, out, has_bias, g, threads);
+  if (!e) return false;
+  void* w = weight_for(*e, weight);
+  std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, e->src.with(input.data_ptr())},
+                                    {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
+                                    {DNNL_ARG_DST, e->dst.with(out.data_ptr())}};
+  if (has_bias) args.push_back({DNNL_ARG_BIAS, e->bias.with(bias->data_ptr())});
+  if (e->scratch_bytes) args.push_back({DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch_ptr(*e))});
+  const dnnl_status_t st = dnnl_primitive_execute(e->prim, cache().stream,
+                                                  static_cast<int>(args.size()), args.data());
+  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
+  dnnl_stream_wait(cache().stream);
+  return true;
+}
+
+bool conv_backward_input_onednn(const Tensor& grad_input, const Tensor& grad_output,
+                                const Tensor& weight, const ConvGeometry& g) {
+  if (!usable({&grad_input, &grad_output, &weight})) return false;
+  const int threads = prepare_onednn_threads();
+  Entry* e = get_entry(Kind::BackwardInput, grad_input, weight, grad_output, false, g, threads);
+  if (!e) return false;
+  void* w = weight_for(*e, weight);
+  void* scratch = scratch_ptr(*e);
+  if (e->scratch_bytes) {
+    run(e->prim, {{DNNL_ARG_DIFF_DST, e->dst.with(grad_output.data_ptr())},
+                  {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
+                  {DNNL_ARG_DIFF_SRC, e->src.with(grad_input.data_ptr())},
+                  {DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch)}});
+  } else {
+    run(e->prim, {{DNNL_ARG_DIFF_DST, e->dst.with(grad_output.data_ptr())},
+                  {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
+                  {DNNL_ARG_DIFF_SRC, e->src.with(grad_input.data_ptr())}});
+  }
+  return true;
+}
+
+bool conv_backward_weight_onednn(const Tensor& grad_weight, const Tensor& grad_output,
+                                 const Tensor& input, const ConvGeometry& g) {
+  if (!usable({&grad_weight, &grad_output, &input})) return false;
+  const int threads = prepare_onednn_threads();
+  Entry* e = get_entry(Kind::BackwardWeight, input, grad_weight, grad_output, false, g, threads);
+  if (!e) return false;
+  void* gw = e->weight_reorder ? cache().weight_tmp.get(e->prim_w_bytes) : grad_weight.data_ptr();
+  std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, e->src.with(input.data_ptr())},
+                                    {DNNL_ARG_DIFF_DST, e->dst.with(grad_output.data_ptr())},
+                                    {DNNL_ARG_DIFF_WEIGHTS, e->w_prim.with(gw)}};
+  if (e->scratch_bytes) args.push_back({DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch_ptr(*e))});
+  const dnnl_status_t st = dnnl_primitive_execute(e->prim, cache().stream,
+                                                  static_cast<int>(args.size()), args.data());
+  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
+  dnnl_stream_wait(cache().stream);
+  if (e->weight_reorder) {
+    run(e->weight_reorder, {{DNNL_ARG_FROM, e->w_prim.with(gw)},
+                            {DNNL_ARG_TO, e->w_user.with(grad_weight.data_ptr())}});
+  }
+  return true;
+}
+
+// ---- dispatch: oneDNN where it applies, the reference otherwise ----
+
+void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
+                  const std::optional<Tensor>& bias, const ConvGeometry& g) {
+  if (out.numel() == 0) return;
+  if (conv_forward_onednn(out, input, weight, bias, g)) return;
+  conv_forward_ref(out, input, weight, bias, g);
+}
+
+void conv_backward_input(const Tensor& grad_input, const Tensor& grad_output, const Tensor& weight,
+                         const ConvGeometry& g) {
+  if (grad_input.numel() == 0) return;
+  if (conv_backward_input_onednn(grad_input, grad_output, weight, g)) return;
+  conv_backward_input_ref(grad_input, grad_output, weight, g);
+}
+
+void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_output, const Tensor& input,
+                          const ConvGeometry& g) {
+  if (grad_weight.numel() == 0) return;
+  if (grad_output.numel() != 0 && conv_backward_weight_onednn(grad_weight, grad_output, input, g)) {
+    return;
+  }
+  conv_backward_weight_ref(grad_weight, grad_output, input, g);
+}
+
+}  // namespace ember::cpu
