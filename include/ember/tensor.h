@@ -20,6 +20,7 @@
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/intrusive_ptr.h"
+#include "ember/memory_format.h"
 #include "ember/scalar.h"
 #include "ember/tensor_impl.h"
 #include "ember/tensor_options.h"
@@ -57,6 +58,11 @@ class Tensor {
   bool is_cpu() const { return device().is_cpu(); }
   bool is_meta() const { return device().is_meta(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  /// Contiguous in `format`'s order (ChannelsLast: NHWC strides; Preserve is an error).
+  bool is_contiguous(MemoryFormat format) const;
+  /// ChannelsLast when the strides look NHWC (PyTorch's rule for ambiguous layouts), else
+  /// Contiguous.
+  MemoryFormat suggest_memory_format() const;
   bool is_floating_point() const { return is_floating(dtype()); }
   bool is_quantized() const { return ember::is_quantized(dtype()); }
   size_t element_size() const { return impl_->itemsize(); }
@@ -83,13 +89,22 @@ class Tensor {
   }
 
   // ---- conversion and copies (src/ops/copy.cpp) ----
-  Tensor to(ScalarType dtype, bool copy = false) const;
-  Tensor to(Device device, bool copy = false) const;
-  Tensor to(Device device, ScalarType dtype, bool copy = false) const;
-  Tensor to(const Tensor& other, bool copy = false) const;  // other's dtype and device
+  // memory_format: nullopt keeps the layout (preserve_format); a format other than the tensor's
+  // suggested one makes a copy in that format.
+  Tensor to(ScalarType dtype, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(Device device, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(Device device, ScalarType dtype, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(const Tensor& other, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;  // other's dtype and device
+  /// Same dtype and device, in `memory_format` (self when already so).
+  Tensor to(MemoryFormat memory_format, bool copy = false) const;
   Tensor cpu() const { return to(kCPU); }
-  Tensor contiguous() const;
-  Tensor clone() const;
+  Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  /// nullopt / Preserve keeps a dense layout (or the suggested format of a non-dense one).
+  Tensor clone(std::optional<MemoryFormat> memory_format = std::nullopt) const;
   Tensor& copy_(const Tensor& src);
   Tensor detach() const;
   Tensor& fill_(const Scalar& value);

@@ -15,9 +15,20 @@ using dispatch::OpId;
 
 namespace {
 
-Tensor new_like(const Tensor& self, ScalarType dtype, Device device) {
-  DimVector strides = ops::dense_strides_or_empty(self);
-  if (strides.empty() && self.dim() > 0) strides = contiguous_strides(self.sizes());
+// A new tensor of self's sizes in `format` (the boxed MemoryFormat; none = preserve): preserve
+// keeps a dense layout exactly and gives a non-dense one its suggested format, as PyTorch.
+Tensor new_like(const Tensor& self, ScalarType dtype, Device device,
+                const std::optional<int64_t>& format = std::nullopt) {
+  MemoryFormat f = format ? memory_format_from_int(*format) : MemoryFormat::Preserve;
+  DimVector strides;
+  if (f == MemoryFormat::Preserve) {
+    strides = ops::dense_strides_or_empty(self);
+    if (strides.empty() && self.dim() > 0) {
+      strides = strides_for_memory_format(self.sizes(), self.suggest_memory_format());
+    }
+  } else {
+    strides = strides_for_memory_format(self.sizes(), f);
+  }
   return empty_strided(self.sizes(), strides, TensorOptions(dtype).device(device));
 }
 
@@ -31,14 +42,15 @@ void copy_data(const Tensor& dst, const Tensor& src) {
 Tensor to_copy_impl(const Tensor& self, const std::optional<ScalarType>& dtype,
                     const std::optional<int64_t>& /*layout*/, const std::optional<Device>& device,
                     const std::optional<bool>& /*pin_memory*/, const bool& /*non_blocking*/,
-                    const std::optional<int64_t>& /*memory_format*/) {
-  Tensor out = new_like(self, dtype.value_or(self.dtype()), device.value_or(self.device()));
+                    const std::optional<int64_t>& memory_format) {
+  Tensor out = new_like(self, dtype.value_or(self.dtype()), device.value_or(self.device()),
+                        memory_format);
   copy_data(out, self);
   return out;
 }
 
-Tensor clone_impl(const Tensor& self, const std::optional<int64_t>& /*memory_format*/) {
-  Tensor out = new_like(self, self.dtype(), self.device());
+Tensor clone_impl(const Tensor& self, const std::optional<int64_t>& memory_format) {
+  Tensor out = new_like(self, self.dtype(), self.device(), memory_format);
   copy_data(out, self);
   return out;
 }
@@ -189,10 +201,18 @@ Tensor& fill__op(Tensor& self, const Scalar& value) {
   return self;
 }
 
+// PyTorch's to_will_alias: no copy when nothing changes, the memory format included (a format
+// equal to the tensor's suggested one counts as unchanged).
+bool to_keeps(const Tensor& self, const std::optional<int64_t>& memory_format) {
+  if (!memory_format) return true;
+  MemoryFormat f = memory_format_from_int(*memory_format);
+  return f == MemoryFormat::Preserve || self.suggest_memory_format() == f;
+}
+
 Tensor to_dtype_impl(const Tensor& self, const ScalarType& dtype, const bool& /*non_blocking*/,
-                     const bool& copy, const std::optional<int64_t>& /*memory_format*/) {
-  if (!copy && dtype == self.dtype()) return self;
-  return to_copy_op(self, dtype, std::nullopt, std::nullopt, std::nullopt, false, std::nullopt);
+                     const bool& copy, const std::optional<int64_t>& memory_format) {
+  if (!copy && dtype == self.dtype() && to_keeps(self, memory_format)) return self;
+  return to_copy_op(self, dtype, std::nullopt, std::nullopt, std::nullopt, false, memory_format);
 }
 Tensor to_dtype_op(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy,
                    std::optional<int64_t> memory_format) {
@@ -200,18 +220,23 @@ Tensor to_dtype_op(const Tensor& self, ScalarType dtype, bool non_blocking, bool
 }
 Tensor to_device_impl(const Tensor& self, const Device& device, const ScalarType& dtype,
                       const bool& /*non_blocking*/, const bool& copy,
-                      const std::optional<int64_t>& /*memory_format*/) {
-  if (!copy && dtype == self.dtype() && device == self.device()) return self;
-  return to_copy_op(self, dtype, std::nullopt, device, std::nullopt, false, std::nullopt);
+                      const std::optional<int64_t>& memory_format) {
+  if (!copy && dtype == self.dtype() && device == self.device() && to_keeps(self, memory_format)) {
+    return self;
+  }
+  return to_copy_op(self, dtype, std::nullopt, device, std::nullopt, false, memory_format);
 }
 Tensor to_device_op(const Tensor& self, Device device, ScalarType dtype, bool non_blocking, bool copy,
                     std::optional<int64_t> memory_format) {
   return dispatch::call<to_device_impl>(OpId::to_device, self, device, dtype, non_blocking, copy,
                                         memory_format);
 }
-Tensor contiguous_impl(const Tensor& self, const int64_t& /*memory_format*/) {
-  if (self.is_contiguous()) return self;
-  Tensor out = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()));
+Tensor contiguous_impl(const Tensor& self, const int64_t& memory_format) {
+  MemoryFormat f = memory_format_from_int(memory_format);
+  if (self.is_contiguous(f)) return self;
+  EMBER_CHECK(f != MemoryFormat::Preserve,
+              "preserve memory format is unsupported by the contiguous operator");
+  Tensor out = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()), f);
   copy_(out, self);
   return out;
 }
@@ -225,7 +250,14 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::option
   return to_copy_op(self, dtype, std::nullopt, device, std::nullopt, false, std::nullopt);
 }
 Tensor clone(const Tensor& self) { return clone_op(self, std::nullopt); }
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  return clone_op(self, memory_format ? std::optional<int64_t>(memory_format_to_int(*memory_format))
+                                      : std::nullopt);
+}
 Tensor contiguous(const Tensor& self) { return contiguous_op(self, 0); }
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  return contiguous_op(self, memory_format_to_int(memory_format));
+}
 Tensor& copy_(Tensor& self, const Tensor& src) { return copy__op(self, src, false); }
 Tensor detach(const Tensor& self) { return dispatch::call<detach_impl>(OpId::detach, self); }
 Tensor alias(const Tensor& self) { return dispatch::call<alias_impl>(OpId::alias, self); }
@@ -247,20 +279,53 @@ EMBER_REGISTER_OP(fill__Scalar, &fill__op);
 EMBER_REGISTER_OP(zero_, &zero_);
 
 // ---- Tensor methods ----
-Tensor Tensor::to(ScalarType dtype, bool copy) const {
-  return to_dtype_op(*this, dtype, false, copy, std::nullopt);
+namespace {
+std::optional<int64_t> boxed_format(std::optional<MemoryFormat> f) {
+  return f ? std::optional<int64_t>(memory_format_to_int(*f)) : std::nullopt;
 }
-Tensor Tensor::to(Device device, bool copy) const {
-  return to_device_op(*this, device, dtype(), false, copy, std::nullopt);
+}  // namespace
+Tensor Tensor::to(ScalarType dtype, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to_dtype_op(*this, dtype, false, copy, boxed_format(memory_format));
 }
-Tensor Tensor::to(Device device, ScalarType dtype, bool copy) const {
-  return to_device_op(*this, device, dtype, false, copy, std::nullopt);
+Tensor Tensor::to(Device device, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to_device_op(*this, device, dtype(), false, copy, boxed_format(memory_format));
 }
-Tensor Tensor::to(const Tensor& other, bool copy) const {
-  return to_device_op(*this, other.device(), other.dtype(), false, copy, std::nullopt);
+Tensor Tensor::to(Device device, ScalarType dtype, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
+  return to_device_op(*this, device, dtype, false, copy, boxed_format(memory_format));
 }
-Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
-Tensor Tensor::clone() const { return ember::clone(*this); }
+Tensor Tensor::to(const Tensor& other, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to_device_op(*this, other.device(), other.dtype(), false, copy, boxed_format(memory_format));
+}
+Tensor Tensor::to(MemoryFormat memory_format, bool copy) const {
+  return to_dtype_op(*this, dtype(), false, copy, memory_format_to_int(memory_format));
+}
+Tensor Tensor::contiguous(MemoryFormat memory_format) const {
+  return ember::contiguous(*this, memory_format);
+}
+Tensor Tensor::clone(std::optional<MemoryFormat> memory_format) const {
+  return ember::clone(*this, memory_format);
+}
+bool Tensor::is_contiguous(MemoryFormat format) const {
+  // As c10: channels_last asks for NHWC strides; the others (preserve too) mean the default.
+  if (format == MemoryFormat::ChannelsLast) return is_channels_last_contiguous(sizes(), strides());
+  if (format == MemoryFormat::ChannelsLast3d) {
+    if (dim() != 5) return false;
+    int64_t expected = 1;
+    for (int d : {1, 4, 3, 2, 0}) {
+      if (size(d) != 1) {
+        if (stride(d) != expected) return false;
+        expected *= size(d);
+      }
+    }
+    return true;
+  }
+  return is_contiguous();
+}
+MemoryFormat Tensor::suggest_memory_format() const {
+  return is_channels_last_strides(sizes(), strides()) ? MemoryFormat::ChannelsLast
+                                                      : MemoryFormat::Contiguous;
+}
 Tensor& Tensor::copy_(const Tensor& src) { return ember::copy_(*this, src); }
 Tensor Tensor::detach() const { return ember::detach(*this); }
 Tensor& Tensor::fill_(const Scalar& value) { return ember::fill_(*this, value); }

@@ -20,7 +20,19 @@ using ops::OptDtype;
 using ops::OptFormat;
 using ops::OptLayout;
 
-Tensor empty_impl(IntArrayRef size, OptDtype dtype, OptLayout, OptDevice device, OptBool, OptFormat) {
+Tensor empty_impl(IntArrayRef size, OptDtype dtype, OptLayout, OptDevice device, OptBool,
+                  OptFormat format) {
+  MemoryFormat f = format ? memory_format_from_int(*format) : MemoryFormat::Contiguous;
+  if (f != MemoryFormat::Contiguous) {
+    for (int64_t s : size) {
+      EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
+    }
+    DimVector strides = strides_for_memory_format(size, f);  // refuses Preserve, wrong ranks
+    ScalarType dt = dtype.value_or(default_dtype());
+    const int64_t nbytes = storage_nbytes(size, strides, element_size(dt));
+    auto storage = Storage::allocate(static_cast<size_t>(nbytes), device.value_or(default_device()));
+    return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, size, strides, 0));
+  }
   auto impl = make_intrusive<TensorImpl>(size, dtype.value_or(default_dtype()),
                                          device.value_or(default_device()));
   return Tensor(std::move(impl));
@@ -78,11 +90,16 @@ Tensor full_op(IntArrayRef size, const Scalar& value, OptDtype dtype, OptLayout 
 
 // *_like: sizes (and a dense layout) from self, dtype and device from self unless given.
 Tensor empty_like_impl(const Tensor& self, OptDtype dtype, OptLayout, OptDevice device, OptBool,
-                       OptFormat) {
+                       OptFormat format) {
   ScalarType dt = dtype.value_or(self.dtype());
   Device dev = device.value_or(self.device());
+  MemoryFormat f = format ? memory_format_from_int(*format) : MemoryFormat::Preserve;
+  if (f != MemoryFormat::Preserve) return empty(self.sizes(), TensorOptions(dt).device(dev), f);
+  // preserve: a dense layout is kept, anything else gets its suggested format (as PyTorch)
   DimVector strides = ops::dense_strides_or_empty(self);
-  if (strides.empty()) return empty(self.sizes(), TensorOptions(dt).device(dev));
+  if (strides.empty()) {
+    return empty(self.sizes(), TensorOptions(dt).device(dev), self.suggest_memory_format());
+  }
   return empty_strided(self.sizes(), strides, TensorOptions(dt).device(dev));
 }
 Tensor empty_like_op(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
@@ -119,6 +136,14 @@ Tensor ones_like_op(const Tensor& self, OptDtype dtype, OptLayout layout, OptDev
 
 Tensor empty(IntArrayRef sizes, TensorOptions o) {
   return empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+}
+Tensor empty(IntArrayRef sizes, TensorOptions o, MemoryFormat memory_format) {
+  return empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt,
+                  memory_format_to_int(memory_format));
+}
+Tensor empty_like(const Tensor& self, TensorOptions o, MemoryFormat memory_format) {
+  return empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt,
+                       memory_format_to_int(memory_format));
 }
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   return empty_strided_op(sizes, strides, o.dtype_, std::nullopt, o.device_, std::nullopt);

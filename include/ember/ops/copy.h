@@ -13,7 +13,9 @@ namespace ember {
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt,
                 std::optional<Device> device = std::nullopt);
 Tensor clone(const Tensor& self);
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format);
 Tensor contiguous(const Tensor& self);
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format);
 Tensor& copy_(Tensor& self, const Tensor& src);
 Tensor detach(const Tensor& self);
 /// A new TensorImpl viewing the same storage (aten::alias).

@@ -18,6 +18,8 @@
 namespace ember {
 
 Tensor empty(IntArrayRef sizes, TensorOptions options = {});
+/// A dense tensor laid out in `memory_format` (Contiguous or ChannelsLast).
+Tensor empty(IntArrayRef sizes, TensorOptions options, MemoryFormat memory_format);
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});
 Tensor zeros(IntArrayRef sizes, TensorOptions options = {});
 Tensor ones(IntArrayRef sizes, TensorOptions options = {});
@@ -26,6 +28,8 @@ Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions options =
 
 /// The *_like forms take sizes from `self` and dtype / device from it unless given.
 Tensor empty_like(const Tensor& self, TensorOptions options = {});
+/// Preserve (the default above): self's dense layout, else its suggested format.
+Tensor empty_like(const Tensor& self, TensorOptions options, MemoryFormat memory_format);
 Tensor zeros_like(const Tensor& self, TensorOptions options = {});
 Tensor ones_like(const Tensor& self, TensorOptions options = {});
 Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options = {});
