@@ -45,13 +45,13 @@ Tensor dropout2d(const Tensor& input, double p, bool training, bool inplace) {
   EMBER_CHECK(dim >= 2, "Feature dropout requires at least 2 dimensions in the input");
   Tensor self = input;
   if (p == 1.0) {
-    Tensor zero = zeros({}, input.options());
+    Tensor zero = zeros({}, TensorOptions(input.dtype()).device(input.device()));
     return inplace ? self.mul_(zero) : input * zero;
   }
   std::vector<int64_t> noise_sizes(static_cast<size_t>(dim), 1);
   noise_sizes[0] = input.size(0);
   noise_sizes[1] = input.size(1);
-  Tensor noise = empty(noise_sizes, input.options());
+  Tensor noise = empty(noise_sizes, TensorOptions(input.dtype()).device(input.device()));
   noise.bernoulli_(1.0 - p);
   noise.div_(1.0 - p);
   return inplace ? self.mul_(noise) : input * noise;
