@@ -108,6 +108,10 @@ inline Stack box_result(std::vector<Tensor> ts) { return {Value(std::move(ts))};
 inline Stack box_result(std::tuple<Tensor, Tensor> ts) {
   return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts)))};
 }
+inline Stack box_result(std::tuple<Tensor, Tensor, Tensor> ts) {
+  return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts))),
+          Value(std::move(std::get<2>(ts)))};
+}
 
 template <class Sig>
 struct FnTraits;

@@ -121,6 +121,16 @@ inline std::tuple<Tensor, Tensor> unbox_result<std::tuple<Tensor, Tensor>>(Stack
   return {std::move(out[0].to_tensor()), std::move(out[1].to_tensor())};
 }
 template <>
+inline std::tuple<Tensor, Tensor, Tensor> unbox_result<std::tuple<Tensor, Tensor, Tensor>>(
+    Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 3 && out[0].is_tensor() && out[1].is_tensor() &&
+                       out[2].is_tensor(),
+                   op.full_name(), ": an override must return three Tensors, got ", out.size(),
+                   " values");
+  return {std::move(out[0].to_tensor()), std::move(out[1].to_tensor()),
+          std::move(out[2].to_tensor())};
+}
+template <>
 inline std::vector<Tensor> unbox_result<std::vector<Tensor>>(Stack&& out, const OpHandle& op) {
   if (out.size() == 1 && out[0].is_tensor_list()) return out[0].to_tensor_list();
   std::vector<Tensor> r;

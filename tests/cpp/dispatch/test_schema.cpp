@@ -86,7 +86,8 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "int?",         "int[]",         "int[1]",     "int[1]?",   "float",
       "float?",       "bool",          "bool?",      "Scalar",    "Scalar?",
       "ScalarType",   "ScalarType?",   "Layout?",    "Device",    "Device?",
-      "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?"};
+      "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?",
+      "int[2]",       "int[4]",        "SymInt",     "SymInt[2]", "SymInt[4]"};
   for (const OpHandle& op : all_ops()) {
     SCOPED_TRACE(op.schema());
     std::set<std::string> names;

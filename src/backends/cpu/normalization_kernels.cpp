@@ -1,0 +1,215 @@
+#include "normalization_kernels.h"
+
+#include <cmath>
+
+#include "ember/parallel.h"
+
+namespace ember::cpu {
+
+namespace {
+
+NCS view_of(const Tensor& t) {
+  auto v = ncs_view(t);
+  EMBER_ASSERT(v.has_value(), "normalization kernel given a tensor whose trailing dims do not collapse");
+  return *v;
+}
+
+// Calls f(c, n) for every (channel, sample) pair, parallel over channels.
+template <class F>
+void for_channels(int64_t C, int64_t work_per_channel, const F& f) {
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(work_per_channel, 1));
+  parallel_for(0, C, grain, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) f(c);
+  });
+}
+
+}  // namespace
+
+void batch_norm_stats(const Tensor& x, std::vector<double>& mean, std::vector<double>& var) {
+  const NCS v = view_of(x);
+  mean.assign(static_cast<size_t>(v.c), 0.0);
+  var.assign(static_cast<size_t>(v.c), 0.0);
+  const double m = static_cast<double>(v.n * v.s);
+  if (m == 0) return;
+  visit_floating(x.dtype(), [&]<class T>() {
+    const T* p = static_cast<const T*>(x.data_ptr());
+    for_channels(v.c, v.n * v.s, [&](int64_t c) {
+      // Two passes in float64: the mean, then the centred sum of squares (no cancellation).
+      double sum = 0;
+      for (int64_t n = 0; n < v.n; ++n) {
+        const T* q = p + n * v.sn + c * v.sc;
+        for (int64_t s = 0; s < v.s; ++s) sum += static_cast<double>(q[s * v.ss]);
+      }
+      const double mu = sum / m;
+      double sq = 0;
+      for (int64_t n = 0; n < v.n; ++n) {
+        const T* q = p + n * v.sn + c * v.sc;
+        for (int64_t s = 0; s < v.s; ++s) {
+          const double d = static_cast<double>(q[s * v.ss]) - mu;
+          sq += d * d;
+        }
+      }
+      mean[static_cast<size_t>(c)] = mu;
+      var[static_cast<size_t>(c)] = sq / m;
+    });
+  }, "batch_norm");
+}
+
+void channel_affine_ref(const Tensor& out, const Tensor& x, const std::vector<double>& a,
+                        const std::vector<double>& b) {
+  const NCS vx = view_of(x), vo = view_of(out);
+  visit_floating(x.dtype(), [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* px = static_cast<const T*>(x.data_ptr());
+    T* po = static_cast<T*>(out.data_ptr());
+    for (int64_t n = 0; n < vx.n; ++n)
+      for (int64_t c = 0; c < vx.c; ++c)
+        for (int64_t s = 0; s < vx.s; ++s) {
+          const M xv = static_cast<M>(px[n * vx.sn + c * vx.sc + s * vx.ss]);
+          po[n * vo.sn + c * vo.sc + s * vo.ss] =
+              static_cast<T>(xv * static_cast<M>(a[static_cast<size_t>(c)]) +
+                             static_cast<M>(b[static_cast<size_t>(c)]));
+        }
+  }, "batch_norm");
+}
+
+void channel_affine(const Tensor& out, const Tensor& x, const std::vector<double>& a,
+                    const std::vector<double>& b) {
+  const NCS vx = view_of(x), vo = view_of(out);
+  const bool planes = vx.ss == 1 && vo.ss == 1;                     // NCHW: each (n, c) a run
+  const bool rows = vx.sc == 1 && vo.sc == 1 && vx.c > 1;           // channels_last: each (n, s) a run
+  if (!planes && !rows) return channel_affine_ref(out, x, a, b);
+  visit_floating(x.dtype(), [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* px = static_cast<const T*>(x.data_ptr());
+    T* po = static_cast<T*>(out.data_ptr());
+    const int64_t C = vx.c;
+    std::vector<M> am(a.begin(), a.end()), bm(b.begin(), b.end());
+    if (planes) {
+      const int64_t S = vx.s;
+      parallel_for(0, vx.n * C, std::max<int64_t>(1, 32768 / std::max<int64_t>(S, 1)),
+                   [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          const int64_t n = i / C, c = i % C;
+          const T* xs = px + n * vx.sn + c * vx.sc;
+          T* os = po + n * vo.sn + c * vo.sc;
+          const M av = am[static_cast<size_t>(c)], bv = bm[static_cast<size_t>(c)];
+          for (int64_t s = 0; s < S; ++s) os[s] = static_cast<T>(static_cast<M>(xs[s]) * av + bv);
+        }
+      });
+    } else {
+      const int64_t S = vx.s;
+      const M* ap = am.data();
+      const M* bp = bm.data();
+      parallel_for(0, vx.n * S, std::max<int64_t>(1, 32768 / C), [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          const int64_t n = i / S, s = i % S;
+          const T* xs = px + n * vx.sn + s * vx.ss;
+          T* os = po + n * vo.sn + s * vo.ss;
+          for (int64_t c = 0; c < C; ++c) os[c] = static_cast<T>(static_cast<M>(xs[c]) * ap[c] + bp[c]);
+        }
+      });
+    }
+  }, "batch_norm");
+}
+
+void channel_affine2(const Tensor& out, const Tensor& dy, const Tensor& x,
+                     const std::vector<double>& a, const std::vector<double>& b,
+                     const std::vector<double>& k) {
+  const NCS vo = view_of(out), vd = view_of(dy), vx = view_of(x);
+  visit_floating(x.dtype(), [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* px = static_cast<const T*>(x.data_ptr());
+    const T* pd = static_cast<const T*>(dy.data_ptr());
+    T* po = static_cast<T*>(out.data_ptr());
+    parallel_for(0, vx.n * vx.c, std::max<int64_t>(1, 32768 / std::max<int64_t>(vx.s, 1)),
+                 [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const int64_t n = i / vx.c, c = i % vx.c;
+        const M av = static_cast<M>(a[static_cast<size_t>(c)]);
+        const M bv = static_cast<M>(b[static_cast<size_t>(c)]);
+        const M kv = static_cast<M>(k[static_cast<size_t>(c)]);
+        const T* xs = px + n * vx.sn + c * vx.sc;
+        const T* ds = pd + n * vd.sn + c * vd.sc;
+        T* os = po + n * vo.sn + c * vo.sc;
+        for (int64_t s = 0; s < vx.s; ++s) {
+          os[s * vo.ss] = static_cast<T>(static_cast<M>(ds[s * vd.ss]) * av +
+                                         static_cast<M>(xs[s * vx.ss]) * bv + kv);
+        }
+      }
+    });
+  }, "batch_norm_backward");
+}
+
+void batch_norm_grad_sums(const Tensor& dy, const Tensor& x, const std::vector<double>& mean,
+                          std::vector<double>& sum_dy, std::vector<double>& sum_dy_xmu) {
+  const NCS vd = view_of(dy), vx = view_of(x);
+  sum_dy.assign(static_cast<size_t>(vx.c), 0.0);
+  sum_dy_xmu.assign(static_cast<size_t>(vx.c), 0.0);
+  visit_floating(x.dtype(), [&]<class T>() {
+    const T* px = static_cast<const T*>(x.data_ptr());
+    const T* pd = static_cast<const T*>(dy.data_ptr());
+    for_channels(vx.c, vx.n * vx.s, [&](int64_t c) {
+      const double mu = mean[static_cast<size_t>(c)];
+      double s1 = 0, s2 = 0;
+      for (int64_t n = 0; n < vx.n; ++n) {
+        const T* xs = px + n * vx.sn + c * vx.sc;
+        const T* ds = pd + n * vd.sn + c * vd.sc;
+        for (int64_t s = 0; s < vx.s; ++s) {
+          const double g = static_cast<double>(ds[s * vd.ss]);
+          s1 += g;
+          s2 += g * (static_cast<double>(xs[s * vx.ss]) - mu);
+        }
+      }
+      sum_dy[static_cast<size_t>(c)] = s1;
+      sum_dy_xmu[static_cast<size_t>(c)] = s2;
+    });
+  }, "batch_norm_backward");
+}
+
+void group_norm_kernel(const Tensor& y, const Tensor& x, int64_t group, double eps,
+                       const std::vector<double>& w, const std::vector<double>& b,
+                       std::vector<double>& mean, std::vector<double>& rstd) {
+  const int64_t N = x.size(0), C = x.size(1);
+  const int64_t HxW = N * C == 0 ? 0 : x.numel() / (N * C);
+  const int64_t cpg = C / group;
+  mean.assign(static_cast<size_t>(N * group), 0.0);
+  rstd.assign(static_cast<size_t>(N * group), 0.0);
+  visit_floating(x.dtype(), [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* px = static_cast<const T*>(x.data_ptr());
+    T* py = static_cast<T*>(y.data_ptr());
+    const int64_t len = cpg * HxW;
+    parallel_for(0, N * group, std::max<int64_t>(1, 32768 / std::max<int64_t>(len, 1)),
+                 [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const T* xs = px + i * len;
+        T* ys = py + i * len;
+        double sum = 0;
+        for (int64_t k = 0; k < len; ++k) sum += static_cast<double>(xs[k]);
+        const double mu = len ? sum / static_cast<double>(len) : 0.0;
+        double sq = 0;
+        for (int64_t k = 0; k < len; ++k) {
+          const double d = static_cast<double>(xs[k]) - mu;
+          sq += d * d;
+        }
+        const double var = len ? sq / static_cast<double>(len) : 0.0;
+        const double rs = 1.0 / std::sqrt(var + eps);
+        mean[static_cast<size_t>(i)] = mu;
+        rstd[static_cast<size_t>(i)] = rs;
+        const int64_t g = i % group;
+        for (int64_t cc = 0; cc < cpg; ++cc) {
+          const int64_t c = g * cpg + cc;
+          const double wc = w.empty() ? 1.0 : w[static_cast<size_t>(c)];
+          const double bc = b.empty() ? 0.0 : b[static_cast<size_t>(c)];
+          const M a = static_cast<M>(rs * wc), k0 = static_cast<M>(bc - mu * rs * wc);
+          const T* xc = xs + cc * HxW;
+          T* yc = ys + cc * HxW;
+          for (int64_t s = 0; s < HxW; ++s) yc[s] = static_cast<T>(static_cast<M>(xc[s]) * a + k0);
+        }
+      }
+    });
+  }, "GroupNormKernelImpl");
+}
+
+}  // namespace ember::cpu
