@@ -8,7 +8,7 @@ want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev 
       zlib1g-dev python3-sklearn   # examples/cpp/digits: reads sklearn's digits.csv.gz with zlib
       python3-dev pybind11-dev python3-pybind11 python3-setuptools)  # the Python package
 if [[ "${1:-demo}" == "test" ]]; then
-  want+=(python3-pytest)
+  want+=(python3-pytest python3-torchvision)   # torchvision: the models tests' oracle
 fi
 
 missing=()
