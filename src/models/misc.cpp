@@ -57,4 +57,12 @@ Conv2dNormActivation::Conv2dNormActivation(int64_t in_channels, int64_t out_chan
                                                  dilation, inplace, bias, options)),
       out_channels(out_channels_) {}
 
+void for_each_descendant(nn::Module& root, const std::function<void(nn::Module&)>& fn) {
+  for (const auto& child : root.children()) {
+    if (!child) continue;
+    fn(*child);
+    for_each_descendant(*child, fn);
+  }
+}
+
 }  // namespace ember::models

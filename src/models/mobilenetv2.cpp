@@ -147,21 +147,22 @@ MobileNetV2::MobileNetV2(std::string type_name, int64_t num_classes, double widt
                                                                     true, options)));
 
   // torchvision's weight initialisation.
-  for (const auto& m : modules()) {
-    if (auto* conv = dynamic_cast<nn::Conv2d*>(m.get())) {
+  for_each_descendant(*this, [](nn::Module& mod) {
+    nn::Module* m = &mod;
+    if (auto* conv = dynamic_cast<nn::Conv2d*>(m)) {
       nn::init::kaiming_normal_(conv->weight(), 0.0, "fan_out");
       if (conv->bias().defined()) nn::init::zeros_(conv->bias());
-    } else if (auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get())) {
+    } else if (auto* bn = dynamic_cast<nn::BatchNorm2d*>(m)) {
       nn::init::ones_(bn->weight());
       nn::init::zeros_(bn->bias());
-    } else if (auto* gn = dynamic_cast<nn::GroupNorm*>(m.get())) {
+    } else if (auto* gn = dynamic_cast<nn::GroupNorm*>(m)) {
       nn::init::ones_(gn->weight());
       nn::init::zeros_(gn->bias());
-    } else if (auto* lin = dynamic_cast<nn::Linear*>(m.get())) {
+    } else if (auto* lin = dynamic_cast<nn::Linear*>(m)) {
       nn::init::normal_(lin->weight(), 0.0, 0.01);
       nn::init::zeros_(lin->bias());
     }
-  }
+  });
 }
 
 Tensor MobileNetV2::forward_impl(const Tensor& x) {

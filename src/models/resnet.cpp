@@ -183,26 +183,28 @@ ResNet::ResNet(std::string type_name, ResNetBlock block, std::vector<int64_t> la
   fc = register_module("fc", std::make_shared<nn::Linear>(512 * block.expansion, num_classes,
                                                           true, options));
 
-  for (const auto& m : modules()) {
-    if (auto* conv = dynamic_cast<nn::Conv2d*>(m.get())) {
+  for_each_descendant(*this, [](nn::Module& mod) {
+    nn::Module* m = &mod;
+    if (auto* conv = dynamic_cast<nn::Conv2d*>(m)) {
       nn::init::kaiming_normal_(conv->weight(), 0.0, "fan_out", "relu");
-    } else if (auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get())) {
+    } else if (auto* bn = dynamic_cast<nn::BatchNorm2d*>(m)) {
       nn::init::constant_(bn->weight(), 1);
       nn::init::constant_(bn->bias(), 0);
-    } else if (auto* gn = dynamic_cast<nn::GroupNorm*>(m.get())) {
+    } else if (auto* gn = dynamic_cast<nn::GroupNorm*>(m)) {
       nn::init::constant_(gn->weight(), 1);
       nn::init::constant_(gn->bias(), 0);
     }
-  }
+  });
   if (zero_init_residual) {
     // The last norm of each residual branch starts at zero: each block starts as the identity.
-    for (const auto& m : modules()) {
+    for_each_descendant(*this, [](nn::Module& mod) {
+      nn::Module* m = &mod;
       std::shared_ptr<nn::Module> last;
-      if (auto* b = dynamic_cast<Bottleneck*>(m.get())) last = b->bn3;
-      else if (auto* b2 = dynamic_cast<BasicBlock*>(m.get())) last = b2->bn2;
+      if (auto* b = dynamic_cast<Bottleneck*>(m)) last = b->bn3;
+      else if (auto* b2 = dynamic_cast<BasicBlock*>(m)) last = b2->bn2;
       if (last && last->has_parameter("weight") && last->parameter("weight").defined())
         nn::init::constant_(last->parameter("weight"), 0);
-    }
+    });
   }
 }
 

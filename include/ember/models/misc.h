@@ -48,4 +48,8 @@ class Conv2dNormActivation : public nn::Sequential {
   int64_t out_channels;
 };
 
+/// Calls fn on every module below `root` (pre-order, not root itself). Usable in a constructor,
+/// where Module::modules() is not (the module is not yet held by a shared_ptr).
+void for_each_descendant(nn::Module& root, const std::function<void(nn::Module&)>& fn);
+
 }  // namespace ember::models

@@ -49,7 +49,7 @@ TEST(PoolLayers, MaxPoolValuesAndIndices) {
   nn::MaxPool2d m(3, 2, 1, 1, /*return_indices=*/true);
   const std::vector<double> want_v{9, 10, 10, 9, 10, 9, 10, 10, 9, 10, 9, 9, 10, 9, 10, 6, 9, 10};
   const std::vector<double> want_i{6, 3, 3, 6, 14, 17, 25, 25, 28, 6, 9, 9, 6, 9, 17, 18, 20, 28};
-  expect_values(m(input()), {1, 2, 3, 3}, want_v);
+  expect_values(m.forward(input()), {1, 2, 3, 3}, want_v);  // the typed forward: values only
   const auto out = m.call({input()}).to_tensor_list();  // PyTorch's (values, indices)
   ASSERT_EQ(out.size(), 2u);
   expect_values(out[0], {1, 2, 3, 3}, want_v);
