@@ -9,7 +9,8 @@ want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev 
       python3-dev pybind11-dev python3-pybind11 python3-setuptools)  # the Python package
 if [[ "${1:-demo}" == "test" ]]; then
   want+=(python3-pytest
-         python3-venv python3-pip python3-wheel)  # tests/python/frontend/test_packaging.py: pip install .
+         python3-venv python3-pip python3-wheel   # tests/python/frontend/test_packaging.py: pip install .
+         python3-torchvision)                     # the models tests' oracle
 fi
 
 missing=()

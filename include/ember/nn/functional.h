@@ -8,13 +8,22 @@
 //                                F::Reduction::Mean, /*label_smoothing=*/0.1);
 //
 // The losses, layer_norm and bilinear are aten ops (ember/ops/nn.h) that dispatch by their aten
-// names; the rest are thin calls to ops that already exist.
+// names; the rest are thin calls to ops that already exist. The convolution, pooling and
+// normalisation wrappers (src/nn/functional/conv.cpp, pooling.cpp, batch_norm.cpp) add what
+// torch.nn.functional adds in Python on top of the ops of ember/ops/conv.h, pooling.h and
+// normalization.h: F's argument order, its checks ("Expected more than 1 value per channel when
+// training") and the expansion of a single int to one per spatial dim.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "ember/ops/conv.h"
 #include "ember/ops/nn.h"
+#include "ember/ops/normalization.h"
+#include "ember/ops/pooling.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::functional {
@@ -61,10 +70,84 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape,
                   const std::optional<Tensor>& weight = std::nullopt,
                   const std::optional<Tensor>& bias = std::nullopt, double eps = 1e-5);
 
+/// F.batch_norm (F's order: running stats before weight and bias). When training, the running
+/// stats (if given) are updated in place with `momentum`, and an input with one value per
+/// channel is a ValueError "Expected more than 1 value per channel when training, got input
+/// size torch.Size([1, 3])".
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean,
+                  const std::optional<Tensor>& running_var,
+                  const std::optional<Tensor>& weight = std::nullopt,
+                  const std::optional<Tensor>& bias = std::nullopt, bool training = false,
+                  double momentum = 0.1, double eps = 1e-5);
+/// F.group_norm: input [N, C, *] normalised over groups of C / num_groups channels.
+Tensor group_norm(const Tensor& input, int64_t num_groups,
+                  const std::optional<Tensor>& weight = std::nullopt,
+                  const std::optional<Tensor>& bias = std::nullopt, double eps = 1e-5);
+
+// ---- convolutions (src/nn/functional/conv.cpp) ----
+/// Input [N, C_in, L] (or unbatched [C_in, L]), weight [C_out, C_in / groups, k].
+Tensor conv1d(const Tensor& input, const Tensor& weight,
+              const std::optional<Tensor>& bias = std::nullopt, IntArrayRef stride = {1},
+              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+/// padding "same" (output length = input length; stride must be 1) or "valid" (no padding).
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation = {1},
+              int64_t groups = 1);
+/// Input [N, C_in, H, W] (or unbatched), weight [C_out, C_in / groups, kH, kW]. A one-element
+/// stride / padding / dilation applies to both dims, as a Python int does.
+Tensor conv2d(const Tensor& input, const Tensor& weight,
+              const std::optional<Tensor>& bias = std::nullopt, IntArrayRef stride = {1, 1},
+              IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1}, int64_t groups = 1);
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation = {1, 1},
+              int64_t groups = 1);
+/// weight [C_in, C_out / groups, kH, kW]; note dilation comes last, as in F.conv_transpose2d.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const std::optional<Tensor>& bias = std::nullopt,
+                        IntArrayRef stride = {1, 1}, IntArrayRef padding = {0, 0},
+                        IntArrayRef output_padding = {0, 0}, int64_t groups = 1,
+                        IntArrayRef dilation = {1, 1});
+
+// ---- pooling, padding and resampling (src/nn/functional/pooling.cpp) ----
+/// An empty stride means stride = kernel_size (Python's stride=None).
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = {0}, IntArrayRef dilation = {1}, bool ceil_mode = false);
+/// F.max_pool2d(..., return_indices=True): the values and the flat indices (per plane) of the
+/// maxima, int64.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                   IntArrayRef stride = {},
+                                                   IntArrayRef padding = {0},
+                                                   IntArrayRef dilation = {1},
+                                                   bool ceil_mode = false);
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = {0}, bool ceil_mode = false,
+                  bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+/// output_size: one int for both dims, or (H, W).
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
+Tensor adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size);
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
+                                                            IntArrayRef output_size);
+/// pad: (left, right) pairs from the last dim backwards; mode "constant" (value, default 0),
+/// "reflect" or "replicate".
+Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode = "constant",
+           std::optional<double> value = std::nullopt);
+/// Exactly one of size and scale_factor; one element applies to every spatial dim. mode
+/// "nearest" or "bilinear" (align_corners only with the latter).
+Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size = std::nullopt,
+                   std::optional<std::vector<double>> scale_factor = std::nullopt,
+                   const std::string& mode = "nearest",
+                   std::optional<bool> align_corners = std::nullopt,
+                   std::optional<bool> recompute_scale_factor = std::nullopt);
+
 // ---- dropout and embedding (src/nn/functional/dropout.cpp, embedding.cpp) ----
 /// Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training.
 /// p outside [0, 1] is a ValueError, as in F.dropout.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
+/// Channel-wise dropout (F.dropout2d): zeroes whole channels input[n, c] with probability p and
+/// scales the others by 1 / (1 - p). Inputs other than 4-d warn as PyTorch does (3-d ones are
+/// taken as [N, C, L], PyTorch 1.13's behaviour).
+Tensor dropout2d(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
 /// Rows of `weight` picked by the integer `input`. padding_idx (negative counts from the end)
 /// gets no gradient; max_norm renormalises, in place and without grad, the rows looked up whose
 /// norm_type-norm exceeds it (as F.embedding).

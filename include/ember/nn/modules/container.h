@@ -163,6 +163,14 @@ class Sequential : public ModuleSequence {
   Value forward(const std::vector<Value>& inputs) override;
   Sequential& extend(const Sequential& other);
   using ModuleSequence::extend;
+
+ protected:
+  /// For subclasses with their own class name (torchvision's Conv2dNormActivation, the fused
+  /// intrinsic modules): `modules` named "0", "1", ...
+  Sequential(std::string type_name, const std::vector<std::shared_ptr<Module>>& modules)
+      : ModuleSequence(std::move(type_name)) {
+    extend(modules);
+  }
 };
 
 /// A list of modules; it has no forward of its own.

@@ -1,5 +1,6 @@
 // torch.nn.Dropout: zeroes each element with probability p and scales the others by 1/(1-p)
-// while training; the identity in eval mode.
+// while training; the identity in eval mode. torch.nn.Dropout2d: the same for whole channels
+// (input[n, c] of an [N, C, H, W] input).
 //
 //   ember::nn::Dropout drop(0.25);
 //   drop.eval();   // now drop(x) is x
@@ -16,6 +17,18 @@ class Dropout : public Module {
  public:
   /// p outside [0, 1]: ValueError "dropout probability has to be between 0 and 1, but got 1.5".
   explicit Dropout(double p = 0.5, bool inplace = false);
+  Tensor forward(const Tensor& input);
+  Value forward(const std::vector<Value>& inputs) override;
+  /// "p=0.5, inplace=False".
+  std::string extra_repr() const override;
+  double p;
+  bool inplace;
+};
+
+class Dropout2d : public Module {
+ public:
+  /// p outside [0, 1]: ValueError, as Dropout.
+  explicit Dropout2d(double p = 0.5, bool inplace = false);
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// "p=0.5, inplace=False".

@@ -1,0 +1,124 @@
+// torch.nn.Conv1d, Conv2d and ConvTranspose2d: PyTorch 1.13's parameters (weight
+// [out, in / groups, *k], transposed [in, out / groups, *k]; bias [out] or None), initialisation
+// (kaiming_uniform_(a = sqrt(5)), bias U(±1/sqrt(fan_in))), padding modes and repr.
+//
+//   ember::nn::Conv2d conv(3, 16, 3, /*stride=*/2, /*padding=*/1, 1, 1, /*bias=*/false);
+//   // Conv2d(3, 16, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False)
+//   ember::nn::Conv2d same(16, 16, {3, 5}, 1, "same");
+//   ember::Tensor y = conv(x);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/nn/module.h"
+#include "ember/nn/modules/utils.h"
+#include "ember/tensor_options.h"
+
+namespace ember::nn {
+
+/// A convolution's padding: numbers (an int or a tuple), or "same" / "valid".
+class ConvPadding {
+ public:
+  ConvPadding(int64_t v) : values_(v) {}  // NOLINT
+  ConvPadding(int v) : values_(v) {}      // NOLINT
+  ConvPadding(std::initializer_list<int64_t> v) : values_(v) {}
+  ConvPadding(std::vector<int64_t> v) : values_(std::move(v)) {}  // NOLINT
+  ConvPadding(IntOrTuple v) : values_(std::move(v)) {}            // NOLINT
+  ConvPadding(const char* s) : values_(0), string_(s) {}         // NOLINT
+  ConvPadding(std::string s) : values_(0), string_(std::move(s)) {}  // NOLINT
+  bool is_string() const { return !string_.empty(); }
+  const std::string& str() const { return string_; }
+  const IntOrTuple& values() const { return values_; }
+
+ private:
+  IntOrTuple values_;
+  std::string string_;
+};
+
+/// What the convolutions share (PyTorch's _ConvNd); the public fields are PyTorch's attributes,
+/// with sizes already expanded to one value per spatial dim (kernel_size (3, 3)).
+class ConvNd : public Module {
+ public:
+  /// Re-draws weight and bias as the constructor does (nothing happens to meta tensors).
+  void reset_parameters();
+  /// "3, 8, kernel_size=(3, 3), stride=(1, 1)", then padding, dilation, output_padding, groups,
+  /// bias=False and padding_mode where they differ from the defaults.
+  std::string extra_repr() const override;
+
+  Tensor& weight() { return parameter("weight"); }
+  /// Undefined when built with bias=false.
+  Tensor& bias() { return parameter("bias"); }
+
+  int64_t in_channels;
+  int64_t out_channels;
+  std::vector<int64_t> kernel_size;
+  std::vector<int64_t> stride;
+  /// The numeric padding; zeros when padding_string is set.
+  std::vector<int64_t> padding;
+  /// "same" or "valid" when the padding was given as a string, else empty.
+  std::string padding_string;
+  std::vector<int64_t> dilation;
+  bool transposed;
+  std::vector<int64_t> output_padding;
+  int64_t groups;
+  /// "zeros", "reflect", "replicate" or "circular".
+  std::string padding_mode;
+
+ protected:
+  /// PyTorch's checks and messages: groups > 0, channels divisible by groups, a valid padding
+  /// string (and "same" only with stride 1), a valid padding_mode (all ValueErrors).
+  ConvNd(std::string type_name, size_t spatial_dims, int64_t in_channels, int64_t out_channels,
+         const IntOrTuple& kernel_size, const IntOrTuple& stride, const ConvPadding& padding,
+         const IntOrTuple& dilation, bool transposed, const IntOrTuple& output_padding,
+         int64_t groups, bool bias, std::string padding_mode, TensorOptions options);
+  /// The input padded by F.pad for a padding_mode other than "zeros" (padding + conv).
+  Tensor pad_input(const Tensor& input) const;
+  /// F.pad's form of the padding: (left, right) pairs, last dim first (PyTorch's
+  /// _reversed_padding_repeated_twice; "same" puts the odd extra on the right).
+  std::vector<int64_t> reversed_padding_repeated_twice;
+};
+
+class Conv1d : public ConvNd {
+ public:
+  Conv1d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+         const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
+         const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
+         std::string padding_mode = "zeros", TensorOptions options = {});
+  Tensor forward(const Tensor& input);
+  Value forward(const std::vector<Value>& inputs) override;
+};
+
+class Conv2d : public ConvNd {
+ public:
+  Conv2d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+         const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
+         const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
+         std::string padding_mode = "zeros", TensorOptions options = {});
+  Tensor forward(const Tensor& input);
+  Value forward(const std::vector<Value>& inputs) override;
+};
+
+/// The gradient of Conv2d with respect to its input. Only padding_mode "zeros" (ValueError
+/// 'Only "zeros" padding mode is supported for ConvTranspose2d' otherwise).
+class ConvTranspose2d : public ConvNd {
+ public:
+  ConvTranspose2d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+                  const IntOrTuple& stride = 1, const IntOrTuple& padding = 0,
+                  const IntOrTuple& output_padding = 0, int64_t groups = 1, bool bias = true,
+                  const IntOrTuple& dilation = 1, std::string padding_mode = "zeros",
+                  TensorOptions options = {});
+  /// output_size (the spatial sizes, or with the batch and channel dims) picks the
+  /// output_padding that reaches it; ValueError when it is out of the reachable range.
+  Tensor forward(const Tensor& input,
+                 const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  /// input, and optionally output_size (an int list or None).
+  Value forward(const std::vector<Value>& inputs) override;
+
+ private:
+  std::vector<int64_t> output_padding_for(const Tensor& input,
+                                          std::vector<int64_t> output_size) const;
+};
+
+}  // namespace ember::nn
