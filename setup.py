@@ -26,11 +26,14 @@ class CMakeBuild(build_ext):
         build_dir = pathlib.Path(os.environ.get("EMBER_CMAKE_BUILD_DIR") or
                                  pathlib.Path(self.build_temp).resolve() / "cmake").resolve()
         build_dir.mkdir(parents=True, exist_ok=True)
-        subprocess.check_call([
-            "cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
-            "-DCMAKE_BUILD_TYPE=Release", "-DEMBER_BUILD_TESTS=OFF",
-            "-DEMBER_BUILD_BENCHMARKS=OFF", f"-DPython_EXECUTABLE={sys.executable}",
-        ])
+        if not (build_dir / "CMakeCache.txt").exists() or "EMBER_CMAKE_BUILD_DIR" not in os.environ:
+            # A build dir given by EMBER_CMAKE_BUILD_DIR is used as configured: reconfiguring it
+            # for this interpreter (a venv's) would change someone else's build.
+            subprocess.check_call([
+                "cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
+                "-DCMAKE_BUILD_TYPE=Release", "-DEMBER_BUILD_TESTS=OFF",
+                "-DEMBER_BUILD_BENCHMARKS=OFF", f"-DPython_EXECUTABLE={sys.executable}",
+            ])
         jobs = os.environ.get("EMBER_BUILD_JOBS", str(os.cpu_count() or 2))
         subprocess.check_call(["cmake", "--build", str(build_dir), "--target", "ember_py",
                                "-j", jobs])

@@ -17,6 +17,7 @@ BUILD = pathlib.Path(os.environ.get("EMBER_BUILD_DIR", REPO / "build"))
 def test_pip_install_offline_into_a_venv(tmp_path):
     if not (BUILD / "CMakeCache.txt").exists():
         pytest.skip(f"no CMake build at {BUILD} (run `make test`, or set EMBER_BUILD_DIR)")
+    cache_before = (BUILD / "CMakeCache.txt").read_text()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     env = dict(os.environ, EMBER_CMAKE_BUILD_DIR=str(BUILD), PIP_NO_INDEX="1",
@@ -25,6 +26,8 @@ def test_pip_install_offline_into_a_venv(tmp_path):
     done = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-index", str(REPO)],
                           env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+    # The test's build is reused as configured, never reconfigured for the venv's interpreter.
+    assert (BUILD / "CMakeCache.txt").read_text() == cache_before
     probe = ("import ember, os; "
              "print(os.path.dirname(ember.__file__)); "
              "print(sorted(f for f in os.listdir(os.path.dirname(ember.__file__)) if '.so' in f)); "
