@@ -144,6 +144,21 @@ class Recorder {
     for (const auto& o : outs) attach(o);
     return outs;
   }
+  /// Only the outputs marked differentiable get the node as grad_fn (PyTorch's
+  /// output_differentiability: native_batch_norm's saved mean and invstd have none); the others
+  /// still count as outputs of the node.
+  std::vector<Tensor> finish(std::vector<Tensor> outs, OpNode::Formula f,
+                             const std::vector<bool>& differentiable) {
+    node_->formula = std::move(f);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (differentiable[i]) {
+        attach(outs[i]);
+      } else {
+        node_->add_input_metadata(outs[i]);
+      }
+    }
+    return outs;
+  }
   /// For in-place ops: `self` (already written) takes the node as its new history
   /// (rebase_history: through CopySlices when self is a view).
   void finish_inplace(const Tensor& self, OpNode::Formula f) {

@@ -341,7 +341,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_autograd(
     if (mask[1]) gw = (g[0] * xhat).sum(dims);
     if (mask[2]) gb = g[0].sum(dims);
     return {gi, gw, gb};
-  });
+  }, {true, false, false});  // the saved statistics are not differentiable outputs
   ops::save_output_at(r, list[1], mean_);
   ops::save_output_at(r, list[2], invstd_);
   return {list[0], list[1], list[2]};
@@ -381,7 +381,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_autograd(
     if (has_w && n.needs(1)) gw = (gy * xhat).sum(d02);
     if (n.needs(2)) gb = gy.sum(d02);
     return {gi, gw, gb};
-  });
+  }, {true, false, false});  // the saved statistics are not differentiable outputs
   return {list[0], list[1], list[2]};
 }
 }  // namespace
