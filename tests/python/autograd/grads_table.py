@@ -253,6 +253,12 @@ GRAD_CASES: List[GradOp] = [
     op("upsample_nearest2d", [T, [5, 7], None, None], [((1, 2, 3, 4),)]),
     op("upsample_bilinear2d", [T, [5, 7], False, None, None], [((1, 2, 3, 4),)]),
     op("upsample_bilinear2d", [T, [5, 7], True, None, None], [((1, 2, 3, 4),)]),
+    # ---- convolutions ----
+    op("conv2d", [T, T1, T2, [1, 1], [1, 1], [1, 1], 1], [((2, 3, 5, 4), (4, 3, 3, 3), (4,))]),
+    op("conv2d", [T, T1, None, [2, 1], [0, 1], [1, 2], 2], [((1, 4, 6, 5), (2, 2, 2, 3))]),
+    op("conv1d", [T, T1, T2, [1], [1], [1], 1], [((2, 3, 6), (2, 3, 3), (2,))]),
+    op("conv_transpose2d.input", [T, T1, T2, [2, 2], [1, 1], [1, 1], 1, [1, 1]],
+       [((1, 3, 3, 4), (3, 2, 3, 3), (2,))]),
 ]
 
 # Ops whose outputs are never differentiable: no history, requires_grad False, as in torch.

@@ -354,6 +354,30 @@ def _normpool():
 NORMPOOL: List[Op] = _normpool()
 
 
+# Convolutions (src/ops/conv.cpp): oneDNN for float32, the scalar reference for float64.
+def _conv():
+    return [
+        Op("aten::conv2d", [T, T1, T2, [1, 1], [1, 1], [1, 1], 1], FLOATS[:2],
+           [((2, 3, 7, 6), (4, 3, 3, 3), (4,))]),
+        Op("aten::conv2d", [T, T1, None, [2, 1], [0, 2], [2, 1], 2], FLOATS[:2],
+           [((1, 4, 9, 8), (6, 2, 3, 2))]),
+        Op("aten::conv2d", [T, T1, T2, [1, 1], [1, 1], [1, 1], 4], FLOATS[:2],   # depthwise
+           [((2, 4, 6, 6), (4, 1, 3, 3), (4,))]),
+        Op("aten::conv2d.padding", [T, T1, T2, [1, 1], "same", [2, 2], 1], FLOATS[:2],
+           [((1, 2, 7, 7), (3, 2, 3, 3), (3,))]),
+        Op("aten::conv1d", [T, T1, T2, [2], [1], [1], 1], FLOATS[:2], [((2, 3, 9), (5, 3, 3), (5,))]),
+        Op("aten::conv_transpose2d.input", [T, T1, T2, [2, 2], [1, 1], [1, 1], 1, [1, 1]], FLOATS[:2],
+           [((1, 3, 4, 5), (3, 2, 3, 3), (2,))]),
+        Op("aten::convolution", [T, T1, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1], FLOATS[:2],
+           [((2, 3, 5, 5), (2, 3, 1, 1))]),
+        err("conv2d", [T, T1, None, [1, 1], [0, 0], [1, 1], 1], [((1, 3, 5, 5), (2, 4, 3, 3))]),
+        err("conv2d.padding", [T, T1, None, [2, 2], "same", [1, 1], 1], [((1, 3, 5, 5), (2, 3, 3, 3))]),
+    ]
+
+
+CONV: List[Op] = _conv()
+
+
 CASES: List[Op] = [
     # ---- unary math: float ops on every dtype (ints promote), sign-ish ops keep dtype ----
     *[unary(n, ALL) for n in ("exp", "expm1", "sin", "cos", "tanh", "sigmoid")],
@@ -525,6 +549,7 @@ CASES: List[Op] = [
     # ---- nn functional: losses, layer_norm, bilinear (Composite rows) ----
     *NN_FUNCTIONAL,
     *NORMPOOL,
+    *CONV,
     # ---- common user mistakes: error types and messages must match torch's ----
     *ERRORS,
 ]
