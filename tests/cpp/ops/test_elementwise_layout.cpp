@@ -16,6 +16,13 @@ const std::vector<int64_t> kCl = {60, 1, 15, 3};   // channels_last strides of [
 const std::vector<int64_t> kRow = {60, 20, 5, 1};  // row-major strides of [2, 3, 4, 5]
 
 Tensor randn_cl() { return randn({2, 3, 4, 5}).contiguous(MemoryFormat::ChannelsLast); }
+// [2, 3, 1, 1] with the strides torch's .to(memory_format=torch.channels_last) gives it
+// (.contiguous(memory_format=...) keeps (3, 1, 1, 1), already channels_last-contiguous).
+Tensor randn_nc11_cl() {
+  Tensor t = empty_strided({2, 3, 1, 1}, {3, 1, 3, 3});
+  t.copy_(randn({2, 3, 1, 1}));
+  return t;
+}
 
 struct Case {
   std::string name;
@@ -54,12 +61,12 @@ TEST(ElementwiseLayout, OutputStridesAsPytorch) {
        },
        kCl},
       {"cl[:, :, ::2] + 0", [&] { return a.slice(2, 0, std::nullopt, 2) + 0; }, {30, 1, 15, 3}},
-      {"N,C,1,1 cl + 1",
-       [&] { return randn({2, 3, 1, 1}).contiguous(MemoryFormat::ChannelsLast) + 1; },
+      {"N,C,1,1 strided (3, 1, 3, 3) + 1",
+       [&] { return randn_nc11_cl() + 1; },
        {3, 1, 3, 3}},
-      {"N,C,1,1 cl + row-major",
+      {"N,C,1,1 strided (3, 1, 3, 3) + row-major",
        [&] {
-         return randn({2, 3, 1, 1}).contiguous(MemoryFormat::ChannelsLast) + randn({2, 3, 1, 1});
+         return randn_nc11_cl() + randn({2, 3, 1, 1});
        },
        {3, 1, 1, 1}},
       {"transposed 2-d + 1", [&] { return randn({3, 4}).t() + 1; }, {1, 4}},
