@@ -14,6 +14,13 @@ else
   echo "(digits not built: zlib1g-dev missing)"
 fi
 echo
+echo "== a CNN on the digits: conv, batch norm, ReLU, max pooling, linear =="
+if [[ -x "$build/examples/cpp/digits_cnn" ]]; then
+  "$build/examples/cpp/digits_cnn"
+else
+  echo "(digits_cnn not built: zlib1g-dev missing)"
+fi
+echo
 echo "== Python: PyTorch's extension tutorials, run as they are after \`import ember as torch\` =="
 for script in examples/python/*.py; do
   echo "-- $script"
@@ -26,6 +33,10 @@ if [[ -x "$build/benchmarks/bench_core" ]]; then
   "$build/benchmarks/bench_core" add_1
   # Autograd's per-op overhead: forward + backward of a small MLP.
   "$build/benchmarks/bench_autograd" mlp16
+  # MobileNetV2 and ResNet-18 inference, batch 1, 224x224, one thread, beside PyTorch eager
+  # (and TorchScript-frozen: the _frozen lines); the first run exports torchvision's models.
+  "$build/benchmarks/bench_models" mobilenet_v2_b1_1t
+  "$build/benchmarks/bench_models" resnet18_b1_1t
 else
   echo "(benchmarks not built: libtorch-dev missing)"
 fi

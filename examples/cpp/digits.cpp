@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "digits_data.h"
+#include "digits_split.h"
 #include "ember/ember.h"
 #include "ember/grad_mode.h"
 #include "ember/nn.h"
@@ -43,16 +44,6 @@ std::shared_ptr<nn::Sequential> make_mlp(TensorOptions options) {
       std::make_shared<nn::Linear>(examples::kDigitsPixels, kHidden, true, options),
       std::make_shared<nn::ReLU>(),
       std::make_shared<nn::Linear>(kHidden, examples::kDigitsClasses, true, options));
-}
-
-// Fisher-Yates with the engine's raw output: std::mt19937_64's sequence is fixed by the
-// standard (std::shuffle and the distributions are not), so every platform gets this split.
-void shuffle(std::vector<int64_t>& v, std::mt19937_64& rng) {
-  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
-}
-
-Tensor index_tensor(const int64_t* data, int64_t n) {
-  return from_blob(const_cast<int64_t*>(data), {n}, kInt64).clone();
 }
 
 struct Eval {
@@ -91,11 +82,11 @@ std::shared_ptr<nn::Sequential> train(const Tensor& x_train, const Tensor& y_tra
   std::vector<int64_t> perm(static_cast<size_t>(n_train));
   for (int64_t i = 0; i < n_train; ++i) perm[static_cast<size_t>(i)] = i;
   for (int epoch = 1; epoch <= kEpochs; ++epoch) {
-    shuffle(perm, rng);
+    examples::shuffle(perm, rng);
     double loss_sum = 0;
     for (int64_t start = 0; start < n_train; start += kBatch) {
       const int64_t b = std::min(kBatch, n_train - start);
-      Tensor idx = index_tensor(perm.data() + start, b);
+      Tensor idx = examples::index_tensor(perm.data() + start, b);
       opt.zero_grad();
       Tensor loss = criterion((*model)(x_train.index_select(0, idx)), y_train.index_select(0, idx));
       loss.backward();
@@ -122,18 +113,10 @@ int run(int argc, char** argv) {
   const std::string path = examples::digits_path(argc, argv);
   const examples::DigitsData data = examples::load_digits(path);
   const int64_t n = data.rows;
-  Tensor x_all = from_blob(const_cast<float*>(data.pixels.data()), {n, examples::kDigitsPixels},
-                           kFloat32) / 16.0;  // a new tensor: scaled to [0, 1]
-  Tensor y_all = index_tensor(data.labels.data(), n);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
-  shuffle(order, rng);
-  const int64_t n_train = (n * 8 + 5) / 10;
-  const int64_t n_test = n - n_train;
-  Tensor train_idx = index_tensor(order.data(), n_train);
-  Tensor test_idx = index_tensor(order.data() + n_train, n_test);
-  Tensor x_train = x_all.index_select(0, train_idx), y_train = y_all.index_select(0, train_idx);
-  Tensor x_test = x_all.index_select(0, test_idx), y_test = y_all.index_select(0, test_idx);
+  const examples::DigitsSplit split = examples::split_digits(data, rng);
+  const Tensor &x_train = split.x_train, &y_train = split.y_train;
+  const Tensor &x_test = split.x_test, &y_test = split.y_test;
+  const int64_t n_train = x_train.size(0), n_test = x_test.size(0);
   std::printf("digits: %lld 8x8 images from %s\n", static_cast<long long>(n), path.c_str());
   std::printf("split: seeded permutation, %lld train / %lld test; pixels scaled to [0, 1]\n",
               static_cast<long long>(n_train), static_cast<long long>(n_test));

@@ -33,7 +33,7 @@ std::pair<Scalar, Scalar> hardtanh_limits(const Tensor& self, const Scalar& min_
 Tensor hardtanh_impl(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   ops::check_not_quantized("hardtanh", {self});
   auto [lo, hi] = hardtanh_limits(self, min_val, max_val);
-  Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device());
+  Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device(), {self});
   if (!out.is_meta()) ops::clamp_into(out, self, lo, hi);
   return out;
 }
@@ -63,7 +63,7 @@ constexpr const char* activation_name(ActivationOp op, bool inplace) {
 template <ActivationOp Op>
 Tensor activation_impl(const Tensor& self) {
   ops::check_not_quantized(activation_name(Op, false), {self});
-  Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device());
+  Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device(), {self});
   if (!out.is_meta()) cpu::activation_kernel(Op, out, self);
   return out;
 }
@@ -204,7 +204,8 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& 
   Tensor out = r.forward([&] {
     const ScalarType dtype = result_type(grad, self);
     Tensor res =
-        ops::new_output(broadcast_shapes(grad.sizes(), self.sizes()), dtype, self.device());
+        ops::new_output(broadcast_shapes(grad.sizes(), self.sizes()), dtype, self.device(),
+                        {grad, self});
     if (!res.is_meta())
       cpu::gelu_backward_kernel(res, ops::cast(grad, dtype), ops::cast(self, dtype), tanh_form);
     return res;

@@ -47,7 +47,7 @@ Tensor addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, const S
   check_operands(K, false, self, t1, t2);
   const ScalarType dtype = result_type({self, t1, t2});
   const Device device = ops::common_device(op_name(K, false), {self, t1, t2});
-  Tensor out = ops::new_output(ops::broadcast_all({self, t1, t2}), dtype, device);
+  Tensor out = ops::new_output(ops::broadcast_all({self, t1, t2}), dtype, device, {self, t1, t2});
   if (!out.is_meta()) {
     run_kernel(K, out, ops::cast(self, dtype), ops::cast(t1, dtype), ops::cast(t2, dtype), value);
   }

@@ -39,7 +39,7 @@ BinaryPlan plan_binary(const char* op, const Tensor& a, const Tensor& b,
 // out-of-place: a new output; kernel(out, a, b) unless it is meta.
 template <class K>
 Tensor run_binary(const BinaryPlan& p, K&& kernel) {
-  Tensor out = ops::new_output(p.shape, p.dtype, p.device);
+  Tensor out = ops::new_output(p.shape, p.dtype, p.device, {p.a, p.b});
   if (!out.is_meta()) kernel(out, p.a, p.b);
   return out;
 }
@@ -77,7 +77,10 @@ Tensor add_no_promotion(const Tensor& self, const Tensor& other, const Scalar& a
   check_alpha("add", self.dtype(), alpha);
   ops::check_scalar_fits(alpha, self.dtype());
   // empty()'s backend, called directly: a kernel's output allocation is not an op of its own.
-  Tensor out(make_intrusive<TensorImpl>(self.sizes(), self.dtype(), self.device()));
+  // Other layouts (channels_last...) keep theirs: Note [Elementwise output layout].
+  Tensor out = self.is_contiguous() && other.is_contiguous()
+                   ? Tensor(make_intrusive<TensorImpl>(self.sizes(), self.dtype(), self.device()))
+                   : ops::new_output(self.sizes(), self.dtype(), self.device(), {self, other});
   if (!out.is_meta()) cpu::add_kernel(out, self, other, alpha);
   return out;
 }
@@ -226,7 +229,7 @@ Tensor pow_tensor_scalar_impl(const Tensor& self, const Scalar& exponent) {
   ops::check_not_quantized("pow", {self});
   check_pow_exponent(self, exponent);
   ScalarType dtype = result_type(self, exponent);
-  Tensor out = ops::new_output(self.sizes(), dtype, self.device());
+  Tensor out = ops::new_output(self.sizes(), dtype, self.device(), {self});
   if (!out.is_meta()) pow_scalar_into(out, ops::cast(self, dtype), exponent);
   return out;
 }

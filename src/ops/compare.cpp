@@ -36,7 +36,8 @@ Tensor compare_impl(const Tensor& self, const Tensor& other) {
   ops::check_not_quantized(name, {self, other});
   const ScalarType dtype = result_type(self, other);
   const Device device = ops::common_device(name, {self, other});
-  Tensor out = ops::new_output(broadcast_shapes(self.sizes(), other.sizes()), kBool, device);
+  Tensor out =
+      ops::new_output(broadcast_shapes(self.sizes(), other.sizes()), kBool, device, {self, other});
   if (!out.is_meta()) cpu::compare_kernel(Op, out, ops::cast(self, dtype), ops::cast(other, dtype));
   return out;
 }

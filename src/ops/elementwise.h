@@ -50,6 +50,10 @@ bool may_overlap(const Tensor& a, const Tensor& b);
 /// The strides of a permutation of a contiguous tensor, if `t` is one (dense, non-overlapping);
 /// empty otherwise. empty_like / _to_copy keep such layouts (memory_format=preserve).
 DimVector dense_strides_or_empty(const Tensor& t);
+/// The strides a new elementwise output of `shape` takes from its inputs, or empty for row-major
+/// (Note [Elementwise output layout]): a channels_last input gives a channels_last result, as
+/// PyTorch's TensorIterator does.
+DimVector elementwise_output_strides(IntArrayRef shape, ArrayRef<Tensor> inputs);
 
 }  // namespace ember::ops
 

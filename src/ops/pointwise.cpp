@@ -54,7 +54,7 @@ Tensor clamp_impl(const Tensor& self, const std::optional<Scalar>& min,
   ops::check_not_quantized("clamp", {self});
   check_clamp_limits(min, max);
   const ScalarType dtype = clamp_result_type(self, min, max);
-  Tensor out = ops::new_output(self.sizes(), dtype, self.device());
+  Tensor out = ops::new_output(self.sizes(), dtype, self.device(), {self});
   if (!out.is_meta()) ops::clamp_into(out, ops::cast(self, dtype), min, max);
   return out;
 }
@@ -80,7 +80,8 @@ Tensor where_impl(const Tensor& condition, const Tensor& self, const Tensor& oth
               scalar_type_name(condition.dtype()));
   const ScalarType dtype = result_type(self, other);
   const Device device = ops::common_device("where", {condition, self, other});
-  Tensor out = ops::new_output(ops::broadcast_all({condition, self, other}), dtype, device);
+  Tensor out = ops::new_output(ops::broadcast_all({condition, self, other}), dtype, device,
+                               {condition, self, other});
   if (!out.is_meta()) cpu::where_kernel(out, condition, ops::cast(self, dtype), ops::cast(other, dtype));
   return out;
 }

@@ -71,5 +71,13 @@ Tensor original_self(const Tensor& self);
 inline Tensor new_output(IntArrayRef shape, ScalarType dtype, Device device) {
   return empty(shape, TensorOptions(dtype).device(device));
 }
+/// The same, laid out as PyTorch lays out an elementwise result of `inputs` (channels_last in,
+/// channels_last out: Note [Elementwise output layout]).
+inline Tensor new_output(IntArrayRef shape, ScalarType dtype, Device device,
+                         ArrayRef<Tensor> inputs) {
+  const DimVector strides = elementwise_output_strides(shape, inputs);
+  if (strides.empty()) return new_output(shape, dtype, device);
+  return empty_strided(shape, strides, TensorOptions(dtype).device(device));
+}
 
 }  // namespace ember::ops

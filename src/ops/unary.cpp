@@ -67,7 +67,7 @@ Tensor unary_impl(const Tensor& self) {
   ops::check_not_quantized(info.name, {self});
   check_unary_input(Op, self);
   const ScalarType dtype = unary_result_dtype(Op, self.dtype());
-  Tensor out = ops::new_output(self.sizes(), dtype, self.device());
+  Tensor out = ops::new_output(self.sizes(), dtype, self.device(), {self});
   if (!out.is_meta()) {
     // logical_not reads any dtype and writes bool; the others compute in the output's dtype.
     cpu::unary_kernel(Op, out, Op == UnaryOp::LogicalNot ? self : ops::cast(self, dtype));
