@@ -18,8 +18,13 @@ namespace {
 using namespace ember::nn;
 using VH = py::detail::value_and_holder;
 
+// Naming the trampoline registers it with pybind11 as T, so a PyLayer<T> that C++ hands back
+// (a child of a C++ parent) is found as its existing Python object.
 template <class T, class Base = Module>
-using Class = py::class_<T, Base, std::shared_ptr<T>>;
+using Class = py::class_<T, PyLayer<T>, Base, std::shared_ptr<T>>;
+// The shared bases (_ConvNd, _BatchNorm): never instantiated themselves.
+template <class T>
+using BaseClass = py::class_<T, Module, std::shared_ptr<T>>;
 
 const auto none = py::none();
 
@@ -37,7 +42,7 @@ void tuple_attr(Cls& cls, const char* name, std::vector<int64_t> ConvNd::*field)
 }
 
 void bind_conv(py::module_& m) {
-  Class<ConvNd> conv(m, "_ConvNd");
+  BaseClass<ConvNd> conv(m, "_ConvNd");
   conv.def("reset_parameters", &ConvNd::reset_parameters)
       .def("extra_repr", [](const ConvNd& self) { return self.ConvNd::extra_repr(); })
       .def_readwrite("in_channels", &ConvNd::in_channels)
@@ -143,7 +148,7 @@ void bind_batch_norm(py::module_& m, const char* name) {
 }
 
 void bind_norms(py::module_& m) {
-  Class<BatchNormBase> base(m, "_BatchNorm");
+  BaseClass<BatchNormBase> base(m, "_BatchNorm");
   base.def("reset_running_stats", &BatchNormBase::reset_running_stats)
       .def("reset_parameters", &BatchNormBase::reset_parameters)
       .def_readwrite("num_features", &BatchNormBase::num_features)

@@ -26,8 +26,10 @@ namespace {
 using namespace ember::models;
 using VH = py::detail::value_and_holder;
 
-template <class T, class Base = nn::Module>
-using Class = py::class_<T, Base, std::shared_ptr<T>>;
+// The trampoline named as the alias, so that pybind11 finds a Python subclass's object when C++
+// hands the block back (see nn_cnn_layers.cpp).
+template <class T, class Alias, class Base = nn::Module>
+using Class = py::class_<T, Alias, Base, std::shared_ptr<T>>;
 
 const auto none = py::none();
 
@@ -100,7 +102,7 @@ void optional_child(Cls& cls, const char* name) {
 void bind_misc(py::module_& m) {
   m.def("_make_divisible", &_make_divisible, py::arg("v"), py::arg("divisor"),
         py::arg("min_value") = none);
-  Class<Conv2dNormActivation, nn::Sequential> cna(m, "Conv2dNormActivation");
+  Class<Conv2dNormActivation, PyLayer<Conv2dNormActivation>, nn::Sequential> cna(m, "Conv2dNormActivation");
   cna.def(
       "__init__",
       [](VH& v_h, int64_t in, int64_t out, int64_t kernel_size, int64_t stride,
@@ -121,7 +123,7 @@ void bind_misc(py::module_& m) {
 }
 
 void bind_mobilenet(py::module_& m) {
-  Class<InvertedResidual> ir(m, "InvertedResidual");
+  Class<InvertedResidual, Named<InvertedResidual>> ir(m, "InvertedResidual");
   ir.def(
       "__init__",
       [](VH& v_h, int64_t inp, int64_t oup, int64_t stride, double expand_ratio,
@@ -138,7 +140,7 @@ void bind_mobilenet(py::module_& m) {
       .def_readonly("_is_cn", &InvertedResidual::_is_cn);
   bind_own_forward<InvertedResidual>(ir);
 
-  Class<MobileNetV2> net(m, "MobileNetV2");
+  Class<MobileNetV2, Named<MobileNetV2>> net(m, "MobileNetV2");
   net.def(
       "__init__",
       [](VH& v_h, int64_t num_classes, double width_mult, py::object setting,
@@ -178,7 +180,7 @@ void bind_mobilenet(py::module_& m) {
 
 template <class T>
 void bind_block(py::module_& m, const char* name) {
-  Class<T> cls(m, name);
+  Class<T, Named<T>> cls(m, name);
   cls.def(
       "__init__",
       [](VH& v_h, int64_t inplanes, int64_t planes, int64_t stride, py::handle downsample,
@@ -217,7 +219,7 @@ ResNetBlock resnet_block(py::handle block, py::handle norm_layer) {
 void bind_resnet(py::module_& m) {
   bind_block<BasicBlock>(m, "BasicBlock");
   bind_block<Bottleneck>(m, "Bottleneck");
-  Class<ResNet> net(m, "ResNet");
+  Class<ResNet, Named<ResNet>> net(m, "ResNet");
   net.def(
       "__init__",
       [](VH& v_h, py::handle block, std::vector<int64_t> layers, int64_t num_classes,
