@@ -5,7 +5,8 @@
 // `ember.add(t, 2)` and `t * 2.5` keep t's dtype as PyTorch's do). The first overload whose
 // parameters all bind wins. Binding follows PyTorch's Python signatures: the schema's `self` is
 // `input` in the function form; an `int[]` parameter that is the last positional one given also
-// takes its values as varargs (`t.view(2, 3)`, `ember.zeros(2, 3)`); `int[N]` takes a single int
+// takes its values as varargs (`t.view(2, 3)`, `ember.zeros(2, 3)`) when it is the only positional
+// parameter; `int[N]` takes a single int
 // for N copies; factories accept `requires_grad=`. No match is a TypeError listing the
 // signatures, as PyTorch's "received an invalid combination of arguments".
 #include "arg_parser.h"
@@ -340,13 +341,17 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
     if (n == 0 || sig.args[0].kind != ArgKind::Tensor) return false;
     bound[next++] = self;
   }
-  // Positional arguments; an int[] parameter swallows trailing ints (varargs form).
+  // Positional arguments; an int[] parameter swallows trailing ints (varargs form) when it is
+  // the only positional parameter, as PyTorch's max_pos_args == 1 (not conv2d's stride).
+  size_t positional_params = 0;
+  for (size_t a = self ? 1 : 0; a < n; ++a) positional_params += sig.args[a].kwarg_only ? 0 : 1;
   PyObject* varargs_tuple = nullptr;
   py::object varargs_holder;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     if (next >= n || sig.args[next].kwarg_only) return false;
     const ArgSpec& spec = sig.args[next];
-    if (spec.kind == ArgKind::IntList && is_int_like(args[i]) && nargs - i > 1) {
+    if (spec.kind == ArgKind::IntList && is_int_like(args[i]) && nargs - i > 1 &&
+        positional_params == 1) {
       // Only when every remaining positional is an int and no later positional parameter needs
       // them: `t.view(2, 3)`, `ember.zeros(2, 3)`.
       bool all_ints = true;

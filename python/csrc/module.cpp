@@ -11,6 +11,7 @@ void init_tensor_api(py::module_& m);
 void init_torch_dispatch(py::module_& m);
 void init_swap(py::module_& m);
 void init_autograd(py::module_& m);
+void init_nn_cnn(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -27,6 +28,7 @@ PYBIND11_MODULE(_C, m) {
   init_torch_dispatch(m);
   init_swap(m);
   init_nn(m);
+  init_nn_cnn(m);
   init_optim(m);
   init_autograd(m);
 }

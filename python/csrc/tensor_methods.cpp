@@ -128,7 +128,11 @@ void init_tensor_methods(py::module_& m) {
   add_method("numel", py::cpp_function([](py::handle self) { return self_tensor(self).numel(); }));
   add_method("element_size", py::cpp_function([](py::handle self) { return self_tensor(self).element_size(); }));
   add_method("storage_offset", py::cpp_function([](py::handle self) { return self_tensor(self).storage_offset(); }));
-  add_method("is_contiguous", py::cpp_function([](py::handle self) { return self_tensor(self).is_contiguous(); }));
+  add_method("is_contiguous", py::cpp_function([](py::handle self, py::handle memory_format) {
+    if (memory_format.is_none()) return self_tensor(self).is_contiguous();
+    EMBER_CHECK_TYPE(is_memory_format(memory_format.ptr()), "is_contiguous(): argument 'memory_format' must be ember.memory_format, not ", Py_TYPE(memory_format.ptr())->tp_name);
+    return self_tensor(self).is_contiguous(static_cast<MemoryFormat>(unpack_memory_format(memory_format.ptr())));
+  }, py::arg("self"), py::kw_only(), py::arg("memory_format") = py::none()));
   add_method("is_floating_point", py::cpp_function([](py::handle self) { return self_tensor(self).is_floating_point(); }));
   add_method("data_ptr", py::cpp_function([](py::handle self) {
     return reinterpret_cast<uintptr_t>(self_tensor(self).data_ptr());

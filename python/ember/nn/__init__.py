@@ -2,3 +2,4 @@
 from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import functional, init  # noqa: F401
+from . import utils  # noqa: F401

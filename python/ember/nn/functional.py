@@ -119,3 +119,95 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     return _F.binary_cross_entropy_with_logits(
         input, target, weight, _reduction(size_average, reduce, reduction), pos_weight)
+
+
+# ---- convolution, normalisation, pooling, padding, resampling (issue 6) ----
+# The op-table functions themselves where PyTorch's F names are its builtins (F.conv2d is
+# torch.conv2d); Python wrappers where torch.nn.functional has Python logic.
+_ops = _C._op_functions
+conv1d = _ops["conv1d"]
+conv2d = _ops["conv2d"]
+conv_transpose2d = _ops["conv_transpose2d"]
+pad = _ops["pad"]
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    return _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _ops["max_pool2d_with_indices"](input, kernel_size, [] if stride is None else stride,
+                                           padding, dilation, ceil_mode)
+
+
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
+    return _ops["max_pool2d"](input, kernel_size, [] if stride is None else stride, padding,
+                              dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    # torch's boolean_dispatch on return_indices.
+    fn = max_pool2d_with_indices if return_indices else _max_pool2d
+    return fn(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _ops["avg_pool2d"](input, kernel_size, [] if stride is None else stride, padding,
+                              ceil_mode, count_include_pad, divisor_override)
+
+
+def _list_with_default(out_size, defaults):
+    # torch.nn.modules.utils._list_with_default: None entries keep the input's size.
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError("Input dimension should be at least {}".format(len(out_size) + 1))
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _ops["adaptive_avg_pool2d"](input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _ops["adaptive_max_pool2d"](input, _list_with_default(output_size, input.size()))
+
+
+def _adaptive_max_pool2d(input, output_size, return_indices=False):
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    fn = adaptive_max_pool2d_with_indices if return_indices else _adaptive_max_pool2d
+    return fn(input, output_size)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _F.dropout2d(input, p, training, inplace)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if antialias:
+        raise NotImplementedError("interpolate: ember has no anti-aliased resampling")
+    if isinstance(size, int):
+        size = [size]
+    if isinstance(scale_factor, (int, float)):
+        scale_factor = [float(scale_factor)]
+    return _F.interpolate(input, None if size is None else list(size),
+                          None if scale_factor is None else [float(s) for s in scale_factor],
+                          mode, align_corners, recompute_scale_factor)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)

@@ -29,10 +29,12 @@ L1Loss = _nn.L1Loss
 NLLLoss = _nn.NLLLoss
 CrossEntropyLoss = _nn.CrossEntropyLoss
 BCEWithLogitsLoss = _nn.BCEWithLogitsLoss
+from .conv import *  # noqa: E402,F401,F403  (issue 6: conv / norm / pool layers)
+from . import conv as _conv  # noqa: E402
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Bilinear", "ReLU",
     "ReLU6", "Hardtanh", "Hardswish", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax",
     "Flatten", "Dropout", "Embedding", "LayerNorm", "MSELoss", "L1Loss", "NLLLoss",
     "CrossEntropyLoss", "BCEWithLogitsLoss",
-]
+] + _conv.__all__

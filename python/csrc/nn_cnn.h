@@ -1,0 +1,113 @@
+// What the bindings of issue 6's layers and models share (nn_cnn_layers.cpp,
+// nn_cnn_functional.cpp, vision_models.cpp): the trampoline that lets Python subclasses override
+// forward / extra_repr, the constructor that picks it, and Python <-> size-argument conversions.
+//
+// Note [Trampolines for C++ layers]
+// A Python subclass of Conv2d (or of a model block) is constructed as PyLayer<Conv2d>, whose
+// boxed forward and extra_repr look for a Python override first: so a subclass placed inside a
+// C++ parent (a model's Sequential, a block built by a Python `block` factory) runs its own
+// forward when the parent calls it from C++. Each class binds its own `forward` and
+// `extra_repr` as qualified calls (`self.Conv2d::forward(...)`), never virtual ones: a
+// subclass's `super().forward(x)` must reach the C++ layer, not come back to the override.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nn.h"
+
+#include "ember/nn/module.h"
+#include "ember/nn/modules/utils.h"
+
+namespace ember::python {
+
+template <class Base>
+class PyLayer : public Base {
+ public:
+  using Base::Base;
+
+  Value forward(const std::vector<Value>& inputs) override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(static_cast<const Base*>(this), "forward");
+    if (!f) return Base::forward(inputs);
+    py::tuple args(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) args[i] = value_to_py(inputs[i]);
+    return py_to_value(f(*args), "forward result");
+  }
+
+  std::string extra_repr() const override {
+    PYBIND11_OVERRIDE(std::string, Base, extra_repr, );
+  }
+};
+
+/// Whether the instance being initialised is of a Python subclass (it then gets the trampoline).
+inline bool is_subclass_instance(py::detail::value_and_holder& v_h) {
+  return Py_TYPE(reinterpret_cast<PyObject*>(v_h.inst)) != v_h.type->type;
+}
+
+/// The Python class name of the instance being initialised (for classes whose C++ constructor
+/// takes the name that repr shows).
+inline std::string instance_class_name(py::detail::value_and_holder& v_h) {
+  return py::cast<std::string>(
+      py::handle(reinterpret_cast<PyObject*>(Py_TYPE(reinterpret_cast<PyObject*>(v_h.inst))))
+          .attr("__name__"));
+}
+
+/// __init__'s body: a T, or PyLayer<T> for a Python subclass (pybind11 makes the holder after a
+/// new-style constructor returns).
+template <class T, class... Args>
+void construct_layer(py::detail::value_and_holder& v_h, Args&&... args) {
+  if (is_subclass_instance(v_h)) {
+    v_h.value_ptr() = new PyLayer<T>(std::forward<Args>(args)...);
+  } else {
+    v_h.value_ptr() = new T(std::forward<Args>(args)...);
+  }
+}
+
+/// `forward` bound as the class's own boxed forward (Note [Trampolines for C++ layers]).
+template <class T, class Cls>
+void bind_own_forward(Cls& cls) {
+  cls.def("forward", [](T& self, py::args args) {
+    std::vector<Value> in;
+    for (auto a : args) in.push_back(py_to_value(a, "forward argument"));
+    return value_to_py(self.T::forward(in));
+  });
+  cls.def("extra_repr", [](const T& self) { return self.T::extra_repr(); });
+}
+
+/// An int or a tuple / list of ints (PyTorch's _size_2_t).
+inline nn::IntOrTuple int_or_tuple(py::handle o) {
+  if (PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr())) return nn::IntOrTuple(o.cast<int64_t>());
+  return nn::IntOrTuple(o.cast<std::vector<int64_t>>());
+}
+
+inline py::object int_or_tuple_to_py(const nn::IntOrTuple& v) {
+  if (v.is_int()) return py::int_(v.values()[0]);
+  return py::tuple(py::cast(v.values()));
+}
+
+inline py::tuple to_tuple(const std::vector<int64_t>& v) { return py::tuple(py::cast(v)); }
+
+/// A Python object that C++ may hold: its last reference is dropped under the GIL (a model keeps
+/// its norm_layer / block factories, and C++ may free the model without holding the GIL).
+inline std::shared_ptr<py::object> hold_py(py::object o) {
+  return std::shared_ptr<py::object>(new py::object(std::move(o)), [](py::object* p) {
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      delete p;
+    } else {
+      p->release();
+      delete p;
+    }
+  });
+}
+
+/// Creates the classes of nn_cnn_layers.cpp in _C._nn, the functions of nn_cnn_functional.cpp,
+/// and _C._vision (vision_models.cpp).
+void init_nn_cnn(py::module_& m);
+void init_nn_cnn_functional(py::module_& nn);
+void init_vision_models(py::module_& vision);
+
+}  // namespace ember::python

@@ -1,0 +1,250 @@
+// ember::models (torchvision 0.14's MobileNetV2 and ResNets, their blocks and
+// Conv2dNormActivation) as _C._vision classes with torchvision's constructor arguments;
+// ember/vision/ re-exports them as ember.vision.models / ember.vision.ops.
+//
+// torchvision's class-valued arguments (norm_layer, activation_layer, block) arrive as Python
+// callables. The stock classes (nn.BatchNorm2d, nn.ReLU, nn.ReLU6, InvertedResidual,
+// BasicBlock, Bottleneck) map to the C++ factories, so a stock model is built in C++ alone; any
+// other callable (a functools.partial, a Python subclass) is called back from C++ and its module
+// crosses as in Note [Python modules under C++ parents]. Python subclasses of the blocks and
+// models get a trampoline built with their own class name, so their repr is theirs
+// (Note [Trampolines for C++ layers]).
+#include "nn_cnn.h"
+
+#include <cmath>
+
+#include "ember/models/misc.h"
+#include "ember/models/mobilenetv2.h"
+#include "ember/models/resnet.h"
+#include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/batchnorm.h"
+
+namespace ember::python {
+
+namespace {
+
+using namespace ember::models;
+using VH = py::detail::value_and_holder;
+
+// The trampoline named as the alias, so that pybind11 finds a Python subclass's object when C++
+// hands the block back (see nn_cnn_layers.cpp).
+template <class T, class Alias, class Base = nn::Module>
+using Class = py::class_<T, Alias, Base, std::shared_ptr<T>>;
+
+const auto none = py::none();
+
+bool is_class(py::handle o, py::handle cls) { return o.ptr() == cls.ptr(); }
+
+// norm_layer: None -> `if_none`, nn.BatchNorm2d -> the C++ factory, else a call back into Python.
+NormLayer norm_layer_from_py(py::handle o, NormLayer if_none) {
+  if (o.is_none()) return if_none;
+  if (is_class(o, py::type::of<nn::BatchNorm2d>())) return batch_norm2d_layer();
+  auto f = hold_py(py::reinterpret_borrow<py::object>(o));
+  return [f](int64_t num_features, TensorOptions) {
+    py::gil_scoped_acquire gil;
+    return module_from_py((*f)(num_features));
+  };
+}
+
+// What a Python block factory gets as norm_layer: the caller's, or nn.BatchNorm2d for None (as
+// torchvision substitutes before calling block).
+py::object norm_layer_for_block(py::handle o) {
+  if (o.is_none()) return py::type::of<nn::BatchNorm2d>();
+  return py::reinterpret_borrow<py::object>(o);
+}
+
+ActivationLayer activation_layer_from_py(py::handle o) {
+  if (o.is_none()) return nullptr;
+  if (is_class(o, py::type::of<nn::ReLU>())) return relu_layer();
+  if (is_class(o, py::type::of<nn::ReLU6>())) return relu6_layer();
+  auto f = hold_py(py::reinterpret_borrow<py::object>(o));
+  return [f](std::optional<bool> inplace) {
+    py::gil_scoped_acquire gil;
+    if (!inplace) return module_from_py((*f)());
+    return module_from_py((*f)(py::arg("inplace") = *inplace));
+  };
+}
+
+// An expand ratio as the int torchvision's rows hold when it is whole.
+py::object ratio_to_py(double r) {
+  if (r == std::floor(r)) return py::int_(static_cast<int64_t>(r));
+  return py::float_(r);
+}
+
+template <class T>
+class Named : public PyLayer<T> {
+ public:
+  template <class... A>
+  explicit Named(A&&... a) : PyLayer<T>(std::forward<A>(a)...) {}
+};
+
+// __init__'s body for the classes whose protected constructor takes the repr name.
+template <class T, class... Args>
+void construct_named(VH& v_h, Args&&... args) {
+  if (is_subclass_instance(v_h)) {
+    v_h.value_ptr() = new Named<T>(instance_class_name(v_h), std::forward<Args>(args)...);
+  } else {
+    v_h.value_ptr() = new T(std::forward<Args>(args)...);
+  }
+}
+
+// A child attribute that torchvision sets to None when absent (downsample).
+template <class Cls>
+void optional_child(Cls& cls, const char* name) {
+  cls.def_property_readonly(name, [name](nn::Module& self) -> py::object {
+    for (const auto& [n, c] : self.named_children()) {
+      if (n == name) return module_to_py(c);
+    }
+    return py::none();
+  });
+}
+
+void bind_misc(py::module_& m) {
+  m.def("_make_divisible", &_make_divisible, py::arg("v"), py::arg("divisor"),
+        py::arg("min_value") = none);
+  Class<Conv2dNormActivation, PyLayer<Conv2dNormActivation>, nn::Sequential> cna(m, "Conv2dNormActivation");
+  cna.def(
+      "__init__",
+      [](VH& v_h, int64_t in, int64_t out, int64_t kernel_size, int64_t stride,
+         std::optional<int64_t> padding, int64_t groups, py::handle norm_layer,
+         py::handle activation_layer, int64_t dilation, std::optional<bool> inplace,
+         std::optional<bool> bias) {
+        construct_layer<Conv2dNormActivation>(
+            v_h, in, out, kernel_size, stride, padding, groups,
+            norm_layer_from_py(norm_layer, nullptr), activation_layer_from_py(activation_layer),
+            dilation, inplace, bias, TensorOptions{});
+      },
+      py::detail::is_new_style_constructor(), py::arg("in_channels"), py::arg("out_channels"),
+      py::arg("kernel_size") = 3, py::arg("stride") = 1, py::arg("padding") = none,
+      py::arg("groups") = 1, py::arg("norm_layer") = py::type::of<nn::BatchNorm2d>(),
+      py::arg("activation_layer") = py::type::of<nn::ReLU>(), py::arg("dilation") = 1,
+      py::arg("inplace") = true, py::arg("bias") = none);
+  cna.def_readonly("out_channels", &Conv2dNormActivation::out_channels);
+}
+
+void bind_mobilenet(py::module_& m) {
+  Class<InvertedResidual, Named<InvertedResidual>> ir(m, "InvertedResidual");
+  ir.def(
+      "__init__",
+      [](VH& v_h, int64_t inp, int64_t oup, int64_t stride, double expand_ratio,
+         py::handle norm_layer) {
+        construct_named<InvertedResidual>(v_h, inp, oup, stride, expand_ratio,
+                                          norm_layer_from_py(norm_layer, nullptr),
+                                          TensorOptions{});
+      },
+      py::detail::is_new_style_constructor(), py::arg("inp"), py::arg("oup"), py::arg("stride"),
+      py::arg("expand_ratio"), py::arg("norm_layer") = none);
+  ir.def_readonly("stride", &InvertedResidual::stride)
+      .def_readonly("use_res_connect", &InvertedResidual::use_res_connect)
+      .def_readonly("out_channels", &InvertedResidual::out_channels)
+      .def_readonly("_is_cn", &InvertedResidual::_is_cn);
+  bind_own_forward<InvertedResidual>(ir);
+
+  Class<MobileNetV2, Named<MobileNetV2>> net(m, "MobileNetV2");
+  net.def(
+      "__init__",
+      [](VH& v_h, int64_t num_classes, double width_mult, py::object setting,
+         int64_t round_nearest, py::object block, py::object norm_layer, double dropout) {
+        std::vector<std::vector<int64_t>> rows;
+        if (!setting.is_none()) {
+          // torchvision's check (an empty list is an error there, while C++ reads it as "the
+          // paper's rows").
+          const bool ok = py::len(setting) > 0 && py::len(setting[py::int_(0)]) == 4;
+          EMBER_CHECK_VALUE(ok, "inverted_residual_setting should be non-empty or a 4-element "
+                                "list, got ", py::repr(setting).cast<std::string>());
+          rows = setting.cast<std::vector<std::vector<int64_t>>>();
+        }
+        InvertedResidualBlock make_block;
+        if (!block.is_none() && !is_class(block, py::type::of<InvertedResidual>())) {
+          auto f = hold_py(block);
+          auto norm = hold_py(norm_layer_for_block(norm_layer));
+          make_block = [f, norm](int64_t inp, int64_t oup, int64_t stride, double t,
+                                 const NormLayer&, TensorOptions) {
+            py::gil_scoped_acquire gil;
+            return module_from_py((*f)(inp, oup, stride, py::arg("expand_ratio") = ratio_to_py(t),
+                                       py::arg("norm_layer") = *norm));
+          };
+        }
+        construct_named<MobileNetV2>(v_h, num_classes, width_mult, std::move(rows),
+                                     round_nearest, std::move(make_block),
+                                     norm_layer_from_py(norm_layer, nullptr), dropout,
+                                     TensorOptions{});
+      },
+      py::detail::is_new_style_constructor(), py::arg("num_classes") = 1000,
+      py::arg("width_mult") = 1.0, py::arg("inverted_residual_setting") = none,
+      py::arg("round_nearest") = 8, py::arg("block") = none, py::arg("norm_layer") = none,
+      py::arg("dropout") = 0.2);
+  net.def_readonly("last_channel", &MobileNetV2::last_channel);
+  bind_own_forward<MobileNetV2>(net);
+}
+
+template <class T>
+void bind_block(py::module_& m, const char* name) {
+  Class<T, Named<T>> cls(m, name);
+  cls.def(
+      "__init__",
+      [](VH& v_h, int64_t inplanes, int64_t planes, int64_t stride, py::handle downsample,
+         int64_t groups, int64_t base_width, int64_t dilation, py::handle norm_layer) {
+        construct_named<T>(v_h, inplanes, planes, stride, module_from_py(downsample), groups,
+                           base_width, dilation, norm_layer_from_py(norm_layer, nullptr),
+                           TensorOptions{});
+      },
+      py::detail::is_new_style_constructor(), py::arg("inplanes"), py::arg("planes"),
+      py::arg("stride") = 1, py::arg("downsample") = none, py::arg("groups") = 1,
+      py::arg("base_width") = 64, py::arg("dilation") = 1, py::arg("norm_layer") = none);
+  cls.attr("expansion") = T::expansion;
+  cls.def_readonly("stride", &T::stride);
+  optional_child(cls, "downsample");
+  bind_own_forward<T>(cls);
+}
+
+// ResNet's `block`: the stock classes as the C++ ones, anything else (with `expansion`) called.
+ResNetBlock resnet_block(py::handle block, py::handle norm_layer) {
+  if (is_class(block, py::type::of<BasicBlock>())) return ResNetBlock::basic();
+  if (is_class(block, py::type::of<Bottleneck>())) return ResNetBlock::bottleneck();
+  auto f = hold_py(py::reinterpret_borrow<py::object>(block));
+  auto norm = hold_py(norm_layer_for_block(norm_layer));
+  ResNetBlock b;
+  b.expansion = block.attr("expansion").cast<int64_t>();
+  b.make = [f, norm](int64_t inplanes, int64_t planes, int64_t stride,
+                     std::shared_ptr<nn::Module> downsample, int64_t groups, int64_t base_width,
+                     int64_t dilation, const NormLayer&, TensorOptions) {
+    py::gil_scoped_acquire gil;
+    return module_from_py((*f)(inplanes, planes, stride, module_to_py(downsample), groups,
+                               base_width, dilation, *norm));
+  };
+  return b;
+}
+
+void bind_resnet(py::module_& m) {
+  bind_block<BasicBlock>(m, "BasicBlock");
+  bind_block<Bottleneck>(m, "Bottleneck");
+  Class<ResNet, Named<ResNet>> net(m, "ResNet");
+  net.def(
+      "__init__",
+      [](VH& v_h, py::handle block, std::vector<int64_t> layers, int64_t num_classes,
+         bool zero_init_residual, int64_t groups, int64_t width_per_group,
+         std::optional<std::vector<bool>> replace_stride_with_dilation, py::handle norm_layer) {
+        std::vector<bool> replace = replace_stride_with_dilation.value_or(
+            std::vector<bool>{false, false, false});
+        construct_named<ResNet>(v_h, resnet_block(block, norm_layer), std::move(layers),
+                                num_classes, zero_init_residual, groups, width_per_group,
+                                std::move(replace), norm_layer_from_py(norm_layer, nullptr),
+                                TensorOptions{});
+      },
+      py::detail::is_new_style_constructor(), py::arg("block"), py::arg("layers"),
+      py::arg("num_classes") = 1000, py::arg("zero_init_residual") = false,
+      py::arg("groups") = 1, py::arg("width_per_group") = 64,
+      py::arg("replace_stride_with_dilation") = none, py::arg("norm_layer") = none);
+  bind_own_forward<ResNet>(net);
+}
+
+}  // namespace
+
+void init_vision_models(py::module_& m) {
+  bind_misc(m);
+  bind_mobilenet(m);
+  bind_resnet(m);
+}
+
+}  // namespace ember::python

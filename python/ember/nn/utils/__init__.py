@@ -1,0 +1,7 @@
+"""ember.nn.utils: torch.nn.utils' parameter-vector helpers and batch-norm fusion (C++:
+ember/nn/utils/)."""
+from . import convert_parameters, fusion  # noqa: F401
+from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .fusion import (  # noqa: F401
+    fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,
+)

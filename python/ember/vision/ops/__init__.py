@@ -1,0 +1,2 @@
+"""ember.vision.ops: torchvision.ops' building blocks."""
+from .misc import Conv2dNormActivation  # noqa: F401
