@@ -41,6 +41,26 @@ void tuple_attr(Cls& cls, const char* name, std::vector<int64_t> ConvNd::*field)
       [field](ConvNd& self, py::handle v) { self.*field = int_or_tuple(v).expand((self.*field).size()); });
 }
 
+// Conv1d and Conv2d take the same constructor arguments (sizes as an int or a tuple).
+template <class T>
+void bind_conv_nd(py::module_& m, const char* name) {
+  Class<T, ConvNd> cls(m, name);
+  cls.def(
+      "__init__",
+      [](VH& v_h, int64_t in, int64_t out, py::handle k, py::handle stride, py::handle padding,
+         py::handle dilation, int64_t groups, bool bias, const std::string& padding_mode,
+         py::object device, py::object dtype) {
+        construct_layer<T>(v_h, in, out, int_or_tuple(k), int_or_tuple(stride),
+                           conv_padding(padding), int_or_tuple(dilation), groups, bias,
+                           padding_mode, tensor_options(device, dtype));
+      },
+      py::detail::is_new_style_constructor(), py::arg("in_channels"), py::arg("out_channels"),
+      py::arg("kernel_size"), py::arg("stride") = 1, py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
+      py::arg("padding_mode") = "zeros", py::arg("device") = none, py::arg("dtype") = none);
+  bind_own_forward<T>(cls);
+}
+
 void bind_conv(py::module_& m) {
   BaseClass<ConvNd> conv(m, "_ConvNd");
   conv.def("reset_parameters", &ConvNd::reset_parameters)
@@ -70,37 +90,8 @@ void bind_conv(py::module_& m) {
   tuple_attr(conv, "dilation", &ConvNd::dilation);
   tuple_attr(conv, "output_padding", &ConvNd::output_padding);
 
-  Class<Conv1d, ConvNd> conv1d(m, "Conv1d");
-  conv1d.def(
-      "__init__",
-      [](VH& v_h, int64_t in, int64_t out, py::handle k, py::handle stride, py::handle padding,
-         py::handle dilation, int64_t groups, bool bias, const std::string& padding_mode,
-         py::object device, py::object dtype) {
-        construct_layer<Conv1d>(v_h, in, out, int_or_tuple(k), int_or_tuple(stride),
-                                conv_padding(padding), int_or_tuple(dilation), groups, bias,
-                                padding_mode, tensor_options(device, dtype));
-      },
-      py::detail::is_new_style_constructor(), py::arg("in_channels"), py::arg("out_channels"),
-      py::arg("kernel_size"), py::arg("stride") = 1, py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
-      py::arg("padding_mode") = "zeros", py::arg("device") = none, py::arg("dtype") = none);
-  bind_own_forward<Conv1d>(conv1d);
-
-  Class<Conv2d, ConvNd> conv2d(m, "Conv2d");
-  conv2d.def(
-      "__init__",
-      [](VH& v_h, int64_t in, int64_t out, py::handle k, py::handle stride, py::handle padding,
-         py::handle dilation, int64_t groups, bool bias, const std::string& padding_mode,
-         py::object device, py::object dtype) {
-        construct_layer<Conv2d>(v_h, in, out, int_or_tuple(k), int_or_tuple(stride),
-                                conv_padding(padding), int_or_tuple(dilation), groups, bias,
-                                padding_mode, tensor_options(device, dtype));
-      },
-      py::detail::is_new_style_constructor(), py::arg("in_channels"), py::arg("out_channels"),
-      py::arg("kernel_size"), py::arg("stride") = 1, py::arg("padding") = 0,
-      py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("bias") = true,
-      py::arg("padding_mode") = "zeros", py::arg("device") = none, py::arg("dtype") = none);
-  bind_own_forward<Conv2d>(conv2d);
+  bind_conv_nd<Conv1d>(m, "Conv1d");
+  bind_conv_nd<Conv2d>(m, "Conv2d");
 
   Class<ConvTranspose2d, ConvNd> convt(m, "ConvTranspose2d");
   convt.def(
