@@ -13,10 +13,12 @@
 
 #include "../autograd/record.h"
 #include "../backends/cpu/conv_kernels.h"
+#include "conv_fused.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
 #include "pointwise_helpers.h"
 #include "ember/ops/index_ops.h"
+#include "ember/ops/pointwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/warning.h"
 
@@ -165,6 +167,15 @@ Tensor dense_in(const Tensor& t, MemoryFormat f) {
   return t.dim() == 4 ? t.contiguous(f) : t.contiguous();
 }
 
+// Weights need only be dense: oneDNN reorders them into its own blocked layout once and caches
+// the copy per weight storage (Note [oneDNN convolution cache]), and the reference kernels take
+// any strides. Converting an NCHW weight to the activations' channels_last here would make a
+// fresh tensor per call and defeat that cache.
+Tensor dense_weight(const Tensor& w, MemoryFormat f) {
+  if (w.is_contiguous() || (w.dim() == 4 && w.is_contiguous(MemoryFormat::ChannelsLast))) return w;
+  return dense_in(w, f);
+}
+
 Tensor convolution_impl(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                         const IntArrayRef& stride, const IntArrayRef& padding,
                         const IntArrayRef& dilation, const bool& transposed,
@@ -175,7 +186,7 @@ Tensor convolution_impl(const Tensor& input, const Tensor& weight, const std::op
   const MemoryFormat f = conv_format(input, weight);
   Tensor out = empty(output_sizes(input, weight, p), TensorOptions(input.dtype()).device(input.device()), f);
   if (out.is_meta() || out.numel() == 0) return out;
-  const Tensor x = dense_in(input, f), w = dense_in(weight, f);
+  const Tensor x = dense_in(input, f), w = dense_weight(weight, f);
   const std::optional<Tensor> bc = b.defined() ? std::optional<Tensor>(b.contiguous()) : std::nullopt;
   if (!transposed) {
     cpu::conv_forward(out, x, w, bc, p.geo);
@@ -218,7 +229,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_impl(
   }
   const Tensor gy = dense_in(grad_output, f);
   const Tensor x = gw.defined() ? dense_in(input, f) : input;
-  const Tensor w = gi.defined() ? dense_in(weight, f) : weight;
+  const Tensor w = gi.defined() ? dense_weight(weight, f) : weight;
   if (!transposed) {
     if (gi.defined()) cpu::conv_backward_input(gi, gy, w, p.geo);
     if (gw.defined()) cpu::conv_backward_weight(gw, gy, x, p.geo);
@@ -499,5 +510,38 @@ EMBER_REGISTER_OP(conv1d_padding, &conv1d_padding_op);
 EMBER_REGISTER_OP(conv2d, &conv2d_op);
 EMBER_REGISTER_OP(conv2d_padding, &conv2d_padding_op);
 EMBER_REGISTER_OP(conv_transpose2d_input, &conv_transpose2d_op);
+
+namespace ops::detail {
+
+Tensor conv2d_fused_inference(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                              int64_t groups, cpu::ConvEpilogue epilogue, const Tensor& residual) {
+  const Params p = check_conv(input, weight, bias, stride, padding, dilation, false, {0}, groups);
+  const MemoryFormat f = conv_format(input, weight);
+  const std::vector<int64_t> sizes = output_sizes(input, weight, p);
+  const bool add = residual.defined();
+  if (add && !residual.sizes().equals(sizes)) return Tensor();
+  Tensor out = empty(sizes, TensorOptions(input.dtype()).device(input.device()), f);
+  if (out.numel() == 0) return out;
+  if (add) out.copy_(residual);
+  epilogue.add_to_output = add;
+  const Tensor x = dense_in(input, f), w = dense_weight(weight, f);
+  const std::optional<Tensor> b = bias.defined() ? std::optional<Tensor>(bias.contiguous()) : std::nullopt;
+  if (cpu::conv_forward_onednn(out, x, w, b, p.geo, epilogue)) return out;
+  // No fused primitive: the same steps unfused.
+  Tensor y = empty(sizes, TensorOptions(input.dtype()).device(input.device()), f);
+  cpu::conv_forward(y, x, w, b, p.geo);
+  if (add) y.add_(out);
+  switch (epilogue.activation) {
+    case cpu::ConvEpilogue::Activation::None: return y;
+    case cpu::ConvEpilogue::Activation::ReLU: return y.relu_();
+    case cpu::ConvEpilogue::Activation::Clip:
+      return y.clamp_(Scalar(static_cast<double>(epilogue.clip_min)),
+                      Scalar(static_cast<double>(epilogue.clip_max)));
+  }
+  return y;
+}
+
+}  // namespace ops::detail
 
 }  // namespace ember
