@@ -294,6 +294,7 @@ nn::Module& module_to(nn::Module& m, py::args args, py::kwargs kwargs) {
   std::optional<Device> device;
   std::optional<ScalarType> dtype;
   std::optional<Tensor> other;
+  std::optional<MemoryFormat> memory_format;
   auto take = [&](py::handle a) {
     if (a.is_none()) return;
     if (is_tensor(a.ptr())) {
@@ -313,7 +314,18 @@ nn::Module& module_to(nn::Module& m, py::args args, py::kwargs kwargs) {
     EMBER_CHECK_TYPE(key == "device" || key == "dtype" || key == "non_blocking" ||
                          key == "memory_format" || key == "tensor",
                      "to() got an unexpected keyword argument '", key, "'");
-    if (key != "memory_format") take(item.second);
+    if (key != "memory_format") {
+      take(item.second);
+    } else if (!item.second.is_none()) {
+      EMBER_CHECK_TYPE(is_memory_format(item.second.ptr()),
+                       "to() received an invalid combination of arguments - got (memory_format=",
+                       Py_TYPE(item.second.ptr())->tp_name, ", )");
+      memory_format = memory_format_from_int(unpack_memory_format(item.second.ptr()));
+    }
+  }
+  if (memory_format) {
+    if (other) return m.to(other->device(), other->dtype(), memory_format);
+    return m.to(device, dtype, memory_format);
   }
   if (other) return m.to(*other);
   if (device && dtype) return m.to(*device, *dtype);

@@ -129,6 +129,17 @@ Module& Module::to(Device device, ScalarType dtype) {
 
 Module& Module::to(const Tensor& other) { return to(other.device(), other.dtype()); }
 
+Module& Module::to(std::optional<Device> device, std::optional<ScalarType> dtype,
+                   std::optional<MemoryFormat> memory_format) {
+  if (dtype) check_floating(*dtype);
+  return with_meta_hint(*this, [=](const Tensor& t) {
+    const ScalarType to_dtype = dtype && t.is_floating_point() ? *dtype : t.dtype();
+    const std::optional<MemoryFormat> format =
+        t.dim() == 4 || t.dim() == 5 ? memory_format : std::nullopt;
+    return t.to(device.value_or(t.device()), to_dtype, false, format);
+  });
+}
+
 Module& Module::to_floating(ScalarType dtype) {
   return _apply([dtype](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
 }

@@ -353,3 +353,26 @@ def test_channels_last_memory_format():
     assert y.is_contiguous(memory_format=ember.channels_last)
     np.testing.assert_allclose(y.detach().numpy(), conv_t(tcl).detach().numpy(), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_module_to_memory_format_as_torch():
+    # 4-d parameters and buffers change layout, others keep theirs; dtype combines with it
+    conv_e, conv_t = both("Conv2d(3, 4, 3, padding=1)")
+    w_e, w_t = conv_e.weight, conv_t.weight
+    assert conv_e.to(memory_format=ember.channels_last) is conv_e
+    conv_t.to(memory_format=torch.channels_last)
+    assert conv_e.weight is w_e and conv_t.weight is w_t  # the Parameter objects stay
+    assert conv_e.weight.stride() == conv_t.weight.stride() == (27, 1, 9, 3)
+    assert conv_e.bias.stride() == conv_t.bias.stride() == (1,)
+    conv_e.to(ember.float64, memory_format=ember.contiguous_format)
+    conv_t.to(torch.float64, memory_format=torch.contiguous_format)
+    assert conv_e.weight.stride() == conv_t.weight.stride() == (27, 9, 3, 1)
+    assert conv_e.weight.dtype == ember.float64
+    # torch's errors: a 5-d tensor can't be channels_last; memory_format must be a format
+    for lib, nn in ((ember, enn), (torch, torch.nn)):
+        m = nn.Module()
+        m.register_buffer("b", lib.zeros(1, 1, 1, 1, 1))
+        with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+            m.to(memory_format=lib.channels_last)
+        with pytest.raises(TypeError, match=r"to\(\) received an invalid combination of arguments"):
+            m.to(memory_format=3)
