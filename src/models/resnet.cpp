@@ -5,6 +5,7 @@
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/normalization.h"
+#include "../nn/modules/conv_bn_eval.h"
 #include "../nn/modules/module_util.h"
 
 namespace ember::models {
@@ -59,6 +60,13 @@ BasicBlock::BasicBlock(std::string type_name, int64_t inplanes, int64_t planes, 
 }
 
 Tensor BasicBlock::forward(const Tensor& x) {
+  // Eval mode: each conv-bn(-relu) as one convolution, the residual sum in the second's
+  // epilogue (Note [Eval-mode conv-bn-activation fusion]); the modules' own calls otherwise.
+  if (auto h = nn::detail::conv_bn_act_eval(*conv1, *bn1, relu.get(), x)) {
+    const Tensor identity = downsample ? (*downsample)(x) : x;
+    if (auto y = nn::detail::conv_bn_act_eval(*conv2, *bn2, relu.get(), *h, identity)) return *y;
+    return add_residual((*bn2)((*conv2)(*h)), identity, *relu);
+  }
   Tensor out = (*relu)((*bn1)((*conv1)(x)));
   out = (*bn2)((*conv2)(out));
   const Tensor identity = downsample ? (*downsample)(x) : x;
@@ -100,11 +108,16 @@ Bottleneck::Bottleneck(std::string type_name, int64_t inplanes, int64_t planes, 
 }
 
 Tensor Bottleneck::forward(const Tensor& x) {
-  Tensor out = (*relu)((*bn1)((*conv1)(x)));
-  out = (*relu)((*bn2)((*conv2)(out)));
-  out = (*bn3)((*conv3)(out));
+  // As BasicBlock's.
+  auto conv_bn_relu = [&](nn::Module& conv, nn::Module& bn, const Tensor& in) {
+    if (auto y = nn::detail::conv_bn_act_eval(conv, bn, relu.get(), in)) return *y;
+    return (*relu)(bn(conv(in)));
+  };
+  Tensor out = conv_bn_relu(*conv1, *bn1, x);
+  out = conv_bn_relu(*conv2, *bn2, out);
   const Tensor identity = downsample ? (*downsample)(x) : x;
-  return add_residual(out, identity, *relu);
+  if (auto y = nn::detail::conv_bn_act_eval(*conv3, *bn3, relu.get(), out, identity)) return *y;
+  return add_residual((*bn3)((*conv3)(out)), identity, *relu);
 }
 
 Value Bottleneck::forward(const std::vector<Value>& inputs) {
@@ -233,7 +246,8 @@ std::shared_ptr<nn::Sequential> ResNet::make_layer(const ResNetBlock& block, int
 }
 
 Tensor ResNet::forward_impl(const Tensor& x) {
-  Tensor y = (*maxpool)((*relu)((*bn1)((*conv1)(x))));
+  auto stem = nn::detail::conv_bn_act_eval(*conv1, *bn1, relu.get(), x);
+  Tensor y = (*maxpool)(stem ? *stem : (*relu)((*bn1)((*conv1)(x))));
   y = (*layer4)((*layer3)((*layer2)((*layer1)(y))));
   y = nn::functional::flatten((*avgpool)(y), 1);
   return (*fc)(y);

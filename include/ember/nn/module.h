@@ -135,6 +135,8 @@ class Module : public std::enable_shared_from_this<Module> {
   unsigned register_load_state_dict_pre_hook(LoadPreHook hook);
   unsigned register_load_state_dict_post_hook(LoadPostHook hook);
   void remove_hook(unsigned id);
+  /// Whether a forward pre-hook or forward hook is registered (in C++) on this module.
+  bool has_forward_hooks() const { return !forward_pre_hooks_.empty() || !forward_hooks_.empty(); }
 
   // ---- state_dict (module_state.cpp) ----
   StateDict state_dict(const std::string& prefix = "", bool keep_vars = false);
@@ -168,6 +170,13 @@ class Module : public std::enable_shared_from_this<Module> {
   Module& to(Device device);
   Module& to(Device device, ScalarType dtype);
   Module& to(const Tensor& other);  // other's device and dtype
+  /// PyTorch's full form: each of device, dtype (floating tensors only) and memory_format
+  /// optional; memory_format applies to 4-d and 5-d tensors, as PyTorch's (so
+  /// to(MemoryFormat::ChannelsLast) on a module with 5-d weights raises "required rank 4 tensor
+  /// to use channels_last format").
+  Module& to(std::optional<Device> device, std::optional<ScalarType> dtype,
+             std::optional<MemoryFormat> memory_format);
+  Module& to(MemoryFormat memory_format) { return to(std::nullopt, std::nullopt, memory_format); }
   Module& cpu() { return to(kCPU); }
   Module& float_() { return to_floating(kFloat32); }
   Module& double_() { return to_floating(kFloat64); }

@@ -26,6 +26,18 @@ struct ConvGeometry {
   int64_t groups = 1;
 };
 
+/// What an inference convolution applies to its result before storing it (oneDNN post-ops):
+/// y = activation(conv(x, w) + bias [+ the output's prior contents when add_to_output]).
+/// Only the eval-mode fusion of Conv2d -> BatchNorm2d -> ReLU/ReLU6 uses it
+/// (Note [Eval-mode conv-bn-activation fusion] in src/nn/modules/conv_bn_eval.cpp).
+struct ConvEpilogue {
+  enum class Activation : int64_t { None, ReLU, Clip };
+  Activation activation = Activation::None;
+  float clip_min = 0.f, clip_max = 0.f;  // Clip's bounds
+  bool add_to_output = false;            // the residual sum, pre-loaded into the output
+  bool empty() const { return activation == Activation::None && !add_to_output; }
+};
+
 // ---- dispatching entry points (oneDNN for float32, the reference otherwise) ----
 void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
                   const std::optional<Tensor>& bias, const ConvGeometry& g);
@@ -46,7 +58,8 @@ void conv_backward_weight_ref(const Tensor& grad_weight, const Tensor& grad_outp
 
 // ---- oneDNN (float32); false when oneDNN has no implementation for the case ----
 bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& weight,
-                         const std::optional<Tensor>& bias, const ConvGeometry& g);
+                         const std::optional<Tensor>& bias, const ConvGeometry& g,
+                         const ConvEpilogue& epilogue = {});
 bool conv_backward_input_onednn(const Tensor& grad_input, const Tensor& grad_output,
                                 const Tensor& weight, const ConvGeometry& g);
 bool conv_backward_weight_onednn(const Tensor& grad_weight, const Tensor& grad_output,

@@ -105,6 +105,7 @@ struct CachedWeight {
 struct ThreadCache {
   std::unordered_map<std::vector<int64_t>, std::unique_ptr<Entry>, KeyHash> prims;
   std::unordered_map<std::vector<int64_t>, std::unique_ptr<CachedWeight>, KeyHash> weights;
+  size_t weight_bytes = 0;  // held by `weights` (reordered copies; their sources are held too)
   AlignedBuffer scratch, weight_tmp;
   dnnl_stream_t stream = nullptr;
   ~ThreadCache() {
@@ -123,6 +124,9 @@ ThreadCache& cache() {
 }
 
 constexpr size_t kMaxEntries = 512;
+// Cached weights keep their source storage alive (so its address cannot be reused by another
+// tensor), so a model's weights outlive it in the cache until the cache is cleared: bound it.
+constexpr size_t kMaxWeightBytes = size_t{512} << 20;
 
 bool md_of(dnnl_memory_desc_t* md, const Tensor& t) {
   dnnl_dims_t dims, strides;
@@ -175,8 +179,14 @@ DnnlGeometry dnnl_geometry(const ConvGeometry& g, const Tensor& x, const Tensor&
 // x: the plain convolution's input, w its weight, y its output; which of them are data or
 // gradients depends on the kind. Returns null when oneDNN has no implementation.
 Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, bool has_bias,
-                 const ConvGeometry& g, int threads) {
-  std::vector<int64_t> key{static_cast<int64_t>(kind), has_bias, g.groups, threads};
+                 const ConvGeometry& g, int threads, const ConvEpilogue& ep = {}) {
+  float clip_min = ep.clip_min, clip_max = ep.clip_max;
+  int32_t clip_bits[2];
+  std::memcpy(clip_bits, &clip_min, 4);
+  std::memcpy(clip_bits + 1, &clip_max, 4);
+  std::vector<int64_t> key{static_cast<int64_t>(kind), has_bias, g.groups, threads,
+                           static_cast<int64_t>(ep.activation), ep.add_to_output, clip_bits[0],
+                           clip_bits[1]};
   push_tensor(key, x);
   push_tensor(key, w);
   push_tensor(key, y);
@@ -200,6 +210,19 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_primitive_attr_create(&attr);
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  if (!ep.empty()) {
+    // Post-ops run in order on the accumulator: the sum first, then the activation.
+    dnnl_post_ops_t ops = nullptr;
+    dnnl_post_ops_create(&ops);
+    if (ep.add_to_output) dnnl_post_ops_append_sum(ops, 1.f);
+    if (ep.activation == ConvEpilogue::Activation::ReLU) {
+      dnnl_post_ops_append_eltwise(ops, 1.f, dnnl_eltwise_relu, 0.f, 0.f);
+    } else if (ep.activation == ConvEpilogue::Activation::Clip) {
+      dnnl_post_ops_append_eltwise(ops, 1.f, dnnl_eltwise_clip, clip_min, clip_max);
+    }
+    dnnl_primitive_attr_set_post_ops(attr, ops);
+    dnnl_post_ops_destroy(ops);
+  }
   dnnl_primitive_desc_t fwd_pd = nullptr, pd = nullptr;
   auto cleanup = [&] {
     if (pd && pd != fwd_pd) dnnl_primitive_desc_destroy(pd);
@@ -286,8 +309,12 @@ void* weight_for(Entry& e, const Tensor& w) {
     return it->second->data.ptr;
   }
   if (it == c.weights.end()) {
-    if (c.weights.size() >= kMaxEntries) c.weights.clear();
+    if (c.weights.size() >= kMaxEntries || c.weight_bytes + e.prim_w_bytes > kMaxWeightBytes) {
+      c.weights.clear();
+      c.weight_bytes = 0;
+    }
     it = c.weights.emplace(std::move(key), std::make_unique<CachedWeight>()).first;
+    c.weight_bytes += e.prim_w_bytes;
   }
   CachedWeight& cw = *it->second;
   cw.storage = w.impl()->storage();
@@ -310,12 +337,13 @@ bool usable(std::initializer_list<const Tensor*> ts) {
 size_t conv_onednn_cache_size() { return cache().prims.size(); }
 
 bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& weight,
-                         const std::optional<Tensor>& bias, const ConvGeometry& g) {
+                         const std::optional<Tensor>& bias, const ConvGeometry& g,
+                         const ConvEpilogue& epilogue) {
   if (!usable({&out, &input, &weight})) return false;
   const bool has_bias = bias && bias->defined();
   if (has_bias && (bias->dtype() != kFloat32 || bias->stride(0) != 1)) return false;
   const int threads = prepare_onednn_threads();
-  Entry* e = get_entry(Kind::Forward, input, weight, out, has_bias, g, threads);
+  Entry* e = get_entry(Kind::Forward, input, weight, out, has_bias, g, threads, epilogue);
   if (!e) return false;
   void* w = weight_for(*e, weight);
   std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, e->src.with(input.data_ptr())},

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "conv_bn_eval.h"
 #include "module_util.h"
 
 namespace ember::nn {
@@ -155,8 +156,23 @@ Tensor Sequential::forward(const Tensor& input) {
 Value Sequential::forward(const std::vector<Value>& inputs) {
   detail::check_forward_inputs(type_name(), inputs, {"input"});
   Value x = inputs[0];
-  for (const auto& m : values()) {
+  const auto& children = values();
+  for (size_t i = 0; i < children.size(); ++i) {
+    const auto& m = children[i];
     EMBER_CHECK_TYPE(m, "'NoneType' object is not callable");  // a child registered as None
+    // Conv2d -> BatchNorm2d [-> activation] in eval mode, as one convolution where nothing can
+    // tell (Note [Eval-mode conv-bn-activation fusion]).
+    if (i + 1 < children.size() && children[i + 1] && x.is_tensor()) {
+      const Module* act = i + 2 < children.size() && children[i + 2] &&
+                                  detail::is_fusable_activation(*children[i + 2])
+                              ? children[i + 2].get()
+                              : nullptr;
+      if (auto y = detail::conv_bn_act_eval(*m, *children[i + 1], act, x.to_tensor())) {
+        x = *y;
+        i += act ? 2 : 1;
+        continue;
+      }
+    }
     x = m->call({x});
   }
   return x;

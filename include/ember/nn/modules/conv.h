@@ -8,6 +8,7 @@
 //   ember::Tensor y = conv(x);
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "ember/tensor_options.h"
 
 namespace ember::nn {
+
+struct ConvBnFoldCache;  // src/nn/modules/conv_bn_eval.cpp
 
 /// A convolution's padding: numbers (an int or a tuple), or "same" / "valid".
 class ConvPadding {
@@ -65,6 +68,9 @@ class ConvNd : public Module {
   int64_t groups;
   /// "zeros", "reflect", "replicate" or "circular".
   std::string padding_mode;
+  /// Internal: the weight and bias with an eval-mode BatchNorm folded in, when this Conv2d runs
+  /// fused with the BatchNorm2d after it (Note [Eval-mode conv-bn-activation fusion]).
+  std::shared_ptr<ConvBnFoldCache> _bn_fold_cache;
 
  protected:
   /// PyTorch's checks and messages: groups > 0, channels divisible by groups, a valid padding
