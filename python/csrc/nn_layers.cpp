@@ -18,6 +18,30 @@ namespace ember::python {
 
 namespace {
 
+// Note [Sequential's forward from Python]
+// Sequential's forward calls each child through Python's __call__, so that forward hooks
+// registered from Python run (they live in the Python objects) and any Python value flows. When
+// the input is a tensor and every module below is an instance of a C++ layer's own class (no
+// Python subclass, hence no Python forward) with no Python hook, that is exactly what the C++
+// forward does, so it runs instead: one call, and C++'s eval-mode conv-bn-activation fusion
+// (Note [Eval-mode conv-bn-activation fusion]) applies to Sequentials built in Python too.
+bool runs_natively(nn::Module& root) {
+  const auto mods = root.modules();
+  for (size_t i = 1; i < mods.size(); ++i) {  // mods[0] is root: its forward is this one
+    py::object o = module_to_py(mods[i]);
+    PyTypeObject* type = Py_TYPE(o.ptr());
+    const py::detail::type_info* info = py::detail::get_type_info(type);
+    if (info == nullptr || info->type != type) return false;
+    PyObject** dict = _PyObject_GetDictPtr(o.ptr());
+    if (dict == nullptr || *dict == nullptr) continue;
+    for (const char* name : {"_forward_hooks", "_forward_pre_hooks"}) {
+      PyObject* hooks = PyDict_GetItemString(*dict, name);  // borrowed
+      if (hooks != nullptr && PyObject_IsTrue(hooks) != 0) return false;
+    }
+  }
+  return true;
+}
+
 using namespace ember::nn;
 
 template <class T, class Base = Module>
@@ -123,6 +147,9 @@ void bind_sequences(py::module_& m) {
     return module_to_py(self.slice(a, b, step));
   });
   sequential.def("forward", [](Sequential& self, py::object input) {
+    if (is_tensor(input.ptr()) && runs_natively(self)) {
+      return value_to_py(self.Sequential::forward(std::vector<Value>{unpack(input.ptr())}));
+    }
     for (const auto& c : self) input = module_to_py(c)(input);
     return input;
   });

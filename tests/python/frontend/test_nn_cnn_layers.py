@@ -376,3 +376,61 @@ def test_module_to_memory_format_as_torch():
             m.to(memory_format=lib.channels_last)
         with pytest.raises(TypeError, match=r"to\(\) received an invalid combination of arguments"):
             m.to(memory_format=3)
+
+
+def _conv_bn_relu6(nn, lib):
+    seq = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU6(),
+                        nn.Conv2d(8, 8, 3, groups=8), nn.BatchNorm2d(8))
+    return seq
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_sequential_conv_bn_act_in_eval_matches_torch(channels_last):
+    # Note [Sequential's forward from Python]: the C++ forward (with the eval-mode conv-bn fusion)
+    # runs for native children; results as torch's, layout as torch's
+    torch.manual_seed(0)
+    seq_t = _conv_bn_relu6(torch.nn, torch)
+    for m in seq_t:
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.normal_()
+            m.running_var.uniform_(0.5, 2)
+            m.weight.data.normal_()
+            m.bias.data.normal_()
+    seq_e = _conv_bn_relu6(enn, ember)
+    load_from_torch(seq_e, seq_t)
+    seq_t.eval()
+    seq_e.eval()
+    x = torch.randn(2, 4, 10, 10)
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    with torch.no_grad():
+        want = seq_t(x)
+    with ember.no_grad():
+        got = seq_e(E(x) if not channels_last else E(x).contiguous(memory_format=ember.channels_last))
+    assert got.stride() == want.stride()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-5)
+    # under autograd the modules run one by one, with their graph
+    y = seq_e(E(x))
+    assert y.grad_fn is not None and type(y.grad_fn).__name__ == "NativeBatchNormBackward0"
+
+
+def test_sequential_python_hooks_and_subclasses_still_run():
+    seq = _conv_bn_relu6(enn, ember).eval()
+    seen = []
+    handle = seq[1].register_forward_hook(lambda m, i, o: seen.append(type(m).__name__))
+    with ember.no_grad():
+        seq(ember.randn(1, 4, 6, 6))
+    assert seen == ["BatchNorm2d"]
+    handle.remove()
+
+    class Doubling(enn.ReLU6):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    seq[2] = Doubling()
+    with ember.no_grad():
+        x = ember.randn(1, 4, 6, 6)
+        y = seq(x)
+        h = seq[1](seq[0](x))
+        want = seq[4](seq[3](h.clamp(0, 6) * 2))
+    np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
