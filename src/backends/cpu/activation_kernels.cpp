@@ -83,4 +83,15 @@ void gelu_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& s
   });
 }
 
+void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self,
+                               double threshold) {
+  ElementwiseLoop loop({out, grad, self});
+  dispatch_types(kFloatTypes, out.dtype(), "threshold_backward", [&]<class T>() {
+    using M = opmath_t<T>;
+    const M th = static_cast<M>(threshold);
+    // A select, not a branch, so the loop vectorizes; a NaN self is not <= th and passes grad.
+    return loop.run<T, T, T>([th](T g, T x) { return static_cast<M>(x) <= th ? T(0) : g; });
+  });
+}
+
 }  // namespace ember::cpu

@@ -22,4 +22,9 @@ void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in);
 /// derivative). All three of one floating dtype; grad and self broadcast to out.
 void gelu_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self, bool tanh);
 
+/// out = self <= threshold ? 0 : grad, PyTorch's threshold_backward (relu's backward with
+/// threshold 0, self its result). All three of one floating dtype and out's shape.
+void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self,
+                               double threshold);
+
 }  // namespace ember::cpu

@@ -11,8 +11,11 @@
 
 namespace ember::cpu {
 
-/// Per-channel mean and biased variance of x ([N, C, *], NCS-viewable), in float64.
+/// Per-channel mean and biased variance of x ([N, C, *], NCS-viewable), in float64: two passes
+/// (the mean, then the centred squares), vectorized over unit-stride runs (Note [Fast batch norm]).
 void batch_norm_stats(const Tensor& x, std::vector<double>& mean, std::vector<double>& var);
+/// The strided single-chain loop of batch_norm_stats (tests compare the fast paths with it).
+void batch_norm_stats_ref(const Tensor& x, std::vector<double>& mean, std::vector<double>& var);
 
 /// out[n, c, s] = x[n, c, s] * a[c] + b[c] (out and x: same sizes, both NCS-viewable).
 void channel_affine(const Tensor& out, const Tensor& x, const std::vector<double>& a,
@@ -25,10 +28,17 @@ void channel_affine_ref(const Tensor& out, const Tensor& x, const std::vector<do
 void channel_affine2(const Tensor& out, const Tensor& dy, const Tensor& x,
                      const std::vector<double>& a, const std::vector<double>& b,
                      const std::vector<double>& k);
+/// The strided loop of channel_affine2.
+void channel_affine2_ref(const Tensor& out, const Tensor& dy, const Tensor& x,
+                         const std::vector<double>& a, const std::vector<double>& b,
+                         const std::vector<double>& k);
 
 /// Per-channel sum(dy) and sum(dy * (x - mean[c])).
 void batch_norm_grad_sums(const Tensor& dy, const Tensor& x, const std::vector<double>& mean,
                           std::vector<double>& sum_dy, std::vector<double>& sum_dy_xmu);
+/// The strided single-chain loop of batch_norm_grad_sums.
+void batch_norm_grad_sums_ref(const Tensor& dy, const Tensor& x, const std::vector<double>& mean,
+                              std::vector<double>& sum_dy, std::vector<double>& sum_dy_xmu);
 
 /// group_norm over a contiguous x [N, C, HxW]: y = (x - mean) * rstd * w[c] + b[c]; mean and
 /// rstd ([N * group], float64) are returned. w / b may be empty (1 / 0).
