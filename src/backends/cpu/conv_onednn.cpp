@@ -17,8 +17,9 @@
 // (gemm:jit), 2-3x slower than its direct kernels on ResNet's 3x3 convolutions and far slower
 // on depthwise ones. So an NCHW forward convolution lets oneDNN pick the activation layout
 // (format "any": nChw16c and the like), and its input and output are reordered into and out
-// of that layout around the call, in per-thread buffers, as PyTorch's mkldnn path does. The
-// reorders are memory-bound passes, cheap beside the convolution. NHWC (channels_last) runs
+// of that layout around the call, in per-thread buffers, as PyTorch's mkldnn path does; the
+// same for the two backward products (their gradient operands). The reorders are memory-bound
+// passes, cheap beside the convolution. NHWC (channels_last) runs
 // directly: oneDNN's brgconv kernels take it as it is.
 #include <oneapi/dnnl/dnnl.h>
 
@@ -99,8 +100,9 @@ struct Entry {
   dnnl_memory_desc_t user_w{}, prim_w{};
   size_t prim_w_bytes = 0, scratch_bytes = 0;
   Memory src, w_user, w_prim, bias, dst, scratch;
-  // Note [Blocked activations for NCHW]: src in, dst out (and in, for a sum post-op).
-  std::unique_ptr<Reorder> src_in, dst_in, dst_out;
+  // Note [Blocked activations for NCHW]: x (the plain convolution's input side) and y (its
+  // output side) into and out of the primitive's layout, as the kind reads and writes them.
+  std::unique_ptr<Reorder> x_in, x_out, y_in, y_out;
   Entry() = default;
   Entry(const Entry&) = delete;
   Entry& operator=(const Entry&) = delete;
@@ -239,8 +241,8 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
   dnnl_memory_desc_t x_md, y_md, w_user, w_any, b_md;
   if (!md_of(&x_md, x) || !md_of(&y_md, y) || !weight_md_of(&w_user, w, g.groups)) return nullptr;
   // Note [Blocked activations for NCHW]
-  const bool blocked = kind == Kind::Forward && x.dim() == 4 && x.is_contiguous() &&
-                       y.is_contiguous() && x.size(1) > 1 && y.size(1) > 1;
+  const bool blocked = x.dim() == 4 && x.is_contiguous() && y.is_contiguous() &&
+                       x.size(1) > 1 && y.size(1) > 1;
   dnnl_memory_desc_t x_conv = x_md, y_conv = y_md;
   if (blocked) {
     dnnl_memory_desc_init_by_tag(&x_conv, x_md.ndims, x_md.dims, dnnl_f32, dnnl_format_tag_any);
@@ -295,10 +297,10 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
     dnnl_status_t st =
         kind == Kind::BackwardInput
             ? dnnl_dilated_convolution_backward_data_desc_init(
-                  &bwd, dnnl_convolution_direct, &x_md, &w_any, &y_md, dg.strides, dg.dilates,
+                  &bwd, dnnl_convolution_direct, &x_conv, &w_any, &y_conv, dg.strides, dg.dilates,
                   dg.pad_l, dg.pad_r)
             : dnnl_dilated_convolution_backward_weights_desc_init(
-                  &bwd, dnnl_convolution_direct, &x_md, &w_any, has_bias ? &b_md : nullptr, &y_md,
+                  &bwd, dnnl_convolution_direct, &x_conv, &w_any, has_bias ? &b_md : nullptr, &y_conv,
                   dg.strides, dg.dilates, dg.pad_l, dg.pad_r);
     if (st != dnnl_success ||
         dnnl_primitive_desc_create(&pd, &bwd, attr, engine(), fwd_pd) != dnnl_success) {
@@ -316,18 +318,24 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
   const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   e->scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
   if (blocked) {
-    x_conv = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-    y_conv = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+    x_conv = *dnnl_primitive_desc_query_md(
+        pd, kind == Kind::BackwardInput ? dnnl_query_diff_src_md : dnnl_query_src_md, 0);
+    y_conv = *dnnl_primitive_desc_query_md(
+        pd, kind == Kind::Forward ? dnnl_query_dst_md : dnnl_query_diff_dst_md, 0);
   }
   bool ok = dnnl_primitive_create(&e->prim, pd) == dnnl_success && e->src.init(&x_conv) &&
             e->dst.init(&y_conv) && e->w_user.init(&w_user) && e->w_prim.init(&e->prim_w) &&
             e->bias.init(&b_md) && (!scratch_md || e->scratch.init(scratch_md));
+  // Which sides the kind reads (in) and writes (out): forward x -> y (y also read for a sum
+  // post-op), backward-input y -> x, backward-weight reads both.
+  const bool x_read = kind != Kind::BackwardInput, y_read = kind != Kind::Forward || ep.add_to_output;
   if (ok && !dnnl_memory_desc_equal(&x_conv, &x_md)) {
-    ok = (e->src_in = make_reorder(x_md, x_conv, true)) != nullptr;
+    if (x_read) ok = (e->x_in = make_reorder(x_md, x_conv, true)) != nullptr;
+    if (ok && kind == Kind::BackwardInput) ok = (e->x_out = make_reorder(x_conv, x_md, false)) != nullptr;
   }
   if (ok && !dnnl_memory_desc_equal(&y_conv, &y_md)) {
-    ok = (e->dst_out = make_reorder(y_conv, y_md, false)) != nullptr &&
-         (!ep.add_to_output || (e->dst_in = make_reorder(y_md, y_conv, true)) != nullptr);
+    if (y_read) ok = (e->y_in = make_reorder(y_md, y_conv, true)) != nullptr;
+    if (ok && kind == Kind::Forward) ok = (e->y_out = make_reorder(y_conv, y_md, false)) != nullptr;
   }
   if (ok && !dnnl_memory_desc_equal(&e->prim_w, &w_user)) {
     dnnl_primitive_desc_t rpd = nullptr;
@@ -353,6 +361,20 @@ void run(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
 }
 
 void* scratch_ptr(const Entry& e) { return e.scratch_bytes ? cache().scratch.get(e.scratch_bytes) : nullptr; }
+
+// Note [Blocked activations for NCHW]: where the primitive reads or writes one side. `in`
+// (when set) reorders the tensor into the buffer first; `out` means the primitive's result
+// must be reordered back afterwards (unstage). Without reorders it is the tensor itself.
+void* stage(const Reorder* in, const Reorder* out, AlignedBuffer& buf, void* user) {
+  const Reorder* r = in ? in : out;
+  if (!r) return user;
+  void* inner = buf.get(r->inner_bytes);
+  if (in) run(in->prim, {{DNNL_ARG_FROM, in->user.with(user)}, {DNNL_ARG_TO, in->inner.with(inner)}});
+  return inner;
+}
+void unstage(const Reorder* out, void* inner, void* user) {
+  if (out) run(out->prim, {{DNNL_ARG_FROM, out->inner.with(inner)}, {DNNL_ARG_TO, out->user.with(user)}});
+}
 
 // The weight in the primitive's layout: w itself, or a reordered copy cached per weight.
 void* weight_for(Entry& e, const Tensor& w) {
@@ -406,20 +428,8 @@ bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& w
   void* w = weight_for(*e, weight);
   ThreadCache& c = cache();
   // Note [Blocked activations for NCHW]: the activations cross into oneDNN's layout and back.
-  void* src = input.data_ptr();
-  void* dst = out.data_ptr();
-  if (e->src_in) {
-    src = c.src_tmp.get(e->src_in->inner_bytes);
-    run(e->src_in->prim, {{DNNL_ARG_FROM, e->src_in->user.with(input.data_ptr())},
-                          {DNNL_ARG_TO, e->src_in->inner.with(src)}});
-  }
-  if (e->dst_out) {
-    dst = c.dst_tmp.get(e->dst_out->inner_bytes);
-    if (e->dst_in) {
-      run(e->dst_in->prim, {{DNNL_ARG_FROM, e->dst_in->user.with(out.data_ptr())},
-                            {DNNL_ARG_TO, e->dst_in->inner.with(dst)}});
-    }
-  }
+  void* src = stage(e->x_in.get(), nullptr, c.src_tmp, input.data_ptr());
+  void* dst = stage(e->y_in.get(), e->y_out.get(), c.dst_tmp, out.data_ptr());
   std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, e->src.with(src)},
                                     {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
                                     {DNNL_ARG_DST, e->dst.with(dst)}};
@@ -429,10 +439,7 @@ bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& w
                                                   static_cast<int>(args.size()), args.data());
   EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
   dnnl_stream_wait(c.stream);
-  if (e->dst_out) {
-    run(e->dst_out->prim, {{DNNL_ARG_FROM, e->dst_out->inner.with(dst)},
-                           {DNNL_ARG_TO, e->dst_out->user.with(out.data_ptr())}});
-  }
+  unstage(e->y_out.get(), dst, out.data_ptr());
   return true;
 }
 
@@ -443,17 +450,18 @@ bool conv_backward_input_onednn(const Tensor& grad_input, const Tensor& grad_out
   Entry* e = get_entry(Kind::BackwardInput, grad_input, weight, grad_output, false, g, threads);
   if (!e) return false;
   void* w = weight_for(*e, weight);
-  void* scratch = scratch_ptr(*e);
-  if (e->scratch_bytes) {
-    run(e->prim, {{DNNL_ARG_DIFF_DST, e->dst.with(grad_output.data_ptr())},
-                  {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
-                  {DNNL_ARG_DIFF_SRC, e->src.with(grad_input.data_ptr())},
-                  {DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch)}});
-  } else {
-    run(e->prim, {{DNNL_ARG_DIFF_DST, e->dst.with(grad_output.data_ptr())},
-                  {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
-                  {DNNL_ARG_DIFF_SRC, e->src.with(grad_input.data_ptr())}});
-  }
+  ThreadCache& c = cache();
+  void* gy = stage(e->y_in.get(), nullptr, c.dst_tmp, grad_output.data_ptr());
+  void* gx = stage(nullptr, e->x_out.get(), c.src_tmp, grad_input.data_ptr());
+  std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_DIFF_DST, e->dst.with(gy)},
+                                    {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
+                                    {DNNL_ARG_DIFF_SRC, e->src.with(gx)}};
+  if (e->scratch_bytes) args.push_back({DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch_ptr(*e))});
+  const dnnl_status_t st = dnnl_primitive_execute(e->prim, c.stream, static_cast<int>(args.size()),
+                                                  args.data());
+  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
+  dnnl_stream_wait(c.stream);
+  unstage(e->x_out.get(), gx, grad_input.data_ptr());
   return true;
 }
 
@@ -463,9 +471,12 @@ bool conv_backward_weight_onednn(const Tensor& grad_weight, const Tensor& grad_o
   const int threads = prepare_onednn_threads();
   Entry* e = get_entry(Kind::BackwardWeight, input, grad_weight, grad_output, false, g, threads);
   if (!e) return false;
-  void* gw = e->weight_reorder ? cache().weight_tmp.get(e->prim_w_bytes) : grad_weight.data_ptr();
-  std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, e->src.with(input.data_ptr())},
-                                    {DNNL_ARG_DIFF_DST, e->dst.with(grad_output.data_ptr())},
+  ThreadCache& c = cache();
+  void* gw = e->weight_reorder ? c.weight_tmp.get(e->prim_w_bytes) : grad_weight.data_ptr();
+  void* x = stage(e->x_in.get(), nullptr, c.src_tmp, input.data_ptr());
+  void* gy = stage(e->y_in.get(), nullptr, c.dst_tmp, grad_output.data_ptr());
+  std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, e->src.with(x)},
+                                    {DNNL_ARG_DIFF_DST, e->dst.with(gy)},
                                     {DNNL_ARG_DIFF_WEIGHTS, e->w_prim.with(gw)}};
   if (e->scratch_bytes) args.push_back({DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch_ptr(*e))});
   const dnnl_status_t st = dnnl_primitive_execute(e->prim, cache().stream,
