@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "ember/parallel.h"
 
@@ -290,10 +291,68 @@ void max_pool_tiles(const View4<const T>& x, const View4<T>& o, const View4<int6
 
 }  // namespace
 
+namespace {
+
+// Note [Channels-last max pooling]: with the channels innermost, each window position is a
+// contiguous row of C values, so one output pixel is a select loop over C per window position
+// (vectorized), visiting the positions in the reference's order: ties keep the first, the last
+// NaN wins, and a window that misses the input entirely gives -inf at its first position,
+// exactly as max_pool2d_kernel_ref. Clipped (padded) windows need no special case.
+template <class T>
+void max_pool_channels_last(const View4<const T>& x, const View4<T>& o, const View4<int64_t>& ix,
+                            const Pool2dParams& p) {
+  using M = opmath_t<T>;
+  const int64_t C = x.c;
+  parallel_for(0, o.n * o.h * o.w, std::max<int64_t>(1, 4096 / std::max<int64_t>(C * p.kh * p.kw, 1)),
+               [&](int64_t b, int64_t e) {
+    std::vector<M> best(static_cast<size_t>(C));
+    std::vector<int64_t> best_i(static_cast<size_t>(C));
+    M* __restrict bv = best.data();
+    int64_t* __restrict bi = best_i.data();
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t n = i / (o.h * o.w), oh = (i / o.w) % o.h, ow = i % o.w;
+      int64_t h0 = oh * p.sh - p.ph;
+      const int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, x.h);
+      while (h0 < 0) h0 += p.dh;
+      int64_t w0 = ow * p.sw - p.pw;
+      const int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, x.w);
+      while (w0 < 0) w0 += p.dw;
+      std::fill(bv, bv + C, -std::numeric_limits<M>::infinity());
+      std::fill(bi, bi + C, h0 * x.w + w0);
+      for (int64_t h = h0; h < h1; h += p.dh) {
+        for (int64_t w = w0; w < w1; w += p.dw) {
+          const T* __restrict row = x.p + n * x.sn + h * x.sh + w * x.sw;
+          const int64_t pos = h * x.w + w;
+          for (int64_t c = 0; c < C; ++c) {
+            const M v = static_cast<M>(row[c]);
+            const bool take = v > bv[c] || v != v;  // v != v: NaN, vectorizable
+            bv[c] = take ? v : bv[c];
+            bi[c] = take ? pos : bi[c];
+          }
+        }
+      }
+      T* out_row = o.p + n * o.sn + oh * o.sh + ow * o.sw;
+      int64_t* idx_row = ix.p + n * ix.sn + oh * ix.sh + ow * ix.sw;
+      for (int64_t c = 0; c < C; ++c) {
+        out_row[c] = static_cast<T>(bv[c]);
+        idx_row[c] = bi[c];
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void max_pool2d_kernel(const Tensor& out, const Tensor& indices, const Tensor& input,
                        const Pool2dParams& p) {
   const int64_t H = input.size(2), W = input.size(3), OH = out.size(2), OW = out.size(3);
   if (H * W >= (int64_t{1} << 31)) return max_pool2d_kernel_ref(out, indices, input, p);
+  if (input.size(1) > 1 && input.stride(1) == 1 && out.stride(1) == 1 && indices.stride(1) == 1) {
+    visit_floating(input.dtype(), [&]<class T>() {
+      max_pool_channels_last(view4<const T>(input), view4<T>(out), view4<int64_t>(indices), p);
+    }, "max_pool2d");
+    return;
+  }
   const bool unclipped = p.ph == 0 && p.pw == 0 && (OH - 1) * p.sh + (p.kh - 1) * p.dh < H &&
                          (OW - 1) * p.sw + (p.kw - 1) * p.dw < W;
   const bool unit_cols = input.stride(3) == 1 && out.stride(3) == 1 && indices.stride(3) == 1;
