@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <cstring>
 #include <vector>
 
 #include "ember/parallel.h"
@@ -294,21 +296,61 @@ void max_pool_tiles(const View4<const T>& x, const View4<T>& o, const View4<int6
 namespace {
 
 // Note [Channels-last max pooling]: with the channels innermost, each window position is a
-// contiguous row of C values, so one output pixel is a select loop over C per window position
-// (vectorized), visiting the positions in the reference's order: ties keep the first, the last
+// contiguous row of C values, so one output pixel is a select over 8 channels at a time per
+// window position (float32; other dtypes lane by lane), visiting the positions in the reference's order: ties keep the first, the last
 // NaN wins, and a window that misses the input entirely gives -inf at its first position,
 // exactly as max_pool2d_kernel_ref. Clipped (padded) windows need no special case.
+// One window over channels [0, lanes) of a row block, any dtype (opmath compare).
+template <class T>
+void max_pool_cl_lanes(const T* base, int64_t sh, int64_t sw, int64_t W, int64_t h0, int64_t h1,
+                       int64_t w0, int64_t w1, const Pool2dParams& p, int64_t lanes, T* out,
+                       int64_t* idx) {
+  using M = opmath_t<T>;
+  for (int64_t l = 0; l < lanes; ++l) {
+    M best = -std::numeric_limits<M>::infinity();
+    int64_t best_i = h0 * W + w0;
+    for (int64_t h = h0; h < h1; h += p.dh) {
+      for (int64_t w = w0; w < w1; w += p.dw) {
+        const M v = static_cast<M>(base[h * sh + w * sw + l]);
+        if (v > best || std::isnan(v)) {
+          best = v;
+          best_i = h * W + w;
+        }
+      }
+    }
+    out[l] = static_cast<T>(best);
+    idx[l] = best_i;
+  }
+}
+
+// float32, 8 channels at a time in GCC vector types (the compiler left the generic lane loop
+// scalar): the same selects, positions as int32 (planes are < 2^31 elements here).
+using f32x8 = float __attribute__((vector_size(32)));
+using i32x8 = int32_t __attribute__((vector_size(32)));
+void max_pool_cl_f32x8(const float* base, int64_t sh, int64_t sw, int64_t W, int64_t h0,
+                       int64_t h1, int64_t w0, int64_t w1, const Pool2dParams& p, float* out,
+                       int64_t* idx) {
+  f32x8 best = f32x8{} - std::numeric_limits<float>::infinity();
+  i32x8 best_i = i32x8{} + static_cast<int32_t>(h0 * W + w0);
+  for (int64_t h = h0; h < h1; h += p.dh) {
+    for (int64_t w = w0; w < w1; w += p.dw) {
+      f32x8 v;
+      std::memcpy(&v, base + h * sh + w * sw, sizeof v);
+      const i32x8 take = (v > best) | (v != v);  // v != v: NaN
+      best = take ? v : best;
+      best_i = take ? (i32x8{} + static_cast<int32_t>(h * W + w)) : best_i;
+    }
+  }
+  std::memcpy(out, &best, sizeof best);
+  for (int l = 0; l < 8; ++l) idx[l] = best_i[l];
+}
+
 template <class T>
 void max_pool_channels_last(const View4<const T>& x, const View4<T>& o, const View4<int64_t>& ix,
                             const Pool2dParams& p) {
-  using M = opmath_t<T>;
   const int64_t C = x.c;
   parallel_for(0, o.n * o.h * o.w, std::max<int64_t>(1, 4096 / std::max<int64_t>(C * p.kh * p.kw, 1)),
                [&](int64_t b, int64_t e) {
-    std::vector<M> best(static_cast<size_t>(C));
-    std::vector<int64_t> best_i(static_cast<size_t>(C));
-    M* __restrict bv = best.data();
-    int64_t* __restrict bi = best_i.data();
     for (int64_t i = b; i < e; ++i) {
       const int64_t n = i / (o.h * o.w), oh = (i / o.w) % o.h, ow = i % o.w;
       int64_t h0 = oh * p.sh - p.ph;
@@ -317,26 +359,18 @@ void max_pool_channels_last(const View4<const T>& x, const View4<T>& o, const Vi
       int64_t w0 = ow * p.sw - p.pw;
       const int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, x.w);
       while (w0 < 0) w0 += p.dw;
-      std::fill(bv, bv + C, -std::numeric_limits<M>::infinity());
-      std::fill(bi, bi + C, h0 * x.w + w0);
-      for (int64_t h = h0; h < h1; h += p.dh) {
-        for (int64_t w = w0; w < w1; w += p.dw) {
-          const T* __restrict row = x.p + n * x.sn + h * x.sh + w * x.sw;
-          const int64_t pos = h * x.w + w;
-          for (int64_t c = 0; c < C; ++c) {
-            const M v = static_cast<M>(row[c]);
-            const bool take = v > bv[c] || v != v;  // v != v: NaN, vectorizable
-            bv[c] = take ? v : bv[c];
-            bi[c] = take ? pos : bi[c];
-          }
-        }
-      }
+      const T* base = x.p + n * x.sn;
       T* out_row = o.p + n * o.sn + oh * o.sh + ow * o.sw;
       int64_t* idx_row = ix.p + n * ix.sn + oh * ix.sh + ow * ix.sw;
-      for (int64_t c = 0; c < C; ++c) {
-        out_row[c] = static_cast<T>(bv[c]);
-        idx_row[c] = bi[c];
+      int64_t c0 = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        for (; c0 + 8 <= C; c0 += 8) {
+          max_pool_cl_f32x8(base + c0, x.sh, x.sw, x.w, h0, h1, w0, w1, p, out_row + c0,
+                            idx_row + c0);
+        }
       }
+      max_pool_cl_lanes(base + c0, x.sh, x.sw, x.w, h0, h1, w0, w1, p, C - c0, out_row + c0,
+                        idx_row + c0);
     }
   });
 }

@@ -94,6 +94,30 @@ TEST(PoolingKernels, MaxPoolFastMatchesRef) {
   }
 }
 
+TEST(PoolingKernels, MaxPoolChannelsLastMatchesRef) {
+  // Note [Channels-last max pooling]: 8-channel float32 blocks plus a lane-by-lane tail
+  // (19 = 8 + 8 + 3; 8 exactly; 5 only the tail), clipped windows, dilation, ceil_mode.
+  const std::vector<Case> cases = {
+      {{2, 19, 9, 9}, {3, 3, 2, 2, 1, 1, 1, 1}, false},  // ResNet's stem pool
+      {{1, 8, 7, 10}, {2, 3, 2, 1, 1, 0, 2, 2}, true},
+      {{2, 5, 6, 6}, {2, 2, 2, 2, 0, 0, 1, 1}, false},
+  };
+  for (const Case& c : cases) {
+    for (ScalarType dt : {kFloat32, kFloat64, kBFloat16}) {
+      const Tensor x = tricky(c.sizes).to(dt).contiguous(MemoryFormat::ChannelsLast);
+      const Pool2dParams& p = c.p;
+      auto [o1, i1] = max_pool2d_with_indices(x, {p.kh, p.kw}, {p.sh, p.sw}, {p.ph, p.pw},
+                                              {p.dh, p.dw}, c.ceil);
+      ASSERT_TRUE(o1.is_contiguous(MemoryFormat::ChannelsLast));  // so the channels_last loop ran
+      Tensor o2 = empty(o1.sizes(), dt), i2 = empty(o1.sizes(), kInt64);
+      cpu::max_pool2d_kernel_ref(o2, i2, x, p);
+      SCOPED_TRACE(::testing::Message() << "sizes " << x.sizes() << " dtype " << scalar_type_name(dt));
+      expect_same(o1, o2);
+      expect_same(i1, i2);
+    }
+  }
+}
+
 TEST(PoolingKernels, MaxPoolTiesNanAndInfAsTorch) {
   // torch 1.13: ties take the first maximum; with NaNs the last NaN wins; an all -inf window
   // keeps its first index.
