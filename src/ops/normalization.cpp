@@ -2,10 +2,10 @@
 // (Primitive: statistics, running-stat update, the affine pass), group_norm / native_group_norm,
 // and their backward rules. Kernels: src/backends/cpu/normalization_kernels.cpp.
 //
-// Note [Batch norm backward]: PyTorch's native_batch_norm_backward takes a bool[3] mask, which
-// ember's boxing has no type for, so it is a plain function here, not an op row. The rule of
-// native_batch_norm calls it (one fused pass) when the backward builds no graph; under
-// create_graph it writes the gradient with Tensor ops over the recomputed statistics instead,
+// Note [Batch norm backward]: native_batch_norm's rule calls the op native_batch_norm_backward,
+// so subclasses and modes see it as in PyTorch. Its kernel is one fused pass. Its autograd
+// kernel (a backward that builds a graph: create_graph, or a direct call on tensors that need
+// grad) writes the same gradients with Tensor ops over statistics recomputed from the input,
 // so double backward is exact (PyTorch's batchnorm_double_backward, derived by autograd).
 #include <cmath>
 
@@ -227,11 +227,21 @@ Tensor group_norm_impl(const Tensor& input, int64_t num_groups, const std::optio
 }  // namespace
 
 // ---- the fused batch-norm backward (Note [Batch norm backward]) ----
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+namespace {
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_impl(
     const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight_opt,
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
-    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train,
-    double eps, std::array<bool, 3> output_mask) {
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd,
+    const bool& train, const double& eps, const IntArrayRef& output_mask) {
+  EMBER_CHECK(output_mask.size() == 3, "native_batch_norm_backward: output_mask must have 3 "
+              "entries, got ", output_mask);
+  EMBER_CHECK(input.dim() >= 2, "native_batch_norm_backward: expected an input with at least 2 "
+              "dims, got ", input.dim());
+  EMBER_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of "
+              "size ", grad_out.sizes(), " does not match the input's size ", input.sizes());
+  EMBER_CHECK(train ? save_mean && save_invstd : running_mean && running_var,
+              "native_batch_norm_backward: ", train ? "train=True needs save_mean and save_invstd"
+                                                   : "train=False needs running_mean and running_var");
   const Tensor& weight = opt(weight_opt);
   const int64_t C = input.size(1);
   const size_t Cs = static_cast<size_t>(C);
@@ -277,11 +287,49 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   if (output_mask[2]) write_doubles(gb, sum_dy);
   return {gi, gw, gb};
 }
+}  // namespace
 
 // ---- autograd ----
 namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
+
+// native_batch_norm_backward under autograd: Tensor ops over statistics recomputed from the
+// input (differentiable in it), so the graph is exact; the values are the fused kernel's.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_autograd(
+    const Tensor& grad_out, const Tensor& x, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd,
+    const bool& train, const double& eps, const IntArrayRef& output_mask) {
+  EMBER_CHECK(output_mask.size() == 3, "native_batch_norm_backward: output_mask must have 3 "
+              "entries, got ", output_mask);
+  EMBER_CHECK(train || (running_mean && running_var), "native_batch_norm_backward: train=False "
+              "needs running_mean and running_var");
+  (void)save_mean;
+  (void)save_invstd;
+  const Tensor& w = opt(weight);
+  const int64_t C = x.size(1);
+  const auto shape = channel_shape(x.dim(), C);
+  const auto dims = all_but_channel(x.dim());
+  Tensor mu, invstd;
+  if (train) {
+    mu = x.mean(dims, true);
+    invstd = (x.var(dims, 0, true) + eps).rsqrt();
+  } else {
+    mu = running_mean->view(shape);
+    invstd = (*running_var + eps).rsqrt().view(shape);
+  }
+  const Tensor& g = grad_out;
+  const Tensor xhat = (x - mu) * invstd;
+  const Tensor scale = w.defined() ? invstd * w.view(shape) : invstd;
+  Tensor gi, gw, gb;
+  if (output_mask[0]) {
+    gi = train ? scale * (g - g.mean(dims, true) - xhat * (g * xhat).mean(dims, true)) : g * scale;
+  }
+  if (output_mask[1]) gw = (g * xhat).sum(dims);
+  if (output_mask[2]) gb = g.sum(dims);
+  return {gi, gw, gb};
+}
 
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_autograd(
     const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
@@ -309,37 +357,12 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_autograd(
     const Tensor x = n.saved(x_);
     const Tensor w = has_w ? n.saved(w_) : Tensor();
     const std::array<bool, 3> mask{n.needs(0), has_w && n.needs(1), n.needs(2)};
-    if (!GradMode::is_enabled()) {
-      const Tensor rm = batch_stats ? Tensor() : n.saved(rm_);
-      const Tensor rv = batch_stats ? Tensor() : n.saved(rv_);
-      auto [gi, gw, gb] = native_batch_norm_backward(
-          g[0], x, has_w ? std::optional<Tensor>(w) : std::nullopt,
-          rm.defined() ? std::optional<Tensor>(rm) : std::nullopt,
-          rv.defined() ? std::optional<Tensor>(rv) : std::nullopt, n.saved(mean_),
-          n.saved(invstd_), batch_stats, eps, mask);
-      return {gi, gw, gb};
-    }
-    // create_graph: Tensor ops over statistics recomputed from x (differentiable in x).
-    const int64_t C = x.size(1);
-    const auto shape = channel_shape(x.dim(), C);
-    const auto dims = all_but_channel(x.dim());
-    Tensor mu, invstd;
-    if (batch_stats) {
-      mu = x.mean(dims, true);
-      invstd = (x.var(dims, 0, true) + eps).rsqrt();
-    } else {
-      mu = n.saved(rm_).view(shape);
-      invstd = (n.saved(rv_) + eps).rsqrt().view(shape);
-    }
-    const Tensor xhat = (x - mu) * invstd;
-    const Tensor scale = has_w ? invstd * w.view(shape) : invstd;
-    Tensor gi, gw, gb;
-    if (mask[0]) {
-      gi = batch_stats ? scale * (g[0] - g[0].mean(dims, true) - xhat * (g[0] * xhat).mean(dims, true))
-                       : g[0] * scale;
-    }
-    if (mask[1]) gw = (g[0] * xhat).sum(dims);
-    if (mask[2]) gb = g[0].sum(dims);
+    const Tensor rm = batch_stats ? Tensor() : n.saved(rm_);
+    const Tensor rv = batch_stats ? Tensor() : n.saved(rv_);
+    auto some = [](const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; };
+    auto [gi, gw, gb] = native_batch_norm_backward(g[0], x, some(w), some(rm), some(rv),
+                                                   n.saved(mean_), n.saved(invstd_), batch_stats,
+                                                   eps, mask);
     return {gi, gw, gb};
   }, {true, false, false});  // the saved statistics are not differentiable outputs
   ops::save_output_at(r, list[1], mean_);
@@ -387,6 +410,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_autograd(
 }  // namespace
 
 EMBER_REGISTER_AUTOGRAD(native_batch_norm, &native_batch_norm_autograd);
+EMBER_REGISTER_AUTOGRAD(native_batch_norm_backward, &native_batch_norm_backward_autograd);
 EMBER_REGISTER_AUTOGRAD(native_group_norm, &native_group_norm_autograd);
 
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
@@ -402,6 +426,26 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     bool training, double momentum, double eps) {
   return dispatch::call<native_batch_norm_impl>(OpId::native_batch_norm, input, weight, bias,
                                                 running_mean, running_var, training, momentum, eps);
+}
+namespace {
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_op(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train,
+    double eps, IntArrayRef output_mask) {
+  return dispatch::call<native_batch_norm_backward_impl>(
+      OpId::native_batch_norm_backward, grad_out, input, weight, running_mean, running_var,
+      save_mean, save_invstd, train, eps, output_mask);
+}
+}  // namespace
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train,
+    double eps, std::array<bool, 3> output_mask) {
+  const std::vector<int64_t> mask{output_mask[0], output_mask[1], output_mask[2]};
+  return native_batch_norm_backward_op(grad_out, input, weight, running_mean, running_var,
+                                       save_mean, save_invstd, train, eps, mask);
 }
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
@@ -419,6 +463,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input,
 
 EMBER_REGISTER_OP(batch_norm, &batch_norm);
 EMBER_REGISTER_OP(native_batch_norm, &native_batch_norm);
+EMBER_REGISTER_OP(native_batch_norm_backward, &native_batch_norm_backward_op);
 EMBER_REGISTER_OP(group_norm, &group_norm);
 EMBER_REGISTER_OP(native_group_norm, &native_group_norm);
 

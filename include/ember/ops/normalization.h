@@ -34,8 +34,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
     bool training, double momentum, double eps);
 /// The fused gradients (input, weight, bias) of native_batch_norm; output_mask picks which are
-/// computed (the others are undefined). Not an op row (ember's boxing has no bool[3]): the
-/// backward of native_batch_norm calls it when no graph of the backward is wanted.
+/// computed (the others are undefined). The op aten::native_batch_norm_backward, which the
+/// backward of native_batch_norm calls (Note [Batch norm backward]).
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,

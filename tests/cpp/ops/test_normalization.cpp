@@ -3,6 +3,8 @@
 // statistics, gradients (fused path and create_graph path), layouts, dtypes, meta, errors.
 #include <gtest/gtest.h>
 
+#include "../dispatch/subclasses.h"
+#include "ember/autograd/autograd.h"
 #include "ember/grad_mode.h"
 #include "normpool_testing.h"
 
@@ -190,6 +192,60 @@ TEST(GroupNorm, ValuesGradientsAndErrors) {
                         "Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 6, 3] and num_groups=4");
   testing::expect_error([] { group_norm(wave({2, 6, 3}), 3, ones({5}, kFloat64)); },
                         "Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape [5] and input of shape [2, 6, 3]");
+}
+
+// Note [Batch norm backward]: the backward is the op aten::native_batch_norm_backward, so a
+// dispatch mode sees it (as PyTorch's); called directly, its fused kernel and its autograd
+// (Tensor-op) form give the same values; bad arguments are refused with what was expected.
+TEST(BatchNorm, BackwardIsAnOpModesSee) {
+  BnParams p;
+  Tensor x = wave({2, 3, 4}).requires_grad_();
+  Tensor y = batch_norm(x, p.w, p.b, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+  testing::dispatch_log().clear();
+  {
+    DispatchModeGuard g(make_intrusive<testing::LogDispatchMode>("mode"));
+    y.sum().backward();
+  }
+  const auto& log = testing::dispatch_log();
+  EXPECT_NE(std::find(log.begin(), log.end(), "mode:aten::native_batch_norm_backward"), log.end());
+  testing::dispatch_log().clear();
+
+  for (bool train : {true, false}) {
+    SCOPED_TRACE(train ? "train" : "eval");
+    const Tensor xin = wave({2, 3, 4, 5});
+    auto [out, mean, invstd] = native_batch_norm(xin, p.w, p.b, p.rm.clone(), p.rv.clone(), train,
+                                                 0.1, 1e-5);
+    const Tensor g = wave({2, 3, 4, 5}, kFloat64, 0.3, 0.1, 2.0);
+    auto fused = native_batch_norm_backward(g, xin, p.w, p.rm, p.rv, mean, invstd, train, 1e-5,
+                                            {true, true, true});
+    Tensor xg = xin.clone().requires_grad_();  // needs grad: the autograd (Tensor-op) form
+    auto graph = native_batch_norm_backward(g, xg, p.w, p.rm, p.rv, mean, invstd, train, 1e-5,
+                                            {true, true, true});
+    // a graph to x: through the batch statistics in training, through x_hat for the weight's
+    ASSERT_TRUE(std::get<1>(graph).requires_grad());
+    EXPECT_EQ(std::get<0>(graph).requires_grad(), train);
+    testing::expect_values(std::get<0>(graph), xin.sizes(), testing::values(std::get<0>(fused)),
+                           1e-10, 1e-10);
+    testing::expect_values(std::get<1>(graph), {3}, testing::values(std::get<1>(fused)), 1e-10, 1e-10);
+    testing::expect_values(std::get<2>(graph), {3}, testing::values(std::get<2>(fused)), 1e-10, 1e-10);
+    auto partial = native_batch_norm_backward(g, xin, p.w, p.rm, p.rv, mean, invstd, train, 1e-5,
+                                              {false, true, false});
+    EXPECT_FALSE(std::get<0>(partial).defined());
+    EXPECT_FALSE(std::get<2>(partial).defined());
+  }
+  testing::expect_error(
+      [&] {
+        native_batch_norm_backward(wave({2, 3}), wave({2, 3, 4}), std::nullopt, std::nullopt,
+                                   std::nullopt, wave({3}), wave({3}), true, 1e-5, {true, true, true});
+      },
+      "grad_out of size [2, 3] does not match the input's size [2, 3, 4]");
+  testing::expect_error(
+      [&] {
+        native_batch_norm_backward(wave({2, 3}), wave({2, 3}), std::nullopt, std::nullopt,
+                                   std::nullopt, std::nullopt, std::nullopt, false, 1e-5,
+                                   {true, true, true});
+      },
+      "train=False needs running_mean and running_var");
 }
 
 }  // namespace
