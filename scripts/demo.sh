@@ -37,6 +37,8 @@ if [[ -x "$build/benchmarks/bench_core" ]]; then
   # (and TorchScript-frozen: the _frozen lines); the first run exports torchvision's models.
   "$build/benchmarks/bench_models" mobilenet_v2_b1_1t
   "$build/benchmarks/bench_models" resnet18_b1_1t
+  # One training step of examples/cpp/digits_cnn's network (batch 64, one thread).
+  "$build/benchmarks/bench_models" digits_cnn_train_b64_1t
 else
   echo "(benchmarks not built: libtorch-dev missing)"
 fi
