@@ -28,6 +28,19 @@ View4<T> view4(const Tensor& t) {
           t.stride(0),  t.stride(1),  t.stride(2),  t.stride(3)};
 }
 
+// The taps of a max-pool window along one dim, clipped to the input: output o's window starts at
+// o * stride - pad; its first tap inside the input is `first` (a whole number of dilations in),
+// and taps stop before `end`.
+struct Taps {
+  int64_t first, end;
+};
+Taps window_taps(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t dil, int64_t in) {
+  int64_t first = o * stride - pad;
+  const int64_t end = std::min(first + (k - 1) * dil + 1, in);
+  while (first < 0) first += dil;
+  return {first, end};
+}
+
 // Calls f(plane) over the N * C planes in parallel.
 template <class F>
 void for_planes(int64_t planes, int64_t work_per_plane, const F& f) {
@@ -69,13 +82,9 @@ void max_pool2d_kernel_ref(const Tensor& out, const Tensor& indices, const Tenso
       T* op = o.plane(i);
       int64_t* ip = ix.plane(i);
       for (int64_t oh = 0; oh < o.h; ++oh) {
-        int64_t h0 = oh * p.sh - p.ph;
-        const int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, x.h);
-        while (h0 < 0) h0 += p.dh;
+        const auto [h0, h1] = window_taps(oh, p.sh, p.ph, p.kh, p.dh, x.h);
         for (int64_t ow = 0; ow < o.w; ++ow) {
-          int64_t w0 = ow * p.sw - p.pw;
-          const int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, x.w);
-          while (w0 < 0) w0 += p.dw;
+          const auto [w0, w1] = window_taps(ow, p.sw, p.pw, p.kw, p.dw, x.w);
           int64_t best_i = h0 * x.w + w0;
           M best = -std::numeric_limits<M>::infinity();
           for (int64_t h = h0; h < h1; h += p.dh) {
@@ -149,12 +158,8 @@ struct PoolPlane {
 template <class T>
 void max_pool_one(const PoolPlane<T>& q, const Pool2dParams& p, int64_t oh, int64_t ow) {
   using M = opmath_t<T>;
-  int64_t h0 = oh * p.sh - p.ph;
-  const int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, q.H);
-  while (h0 < 0) h0 += p.dh;
-  int64_t w0 = ow * p.sw - p.pw;
-  const int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, q.W);
-  while (w0 < 0) w0 += p.dw;
+  const auto [h0, h1] = window_taps(oh, p.sh, p.ph, p.kh, p.dh, q.H);
+  const auto [w0, w1] = window_taps(ow, p.sw, p.pw, p.kw, p.dw, q.W);
   int64_t best_i = h0 * q.W + w0;
   M best = -std::numeric_limits<M>::infinity();
   for (int64_t h = h0; h < h1; h += p.dh)
@@ -179,9 +184,7 @@ void max_pool_plane_fast(const PoolPlane<T>& q, const Pool2dParams& p, int64_t O
   M best[kPoolTile];
   int32_t idx[kPoolTile];
   for (int64_t oh = 0; oh < OH; ++oh) {
-    int64_t h0 = oh * p.sh - p.ph;
-    const int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, q.H);
-    while (h0 < 0) h0 += p.dh;
+    const auto [h0, h1] = window_taps(oh, p.sh, p.ph, p.kh, p.dh, q.H);
     if (h0 >= h1) {
       for (int64_t ow = 0; ow < OW; ++ow) max_pool_one(q, p, oh, ow);
       continue;
@@ -353,12 +356,8 @@ void max_pool_channels_last(const View4<const T>& x, const View4<T>& o, const Vi
                [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t n = i / (o.h * o.w), oh = (i / o.w) % o.h, ow = i % o.w;
-      int64_t h0 = oh * p.sh - p.ph;
-      const int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, x.h);
-      while (h0 < 0) h0 += p.dh;
-      int64_t w0 = ow * p.sw - p.pw;
-      const int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, x.w);
-      while (w0 < 0) w0 += p.dw;
+      const auto [h0, h1] = window_taps(oh, p.sh, p.ph, p.kh, p.dh, x.h);
+      const auto [w0, w1] = window_taps(ow, p.sw, p.pw, p.kw, p.dw, x.w);
       const T* base = x.p + n * x.sn;
       T* out_row = o.p + n * o.sn + oh * o.sh + ow * o.sw;
       int64_t* idx_row = ix.p + n * ix.sn + oh * ix.sh + ow * ix.sw;
