@@ -1,7 +1,8 @@
 // Padding: constant_pad_nd, reflection_pad1d/2d, replication_pad1d/2d (Primitives with their
 // backward ops, as in PyTorch) and aten::pad (Composite: F.pad's mode switch). Reflection and
 // replication are index maps (src/backends/cpu/pad_kernels.cpp); constant padding copies the
-// input into a filled output (negative pads crop).
+// input into a filled output (negative pads crop); circular padding is slices and copies
+// (pad_circular, as PyTorch's composite).
 #include "../autograd/record.h"
 #include "../backends/cpu/layout.h"
 #include "../backends/cpu/pad_kernels.h"
@@ -160,6 +161,43 @@ Tensor replication_pad2d_backward_impl(const Tensor& g, const Tensor& s, IntArra
   return pad_backward("replication_pad2d", g, s, p, 2, false);
 }
 
+// aten::_pad_circular (PyTorch 1.13's composite, PadNd.cpp): the last pad.size() / 2 dims wrap
+// around. The kept part of the input goes to the middle of the output; then, dim by dim, the
+// left pad copies from the output's right end and the right pad from its left end (so a
+// negative pad on one side crops before the other side wraps, and corners are written twice).
+// Slices and copy_, so autograd and the override layers see ordinary ops.
+Tensor pad_circular(const Tensor& self, IntArrayRef pad) {
+  const int64_t nd = self.dim();
+  const int64_t padded = static_cast<int64_t>(pad.size()) / 2;
+  EMBER_CHECK(static_cast<int64_t>(pad.size()) == 2 * (nd - 2), "Invalid padding size, expected ",
+              2 * (nd - 2), " but got ", pad.size());
+  std::vector<int64_t> out_sizes = self.sizes().vec();
+  auto left = [&](int64_t i) { return pad[static_cast<size_t>(2 * (padded - 1 - i))]; };
+  auto right = [&](int64_t i) { return pad[static_cast<size_t>(2 * (padded - 1 - i) + 1)]; };
+  for (int64_t i = 0; i < padded; ++i) {
+    const int64_t d = nd - padded + i, in = self.size(d);
+    EMBER_CHECK(left(i) <= in && right(i) <= in, "Padding value causes wrapping around more than once.");
+    out_sizes[static_cast<size_t>(d)] = in + left(i) + right(i);
+    EMBER_CHECK(out_sizes[static_cast<size_t>(d)] >= 0,
+                "Negative padding value is resulting in an empty dimension");
+  }
+  Tensor out = empty(out_sizes, TensorOptions(self.dtype()).device(self.device()));
+  Tensor out_mid = out, in_mid = self;
+  for (int64_t i = 0; i < padded; ++i) {
+    const int64_t d = nd - padded + i, o = out_sizes[static_cast<size_t>(d)], in = self.size(d);
+    out_mid = out_mid.slice(d, std::max<int64_t>(left(i), 0), o - std::max<int64_t>(right(i), 0));
+    in_mid = in_mid.slice(d, std::max<int64_t>(-left(i), 0), in - std::max<int64_t>(-right(i), 0));
+  }
+  out_mid.copy_(in_mid);
+  for (int64_t i = 0; i < padded; ++i) {
+    const int64_t d = nd - padded + i, o = out_sizes[static_cast<size_t>(d)];
+    const int64_t l = left(i), r = right(i);
+    if (l > 0) out.slice(d, 0, l).copy_(out.slice(d, o - l - std::max<int64_t>(r, 0), o - std::max<int64_t>(r, 0)));
+    if (r > 0) out.slice(d, o - r, o).copy_(out.slice(d, std::max<int64_t>(l, 0), std::max<int64_t>(l, 0) + r));
+  }
+  return out;
+}
+
 // aten::pad (F.pad): PyTorch 1.13's checks and mode switch.
 Tensor pad_impl(const Tensor& self, IntArrayRef pad, const std::string& mode, std::optional<double> value) {
   EMBER_CHECK(pad.size() % 2 == 0, "Padding length must be divisible by 2");
@@ -169,17 +207,19 @@ Tensor pad_impl(const Tensor& self, IntArrayRef pad, const std::string& mode, st
                               "Unrecognised padding mode ", mode);
   if (mode == "constant") return constant_pad_nd(self, pad, value.value_or(0.0));
   EMBER_CHECK(!value || *value == 0, "Padding mode \"", mode, "\" doesn't take in value argument");
-  const int64_t nd = self.dim();
+  // ATen's switch: the pad length and the input's rank pick the op.
+  const int64_t nd = self.dim(), n = static_cast<int64_t>(pad.size());
+  const bool fits = (n == 2 && (nd == 2 || nd == 3)) || (n == 4 && (nd == 3 || nd == 4)) ||
+                    (n == 6 && (nd == 4 || nd == 5));
+  EMBER_CHECK_NOT_IMPLEMENTED(fits, "Only 2D, 3D, 4D, 5D padding with non-constant padding are "
+                              "supported for now");
+  if (mode == "circular") return pad_circular(self, pad);
   const bool reflect = mode == "reflect";
-  if (mode != "circular") {
-    if (pad.size() == 2 && (nd == 2 || nd == 3))
-      return reflect ? reflection_pad1d(self, pad) : replication_pad1d(self, pad);
-    if (pad.size() == 4 && (nd == 3 || nd == 4))
-      return reflect ? reflection_pad2d(self, pad) : replication_pad2d(self, pad);
-  }
+  if (n == 2) return reflect ? reflection_pad1d(self, pad) : replication_pad1d(self, pad);
+  if (n == 4) return reflect ? reflection_pad2d(self, pad) : replication_pad2d(self, pad);
   EMBER_CHECK_NOT_IMPLEMENTED(false, "ember: padding mode \"", mode, "\" is implemented for 1-d and ",
-                              "2-d reflect / replicate padding only (pad of 2 or 4 elements), got ",
-                              pad.size(), " for an input of ", nd, " dimensions");
+                              "2-d padding only (pad of 2 or 4 elements), got ", n,
+                              " for an input of ", nd, " dimensions");
   return Tensor();
 }
 

@@ -4,6 +4,7 @@ Python subclasses."""
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as TF
 
 import ember
 import ember.nn as enn
@@ -31,6 +32,8 @@ CTORS = [
     "Conv2d(4, 4, 3, padding='same', dilation=2, groups=4)",
     "Conv2d(4, 6, 3, padding='valid')",
     "Conv2d(4, 6, 3, padding=1, padding_mode='replicate')",
+    "Conv2d(4, 6, (3, 2), padding=(1, 2), padding_mode='circular')",
+    "Conv1d(4, 6, 3, padding=2, padding_mode='circular')",
     "ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)",
     "ConvTranspose2d(4, 6, (2, 3), groups=2, bias=False, dilation=2)",
     "BatchNorm1d(5)",
@@ -434,3 +437,34 @@ def test_sequential_python_hooks_and_subclasses_still_run():
         h = seq[1](seq[0](x))
         want = seq[4](seq[3](h.clamp(0, 6) * 2))
     np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,pad", [
+    ((1, 1, 6), (2, 1)), ((1, 1, 6), (-1, 2)), ((2, 3, 4, 5), (1, 2, 2, 0)),
+    ((1, 2, 3, 4, 5), (1, 1, 0, 2, 1, 1)), ((1, 2, 4, 4), (0, -2, 3, 1)),
+])
+def test_pad_circular_as_torch(shape, pad):
+    # values and gradients against torch 1.13's _pad_circular, negative pads (cropping) included
+    x = torch.randn(*shape, dtype=torch.float64)
+    want = TF.pad(x, pad, mode="circular")
+    xe = E(x).requires_grad_()
+    got = EF.pad(xe, pad, mode="circular")
+    np.testing.assert_array_equal(got.detach().numpy(), want.numpy())
+    g = torch.randn(*want.shape, dtype=torch.float64)
+    xt = x.clone().requires_grad_()
+    TF.pad(xt, pad, mode="circular").backward(g)
+    got.backward(E(g))
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert ember.autograd.gradcheck(lambda t: EF.pad(t, pad, mode="circular"), (E(x).requires_grad_(),))
+
+
+@pytest.mark.parametrize("shape,pad", [
+    ((1, 1, 3), (4, 0)), ((1, 1, 3), (0, -4)), ((2, 3), (1, 1)), ((1, 1, 6), (1, 1, 1, 1)), ((6,), (1, 1)),
+    ((2, 3), ()),
+])
+def test_pad_circular_errors_as_torch(shape, pad):
+    with pytest.raises(Exception) as te:
+        TF.pad(torch.zeros(shape), pad, mode="circular")
+    with pytest.raises(type(te.value)) as ee:
+        EF.pad(ember.zeros(shape), pad, mode="circular")
+    assert str(ee.value) == str(te.value)
