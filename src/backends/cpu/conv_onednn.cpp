@@ -353,9 +353,10 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
   return raw;
 }
 
-void run(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
+// Executes a primitive (or reorder) on this thread's stream and waits for it.
+void run(dnnl_primitive_t p, ArrayRef<dnnl_exec_arg_t> args) {
   const dnnl_status_t st = dnnl_primitive_execute(p, cache().stream, static_cast<int>(args.size()),
-                                                  args.begin());
+                                                  args.data());
   EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
   dnnl_stream_wait(cache().stream);
 }
@@ -435,10 +436,7 @@ bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& w
                                     {DNNL_ARG_DST, e->dst.with(dst)}};
   if (has_bias) args.push_back({DNNL_ARG_BIAS, e->bias.with(bias->data_ptr())});
   if (e->scratch_bytes) args.push_back({DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch_ptr(*e))});
-  const dnnl_status_t st = dnnl_primitive_execute(e->prim, c.stream,
-                                                  static_cast<int>(args.size()), args.data());
-  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
-  dnnl_stream_wait(c.stream);
+  run(e->prim, args);
   unstage(e->y_out.get(), dst, out.data_ptr());
   return true;
 }
@@ -457,10 +455,7 @@ bool conv_backward_input_onednn(const Tensor& grad_input, const Tensor& grad_out
                                     {DNNL_ARG_WEIGHTS, e->w_prim.with(w)},
                                     {DNNL_ARG_DIFF_SRC, e->src.with(gx)}};
   if (e->scratch_bytes) args.push_back({DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch_ptr(*e))});
-  const dnnl_status_t st = dnnl_primitive_execute(e->prim, c.stream, static_cast<int>(args.size()),
-                                                  args.data());
-  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
-  dnnl_stream_wait(c.stream);
+  run(e->prim, args);
   unstage(e->x_out.get(), gx, grad_input.data_ptr());
   return true;
 }
@@ -479,10 +474,7 @@ bool conv_backward_weight_onednn(const Tensor& grad_weight, const Tensor& grad_o
                                     {DNNL_ARG_DIFF_DST, e->dst.with(gy)},
                                     {DNNL_ARG_DIFF_WEIGHTS, e->w_prim.with(gw)}};
   if (e->scratch_bytes) args.push_back({DNNL_ARG_SCRATCHPAD, e->scratch.with(scratch_ptr(*e))});
-  const dnnl_status_t st = dnnl_primitive_execute(e->prim, cache().stream,
-                                                  static_cast<int>(args.size()), args.data());
-  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
-  dnnl_stream_wait(cache().stream);
+  run(e->prim, args);
   if (e->weight_reorder) {
     run(e->weight_reorder, {{DNNL_ARG_FROM, e->w_prim.with(gw)},
                             {DNNL_ARG_TO, e->w_user.with(grad_weight.data_ptr())}});
