@@ -2,6 +2,8 @@
 // forward.
 #include "ember/models/resnet.h"
 
+#include <functional>
+
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/normalization.h"
@@ -28,6 +30,31 @@ namespace {
 Tensor add_residual(Tensor out, const Tensor& identity, nn::ReLU& relu) {
   out.add_(identity);
   return relu(out);
+}
+
+// relu(bn(conv(x))): one convolution in eval mode where it can be (Note [Eval-mode
+// conv-bn-activation fusion]), the modules' own calls otherwise. `fused` says which ran.
+struct Stage {
+  Tensor out;
+  bool fused;
+};
+Stage conv_bn_relu(nn::Module& conv, nn::Module& bn, nn::ReLU& relu, const Tensor& x) {
+  if (auto y = nn::detail::conv_bn_act_eval(conv, bn, &relu, x)) return {*y, true};
+  return {relu(bn(conv(x))), false};
+}
+
+// A block's tail, relu(bn(conv(out)) + shortcut()). After a fused stage the shortcut runs first
+// and the sum becomes the convolution's epilogue; otherwise torchvision's order: conv, bn, then
+// the shortcut (forward hooks see the modules in that order).
+Tensor conv_bn_add_relu(nn::Module& conv, nn::Module& bn, nn::ReLU& relu, const Tensor& out,
+                        const std::function<Tensor()>& shortcut, bool after_fused) {
+  if (after_fused) {
+    const Tensor identity = shortcut();
+    if (auto y = nn::detail::conv_bn_act_eval(conv, bn, &relu, out, identity)) return *y;
+    return add_residual(bn(conv(out)), identity, relu);
+  }
+  Tensor y = bn(conv(out));
+  return add_residual(y, shortcut(), relu);
 }
 
 }  // namespace
@@ -60,17 +87,9 @@ BasicBlock::BasicBlock(std::string type_name, int64_t inplanes, int64_t planes, 
 }
 
 Tensor BasicBlock::forward(const Tensor& x) {
-  // Eval mode: each conv-bn(-relu) as one convolution, the residual sum in the second's
-  // epilogue (Note [Eval-mode conv-bn-activation fusion]); the modules' own calls otherwise.
-  if (auto h = nn::detail::conv_bn_act_eval(*conv1, *bn1, relu.get(), x)) {
-    const Tensor identity = downsample ? (*downsample)(x) : x;
-    if (auto y = nn::detail::conv_bn_act_eval(*conv2, *bn2, relu.get(), *h, identity)) return *y;
-    return add_residual((*bn2)((*conv2)(*h)), identity, *relu);
-  }
-  Tensor out = (*relu)((*bn1)((*conv1)(x)));
-  out = (*bn2)((*conv2)(out));
-  const Tensor identity = downsample ? (*downsample)(x) : x;
-  return add_residual(out, identity, *relu);
+  const Stage h = conv_bn_relu(*conv1, *bn1, *relu, x);
+  return conv_bn_add_relu(*conv2, *bn2, *relu, h.out,
+                          [&] { return downsample ? (*downsample)(x) : x; }, h.fused);
 }
 
 Value BasicBlock::forward(const std::vector<Value>& inputs) {
@@ -108,16 +127,10 @@ Bottleneck::Bottleneck(std::string type_name, int64_t inplanes, int64_t planes, 
 }
 
 Tensor Bottleneck::forward(const Tensor& x) {
-  // As BasicBlock's.
-  auto conv_bn_relu = [&](nn::Module& conv, nn::Module& bn, const Tensor& in) {
-    if (auto y = nn::detail::conv_bn_act_eval(conv, bn, relu.get(), in)) return *y;
-    return (*relu)(bn(conv(in)));
-  };
-  Tensor out = conv_bn_relu(*conv1, *bn1, x);
-  out = conv_bn_relu(*conv2, *bn2, out);
-  const Tensor identity = downsample ? (*downsample)(x) : x;
-  if (auto y = nn::detail::conv_bn_act_eval(*conv3, *bn3, relu.get(), out, identity)) return *y;
-  return add_residual((*bn3)((*conv3)(out)), identity, *relu);
+  const Stage h1 = conv_bn_relu(*conv1, *bn1, *relu, x);
+  const Stage h2 = conv_bn_relu(*conv2, *bn2, *relu, h1.out);
+  return conv_bn_add_relu(*conv3, *bn3, *relu, h2.out,
+                          [&] { return downsample ? (*downsample)(x) : x; }, h2.fused);
 }
 
 Value Bottleneck::forward(const std::vector<Value>& inputs) {
@@ -246,8 +259,7 @@ std::shared_ptr<nn::Sequential> ResNet::make_layer(const ResNetBlock& block, int
 }
 
 Tensor ResNet::forward_impl(const Tensor& x) {
-  auto stem = nn::detail::conv_bn_act_eval(*conv1, *bn1, relu.get(), x);
-  Tensor y = (*maxpool)(stem ? *stem : (*relu)((*bn1)((*conv1)(x))));
+  Tensor y = (*maxpool)(conv_bn_relu(*conv1, *bn1, *relu, x).out);
   y = (*layer4)((*layer3)((*layer2)((*layer1)(y))));
   y = nn::functional::flatten((*avgpool)(y), 1);
   return (*fc)(y);

@@ -219,5 +219,28 @@ TEST(ConvBnEval, ResNetBlocksMatchTheirModules) {
   }
 }
 
+TEST(ConvBnEval, UnfusedBlocksCallTheirModulesInTorchvisionsOrder) {
+  // training (no fusion): conv, bn, ..., the last bn, then the shortcut, as torchvision's forward
+  manual_seed(10);
+  auto net = models::resnet50(10);
+  std::shared_ptr<nn::Module> block;  // a Bottleneck with a downsample shortcut
+  for (auto& [name, mod] : net->named_modules()) {
+    if (name == "layer1.0") block = mod;
+  }
+  ASSERT_TRUE(block);
+  std::vector<std::string> order;
+  for (auto& [name, mod] : block->named_modules()) {
+    if (name.empty() || name == "downsample") continue;
+    mod->register_forward_hook([&order, n = name](nn::Module&, const std::vector<Value>&, const Value&) {
+      order.push_back(n);
+      return std::optional<Value>();
+    });
+  }
+  (*block)(randn({2, 64, 8, 8}));
+  EXPECT_EQ(order, (std::vector<std::string>{"conv1", "bn1", "relu", "conv2", "bn2", "relu",
+                                             "conv3", "bn3", "downsample.0", "downsample.1",
+                                             "relu"}));
+}
+
 }  // namespace
 }  // namespace ember
