@@ -85,6 +85,18 @@ py::object tensor_backward(py::handle self, py::object gradient, py::object reta
 
 }  // namespace
 
+Tensor PyTensorHook::operator()(const Tensor& grad) const {
+  py::gil_scoped_acquire gil;
+  py::object r = hook.get()(py::reinterpret_steal<py::object>(wrap(grad)));
+  return check_hook_result(hook.get(), grad, r);
+}
+
+void PyPostAccumulateHook::operator()(const Tensor& leaf) const {
+  py::gil_scoped_acquire gil;
+  py::object r = hook.get()(py::reinterpret_steal<py::object>(wrap(leaf)));
+  EMBER_CHECK(r.is_none(), "Tensor post accumulate grad hooks should return None.");
+}
+
 void init_autograd(py::module_& parent) {
   py::module_ m = parent.def_submodule("_autograd", "ember's autograd, bound for ember.autograd");
   init_python_node(m);
@@ -164,12 +176,7 @@ void init_autograd(py::module_& parent) {
 
   add_tensor_method("register_hook", py::cpp_function([](py::handle self, py::object fn) {
     Tensor t = unpack(self.ptr());
-    GilRef hook(fn);
-    const unsigned id = t.register_hook([hook](const Tensor& grad) {
-      py::gil_scoped_acquire gil;
-      py::object r = hook.get()(py::reinterpret_steal<py::object>(wrap(grad)));
-      return check_hook_result(hook.get(), grad, r);
-    });
+    const unsigned id = t.register_hook(PyTensorHook{GilRef(fn)});
     if (t.is_leaf()) return make_handle(id, [t, id] { t.remove_hook(id); });
     // A non-leaf's hook lives on its grad_fn: the handle must not keep the graph alive.
     std::weak_ptr<autograd::Node> fn_weak = t.grad_fn();
@@ -180,12 +187,7 @@ void init_autograd(py::module_& parent) {
 
   add_tensor_method("register_post_accumulate_grad_hook", py::cpp_function([](py::handle self, py::object fn) {
     Tensor t = unpack(self.ptr());
-    GilRef hook(fn);
-    const unsigned id = t.register_post_accumulate_grad_hook([hook](const Tensor& leaf) {
-      py::gil_scoped_acquire gil;
-      py::object r = hook.get()(py::reinterpret_steal<py::object>(wrap(leaf)));
-      EMBER_CHECK(r.is_none(), "Tensor post accumulate grad hooks should return None.");
-    });
+    const unsigned id = t.register_post_accumulate_grad_hook(PyPostAccumulateHook{GilRef(fn)});
     return make_handle(id, [t, id] { t.remove_hook(id); });
   }, py::arg("self"), py::arg("hook")));
 }

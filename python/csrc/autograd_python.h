@@ -19,6 +19,8 @@ class GilRef {
   GilRef() = default;
   explicit GilRef(py::object obj);
   const py::object& get() const { return *ref_; }
+  /// The object, or null (for GC traversal).
+  PyObject* ptr() const { return ref_ ? ref_->ptr() : nullptr; }
   explicit operator bool() const { return ref_ != nullptr; }
 
  private:
@@ -44,6 +46,35 @@ py::object make_handle(unsigned id, std::function<void()> remove);
 /// "hook 'name' has changed the size of value" etc.: what a hook may return in place of `grad`.
 /// Returns the replacement (undefined: keep `grad`).
 Tensor check_hook_result(const py::object& hook, const Tensor& grad, const py::object& result);
+
+// ---- Python hooks held by C++ autograd state, and the cyclic GC ----
+// Note [Reference cycles through autograd]
+// A Python hook held by C++ (a tensor hook, a node hook) or a Python Function's ctx owned by its
+// node can reference the tensor whose impl owns it: `t.register_hook(lambda g: g * t)`,
+// `y.grad_fn.register_hook(lambda *a: y)`, `ctx.out = y`. The Python object owns the impl, the
+// impl's autograd state owns the hook, the hook references the object: a cycle through C++.
+// As PyTorch's THPVariable_subclass_traverse, a tensor object that is the only owner of its impl
+// reports to the cyclic GC the Python objects that the impl's autograd state owns: its leaf
+// hooks and post-accumulate hooks, and, when its grad_fn is owned by nothing else, that node's
+// hooks, metadata dict and ctx. The hooks are named functors (PyTensorHook, ...) so the
+// traversal can find the Python callable inside a std::function. The GC then breaks the cycle
+// by clearing the Python side (the closure, the ctx's __dict__), and the impl is freed by
+// reference counting. A tensor shared with C++ (a parameter, a saved tensor) reports nothing:
+// C++ is an external root, as before.
+
+/// A tensor hook (Tensor.register_hook) calling a Python callable.
+struct PyTensorHook {
+  GilRef hook;
+  Tensor operator()(const Tensor& grad) const;
+};
+/// A post-accumulate-grad hook calling a Python callable.
+struct PyPostAccumulateHook {
+  GilRef hook;
+  void operator()(const Tensor& leaf) const;
+};
+/// Visits the Python objects `t`'s autograd state owns (see the Note); call only for a tensor
+/// whose Python object is the sole owner of its impl. Returns the first nonzero visit result.
+int traverse_autograd_state(const Tensor& t, visitproc visit, void* arg);
 
 void init_python_node(py::module_& m);
 void init_python_function(py::module_& m);

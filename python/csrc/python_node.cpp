@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "autograd/autograd_meta.h"
 #include "autograd/functions.h"
 #include "autograd_python.h"
 #include "ember/autograd/saved_variable.h"
@@ -91,6 +92,12 @@ MetadataHolder::~MetadataHolder() {
   Py_DECREF(dict);
 }
 
+// The no-op pre-hook that keeps a node's metadata dict alive as long as the node.
+struct MetadataKeeper {
+  std::shared_ptr<MetadataHolder> holder;
+  tensor_list operator()(const tensor_list&) const { return {}; }
+};
+
 py::dict metadata_of(const std::shared_ptr<Node>& node) {
   auto& dicts = metadata_dicts();
   if (auto it = dicts.find(node.get()); it != dicts.end())
@@ -99,7 +106,7 @@ py::dict metadata_of(const std::shared_ptr<Node>& node) {
   holder->key = node.get();
   holder->dict = PyDict_New();
   dicts[node.get()] = holder->dict;
-  node->register_prehook([holder](const tensor_list&) { return tensor_list{}; });
+  node->register_prehook(MetadataKeeper{holder});
   return py::reinterpret_borrow<py::dict>(holder->dict);
 }
 
@@ -189,14 +196,70 @@ py::tuple next_functions_of(const Node& node) {
   return r;
 }
 
+namespace {
+// Node hooks calling Python callables (named, for Note [Reference cycles through autograd]).
+struct PyNodeHook {
+  GilRef hook;
+  tensor_list operator()(const tensor_list& grad_inputs, const tensor_list& grad_outputs) const {
+    py::gil_scoped_acquire gil;
+    py::object r = hook.get()(to_tuple(grad_inputs), to_tuple(grad_outputs));
+    return check_tuple_result(hook.get(), grad_inputs, r);
+  }
+};
+struct PyNodePreHook {
+  GilRef hook;
+  tensor_list operator()(const tensor_list& grad_outputs) const {
+    py::gil_scoped_acquire gil;
+    py::object r = hook.get()(to_tuple(grad_outputs));
+    return check_tuple_result(hook.get(), grad_outputs, r);
+  }
+};
+
+#define EMBER_VISIT(obj)                          \
+  do {                                            \
+    if (PyObject* o_ = (obj)) {                   \
+      if (int err_ = visit(o_, arg)) return err_; \
+    }                                             \
+  } while (0)
+
+int traverse_tensor_hooks(const std::vector<Node::TensorHookEntry>& hooks, visitproc visit,
+                          void* arg) {
+  for (const auto& h : hooks) {
+    if (const auto* f = h.fn.target<PyTensorHook>()) EMBER_VISIT(f->hook.ptr());
+  }
+  return 0;
+}
+
+int traverse_node(const Node& node, visitproc visit, void* arg) {
+  EMBER_VISIT(function_node_object(&node));  // a Python Function's ctx, owned by its node
+  if (int err = traverse_tensor_hooks(node.tensor_pre_hooks(), visit, arg)) return err;
+  for (const auto& [id, h] : node.pre_hooks()) {
+    if (const auto* f = h.target<PyNodePreHook>()) EMBER_VISIT(f->hook.ptr());
+    if (const auto* f = h.target<MetadataKeeper>()) EMBER_VISIT(f->holder->dict);
+  }
+  for (const auto& [id, h] : node.post_hooks()) {
+    if (const auto* f = h.target<PyNodeHook>()) EMBER_VISIT(f->hook.ptr());
+  }
+  return 0;
+}
+}  // namespace
+
+int traverse_autograd_state(const Tensor& t, visitproc visit, void* arg) {
+  const auto* m = autograd::get_meta(t);
+  if (!m) return 0;
+  if (int err = traverse_tensor_hooks(m->leaf_hooks_, visit, arg)) return err;
+  for (const auto& [id, h] : m->post_acc_hooks_) {
+    if (const auto* f = h.target<PyPostAccumulateHook>()) EMBER_VISIT(f->hook.ptr());
+  }
+  // The node only when this tensor is its sole owner: else C++ (the graph, a node object)
+  // holds it too, and is a root the GC can't see.
+  if (m->grad_fn_ && m->grad_fn_.use_count() == 1) return traverse_node(*m->grad_fn_, visit, arg);
+  return 0;
+}
+#undef EMBER_VISIT
+
 py::object register_node_hook(const std::shared_ptr<Node>& node, py::object fn) {
-  GilRef hook(fn);
-  const unsigned id = node->register_hook(
-      [hook](const tensor_list& grad_inputs, const tensor_list& grad_outputs) -> tensor_list {
-        py::gil_scoped_acquire gil;
-        py::object r = hook.get()(to_tuple(grad_inputs), to_tuple(grad_outputs));
-        return check_tuple_result(hook.get(), grad_inputs, r);
-      });
+  const unsigned id = node->register_hook(PyNodeHook{GilRef(fn)});
   std::weak_ptr<Node> weak = node;
   return make_handle(id, [weak, id] {
     if (auto n = weak.lock()) n->remove_hook(id);
@@ -204,12 +267,7 @@ py::object register_node_hook(const std::shared_ptr<Node>& node, py::object fn) 
 }
 
 py::object register_node_prehook(const std::shared_ptr<Node>& node, py::object fn) {
-  GilRef hook(fn);
-  const unsigned id = node->register_prehook([hook](const tensor_list& grad_outputs) -> tensor_list {
-    py::gil_scoped_acquire gil;
-    py::object r = hook.get()(to_tuple(grad_outputs));
-    return check_tuple_result(hook.get(), grad_outputs, r);
-  });
+  const unsigned id = node->register_prehook(PyNodePreHook{GilRef(fn)});
   std::weak_ptr<Node> weak = node;
   return make_handle(id, [weak, id] {
     if (auto n = weak.lock()) n->remove_hook(id);

@@ -27,6 +27,7 @@
 #include "common.h"
 
 #include <structmember.h>
+#include "autograd_python.h"
 #include "ember/autograd/autograd.h"
 #include "ember/ember.h"
 #include "torch_function.h"
@@ -96,7 +97,7 @@ int base_traverse(PyObject* self, visitproc visit, void* arg) {
   // Owned by its impl, or shared with C++: C++ is an external root (see the Note).
   if (!pt->cdata.defined() || pt->cdata.use_count() > 1) return 0;
   Py_VISIT(*dict_slot(self));
-  return 0;
+  return traverse_autograd_state(pt->cdata, visit, arg);  // Note [Reference cycles through ...]
 }
 
 int subclass_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -109,7 +110,7 @@ int subclass_traverse(PyObject* self, visitproc visit, void* arg) {
   });
   if (err) return err;
   Py_VISIT(*dict_slot(self));
-  return 0;
+  return traverse_autograd_state(pt->cdata, visit, arg);  // Note [Reference cycles through ...]
 }
 
 int base_clear(PyObject* self) {
