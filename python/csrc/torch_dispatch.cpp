@@ -21,6 +21,7 @@
 // from their defaults, wrapped numbers (the 2 of `t * 2`) as Python numbers.
 #include <memory>
 
+#include "dispatch/layers.h"
 #include "dispatch/schema.h"
 #include "ember/autograd/autograd.h"
 #include "ember/dispatch.h"
@@ -58,7 +59,41 @@ bool is_default(const SchemaArg& a, const Value& v) {
   return same_default(v, dispatch::default_value(a.type, *a.default_value));
 }
 
-py::object arg_to_py(const Value& v) {
+// Note [Enum arguments across the boundary]
+// ember boxes MemoryFormat and Layout arguments as int64 in c10's numbering (contiguous_format =
+// 0, preserve_format = 1, channels_last = 2, channels_last_3d = 3; strided = 0), dtypes and
+// devices as their own Values. Handlers see what PyTorch hands them: the ember.memory_format and
+// ember.layout objects (`ember.preserve_format`, `ember.strided`), ember.float32,
+// ember.device('cpu'), picked by the schema's argument type; py_to_value turns the same objects
+// back into the boxed forms, so `func(*args, **kwargs)` round-trips. (`int reduction` is an int
+// in PyTorch's schemas too; a Generator does not cross the box: Value has no generator.)
+PyObject* c_attr(const char* name) {
+  return py::module_::import("ember._C").attr(name).ptr();  // borrowed: the module keeps it
+}
+PyObject* memory_format_object(int64_t v) {
+  static PyObject* const formats[] = {c_attr("contiguous_format"), c_attr("preserve_format"),
+                                      c_attr("channels_last"), c_attr("channels_last_3d")};
+  EMBER_CHECK(v >= 0 && v < 4, "invalid memory format ", v);
+  return formats[v];
+}
+PyObject* layout_object() {
+  static PyObject* const strided = c_attr("strided");
+  return strided;
+}
+bool is_layout(PyObject* p) { return Py_TYPE(p) == Py_TYPE(layout_object()); }
+
+bool type_is(const std::string& type, std::string_view name) {
+  return type.starts_with(name) && (type.size() == name.size() || type[name.size()] == '?');
+}
+
+py::object arg_to_py(const Value& v, const SchemaArg& a) {
+  if (v.is_int() && type_is(a.type, "MemoryFormat")) {
+    return py::reinterpret_borrow<py::object>(memory_format_object(v.to_int()));
+  }
+  if (v.is_int() && type_is(a.type, "Layout")) {
+    EMBER_CHECK(v.to_int() == 0, "invalid layout ", v.to_int(), " (ember has only strided)");
+    return py::reinterpret_borrow<py::object>(layout_object());
+  }
   if (v.is_tensor()) {
     const Tensor& t = v.to_tensor();
     if (t.defined() && t.impl()->is_wrapped_number()) {
@@ -85,6 +120,8 @@ Value py_to_value(py::handle o, const OpHandle& op) {
   if (PyFloat_Check(p)) return Value(PyFloat_AS_DOUBLE(p));
   if (is_dtype(p)) return Value(unpack_dtype(p));
   if (is_device(p)) return Value(parse_device(p));
+  if (is_memory_format(p)) return Value(unpack_memory_format(p));  // Note [Enum arguments ...]
+  if (is_layout(p)) return Value(int64_t{0});
   if (PyUnicode_Check(p)) return Value(o.cast<std::string>());
   if (PyTuple_Check(p) || PyList_Check(p)) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(o);
@@ -119,14 +156,16 @@ Stack result_to_stack(py::handle r, const OpHandle& op) {
   return out;
 }
 
-// The public API object of an op for __torch_function__ handlers.
+// The public API object of an op for __torch_function__ handlers (the OpOverload for the few
+// rows with no ember.<name> function).
 py::object public_api(const OpHandle& op) {
   std::string name = op.name().substr(op.name().find("::") + 2);
   if (op.name() == "ember::module_load") {
     return py::reinterpret_borrow<py::object>(tensor_class()).attr("module_load");
   }
   py::dict functions = py::module_::import("ember._C").attr("_op_functions");
-  return functions[py::str(name)];
+  if (functions.contains(py::str(name))) return functions[py::str(name)];
+  return py::module_::import("ember._ops").attr("ops").attr("_lookup")(op.full_name());
 }
 
 // A Python subclass instance's hooks (Note [Python subclasses in C++ calls]).
@@ -241,13 +280,29 @@ std::pair<py::tuple, py::dict> stack_to_py(const OpHandle& op, const Stack& args
   while (positional_end > 0 && is_default(schema[positional_end - 1], args[positional_end - 1]))
     --positional_end;
   py::tuple pargs(positional_end);
-  for (size_t i = 0; i < positional_end; ++i) pargs[i] = arg_to_py(args[i]);
+  for (size_t i = 0; i < positional_end; ++i) pargs[i] = arg_to_py(args[i], schema[i]);
   py::dict kwargs;
   for (size_t i = kwarg_start; i < n; ++i) {
     if (is_default(schema[i], args[i])) continue;
-    kwargs[py::str(schema[i].name)] = arg_to_py(args[i]);
+    kwargs[py::str(schema[i].name)] = arg_to_py(args[i], schema[i]);
   }
   return {pargs, kwargs};
+}
+
+std::optional<Stack> call_function_mode(const OpHandle& op, const Stack& args,
+                                        const py::object& mode) {
+  py::gil_scoped_acquire gil;
+  EMBER_CHECK(g_mode_handler, "ember.overrides is not initialised");
+  auto [pargs, pkwargs] = stack_to_py(op, args);
+  std::vector<PyObject*> overloaded;
+  collect_overloaded(pargs.ptr(), overloaded);
+  for (auto item : pkwargs) collect_overloaded(item.second.ptr(), overloaded);
+  py::list types_of;
+  for (PyObject* o : overloaded) types_of.append(py::reinterpret_borrow<py::object>(o));
+  py::object r = py::reinterpret_borrow<py::object>(g_mode_handler)(mode, public_api(op),
+                                                                    types_of, pargs, pkwargs);
+  if (r.ptr() == Py_NotImplemented) return std::nullopt;
+  return result_to_stack(r, op);
 }
 
 std::optional<Stack> call_dispatch_handler(const OpHandle& op, const Stack& args,
@@ -299,11 +354,13 @@ void init_torch_dispatch(py::module_& m) {
     t_dispatch_modes.pop_back();
     return mode;
   });
-  m.def("_len_torch_dispatch_stack", [] { return t_dispatch_modes.size(); });
+  // What the dispatcher sees: inside a mode's handler that mode is off the stack, as in PyTorch.
+  m.def("_len_torch_dispatch_stack", [] { return dispatch::dispatch_mode_count(); });
   m.def("_get_dispatch_stack_at", [](size_t i) {
-    EMBER_CHECK_INDEX(i < t_dispatch_modes.size(), "torch dispatch mode stack index ", i,
-                      " out of range (", t_dispatch_modes.size(), " modes)");
-    return t_dispatch_modes[i].mode->mode();
+    auto* mode = dynamic_cast<PyDispatchMode*>(dispatch::dispatch_mode_at(i));
+    EMBER_CHECK(mode, "the torch dispatch mode stack holds a C++ DispatchMode, which has no "
+                      "Python object");
+    return mode->mode();
   });
 
   // The op table for ember.ops: (namespace::name, overload, schema) in table order.

@@ -8,9 +8,22 @@
 // The default Tensor.__torch_function__ runs func under DisableTorchFunctionSubclass, which is
 // the same thread state the C++ function-override layer reads, so neither layer sees the call
 // twice.
+//
+// Note [TorchFunctionMode across C++]
+// A TorchFunctionMode is a C++ FunctionMode (PyFunctionMode) on the dispatcher's thread-local
+// mode stack, which is the one stack Python's _push_on_torch_function_stack / _pop / _len /
+// _get_function_stack_at read and write. Calls made from Python reach the mode at the Python
+// boundary, as before. Ops that C++ code calls on plain tensors (a C++ layer's forward calling
+// linear, a C++ Sequential, an optimizer's step) reach it through the dispatcher's function
+// layer, which hands them to PyFunctionMode with the public API object of the op; the
+// dispatcher pops the mode while its handler runs, for Python too. Only the public op is seen:
+// a composite's body and the backward engine's formulas stay below the function layer, as
+// PyTorch's C++ is. With no mode set, the mode costs nothing: the dispatcher's fast-path test
+// reads the thread's included keys, which hold FunctionOverride only while the stack is not
+// empty.
 #include "torch_function.h"
 
-#include "dispatch/dispatcher.h"
+#include "dispatch/layers.h"
 
 namespace ember::python {
 
@@ -18,7 +31,34 @@ namespace {
 
 PyObject* g_handler = nullptr;           // ember.overrides._dispatch_torch_function
 PyObject* g_disabled_impl = nullptr;     // _C._disabled_torch_function_impl
-thread_local std::vector<PyObject*> t_mode_stack;  // TorchFunctionMode objects (owned refs)
+
+// A Python TorchFunctionMode on the dispatcher's stack (Note [TorchFunctionMode across C++]).
+class PyFunctionMode : public FunctionMode {
+ public:
+  explicit PyFunctionMode(py::object mode) : mode_(std::move(mode)) {}
+  ~PyFunctionMode() override {
+    if (!Py_IsInitialized()) {
+      mode_.release();
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    mode_ = py::object();
+  }
+  std::optional<Stack> torch_function(const OpHandle& op, const Stack& args) override {
+    return call_function_mode(op, args, mode_);
+  }
+  const py::object& mode() const { return mode_; }
+
+ private:
+  py::object mode_;
+};
+
+py::object python_mode(FunctionMode* m) {
+  auto* pm = dynamic_cast<PyFunctionMode*>(m);
+  EMBER_CHECK(pm, "the torch function mode stack holds a C++ FunctionMode, which has no Python "
+                  "object");
+  return pm->mode();
+}
 
 PyObject* disabled_torch_function_impl(PyObject*, PyObject* const* args, Py_ssize_t nargs,
                                        PyObject* kwnames) {
@@ -53,7 +93,11 @@ bool is_basic_type(PyObject* obj) {
 bool torch_function_enabled() {
   return !dispatch::local_state().excluded.has(DispatchKey::FunctionOverride);
 }
-bool torch_function_mode_active() { return !t_mode_stack.empty(); }
+// The dispatcher keeps FunctionOverride among the thread's included keys exactly while its
+// function-mode stack is not empty: an inline read on every Python call.
+bool torch_function_mode_active() {
+  return dispatch::local_state().included.has(DispatchKey::FunctionOverride);
+}
 
 bool is_overloaded(PyObject* obj) {
   PyTypeObject* t = Py_TYPE(obj);
@@ -107,6 +151,8 @@ PyObject* dispatch_torch_function(PyObject* public_api, const std::vector<PyObje
   return result;
 }
 
+PyObject* g_mode_handler = nullptr;  // ember.overrides._run_mode_from_cpp
+
 void init_torch_function(py::module_& m) {
   g_disabled_impl = PyCFunction_New(&g_disabled_def, nullptr);
   m.add_object("_disabled_torch_function_impl", g_disabled_impl);
@@ -119,20 +165,22 @@ void init_torch_function(py::module_& m) {
   m.def("_is_torch_function_subclass_disabled",
         [] { return dispatch::local_state().skip_subclass_function; });
   m.def("_is_torch_function_mode_enabled", [] { return torch_function_mode_active(); });
+  m.def("_set_torch_function_mode_handler", [](py::object fn) {
+    Py_XDECREF(g_mode_handler);
+    g_mode_handler = fn.inc_ref().ptr();
+  });
   m.def("_push_on_torch_function_stack", [](py::object mode) {
-    t_mode_stack.push_back(mode.inc_ref().ptr());
+    dispatch::push_function_mode(make_intrusive<PyFunctionMode>(std::move(mode)));
   });
   m.def("_pop_torch_function_stack", []() -> py::object {
-    EMBER_CHECK(!t_mode_stack.empty(), "trying to pop from an empty torch function mode stack");
-    PyObject* top = t_mode_stack.back();
-    t_mode_stack.pop_back();
-    return py::reinterpret_steal<py::object>(top);
+    EMBER_CHECK(dispatch::function_mode_count() != 0,
+                "trying to pop from an empty torch function mode stack");
+    intrusive_ptr<FunctionMode> top = dispatch::pop_function_mode();
+    return python_mode(top.get());
   });
-  m.def("_len_torch_function_stack", [] { return t_mode_stack.size(); });
+  m.def("_len_torch_function_stack", [] { return dispatch::function_mode_count(); });
   m.def("_get_function_stack_at", [](size_t i) {
-    EMBER_CHECK_INDEX(i < t_mode_stack.size(), "torch function mode stack index ", i,
-                      " out of range (", t_mode_stack.size(), " modes)");
-    return py::reinterpret_borrow<py::object>(t_mode_stack[i]);
+    return python_mode(dispatch::function_mode_at(i));
   });
 
   // Guards (context managers), as torch._C.DisableTorchFunctionSubclass / DisableTorchFunction.

@@ -28,6 +28,14 @@ void collect_overloaded(PyObject* obj, std::vector<PyObject*>& out);
 PyObject* dispatch_torch_function(PyObject* public_api, const std::vector<PyObject*>& overloaded,
                                   PyObject* args, PyObject* kwargs);
 
+/// ember.overrides._run_mode_from_cpp(mode, public_api, overloaded, args, kwargs), installed at
+/// import (Note [TorchFunctionMode across C++]).
+extern PyObject* g_mode_handler;
+/// Hands a call that C++ code made to the Python TorchFunctionMode `mode` (already popped by the
+/// dispatcher); nullopt when its handler returned NotImplemented.
+std::optional<Stack> call_function_mode(const OpHandle& op, const Stack& args,
+                                        const py::object& mode);
+
 void init_torch_function(py::module_& m);
 
 // ---- Python subclasses in C++ calls (torch_dispatch.cpp) ----

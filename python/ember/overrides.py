@@ -118,6 +118,18 @@ def _dispatch_torch_function(public_api, overloaded_args, args, kwargs):
 _C._set_torch_function_handler(_dispatch_torch_function)
 
 
+def _run_mode_from_cpp(mode, public_api, overloaded_args, args, kwargs):
+    """Called by the dispatcher for an op that C++ code called (a C++ layer's linear) while
+    `mode` is the innermost TorchFunctionMode; C++ has popped it for the handler's duration."""
+    handler = mode.__torch_function__
+    if getattr(handler, "__self__", None) is type(mode):
+        raise RuntimeError(_MODE_CLASSMETHOD_ERROR)
+    return handler(public_api, _types_of(overloaded_args), args, kwargs)
+
+
+_C._set_torch_function_mode_handler(_run_mode_from_cpp)
+
+
 # ---- helpers for Python-level functions ----
 
 def _qualifies(obj, Tensor):

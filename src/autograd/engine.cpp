@@ -6,6 +6,14 @@
 // A node runs once every edge into it has delivered its gradient (dependency counting over the
 // part of the graph reachable from the roots). Among ready nodes, the most recently created
 // runs first, as in PyTorch, so hooks fire in the same order.
+//
+// Note [Backward and torch_function]
+// PyTorch's backward formulas are C++, so no __torch_function__ handler or TorchFunctionMode
+// sees the ops they call; torch_dispatch handlers do (they sit below autograd). ember's rules
+// call ops through the dispatcher like any C++ code, so the engine runs its own work (the
+// nodes' formulas, validation, accumulation) with the function layer excluded, and hands the
+// caller's state back to the user code it calls: tensor and node hooks, a custom Function's
+// backward (UserCodeScope), which PyTorch runs as Python that handlers see.
 #include "engine.h"
 
 #include <queue>
@@ -29,6 +37,7 @@ struct ExecInfo {
 };
 
 struct GraphTask {
+  KeySet caller_excluded;  // the dispatch state user code gets back (UserCodeScope)
   bool keep_graph = false;
   bool create_graph = false;
   std::unordered_map<Node*, int> dependencies;
@@ -44,6 +53,20 @@ struct CurrentTask {
   ~CurrentTask() { t_task = prev; }
   GraphTask* prev;
 };
+
+}  // namespace
+
+UserCodeScope::UserCodeScope() {
+  if (!t_task) return;
+  active_ = true;
+  prev_ = dispatch::local_state().excluded;
+  dispatch::local_state().excluded = t_task->caller_excluded;
+}
+UserCodeScope::~UserCodeScope() {
+  if (active_) dispatch::local_state().excluded = prev_;
+}
+
+namespace {
 
 bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
   if (shape.size() > desired.size()) return false;
@@ -86,6 +109,7 @@ void validate_outputs(const Node& fn, tensor_list& grads) {
 
 // Tensor hooks on a node's incoming gradients (and, for AccumulateGrad, its leaf's hooks).
 void call_tensor_pre_hooks(Node& fn, tensor_list& inputs) {
+  UserCodeScope user;
   auto run = [&](const Node::TensorHookEntry& h) {
     Tensor& g = inputs[h.input_nr];
     if (!g.defined()) return;
@@ -105,9 +129,12 @@ void call_tensor_pre_hooks(Node& fn, tensor_list& inputs) {
 }
 
 tensor_list call_function(GraphTask& task, Node& fn, tensor_list&& inputs) {
-  for (const auto& [id, hook] : fn.pre_hooks()) {
-    tensor_list replaced = hook(inputs);
-    if (!replaced.empty()) inputs = std::move(replaced);
+  if (!fn.pre_hooks().empty()) {
+    UserCodeScope user;
+    for (const auto& [id, hook] : fn.pre_hooks()) {
+      tensor_list replaced = hook(inputs);
+      if (!replaced.empty()) inputs = std::move(replaced);
+    }
   }
   tensor_list saved_inputs;
   if (!fn.post_hooks().empty()) saved_inputs = inputs;
@@ -117,6 +144,7 @@ tensor_list call_function(GraphTask& task, Node& fn, tensor_list&& inputs) {
     outputs = fn.apply(std::move(inputs));
   }
   validate_outputs(fn, outputs);
+  UserCodeScope user;
   for (const auto& [id, hook] : fn.post_hooks()) {
     tensor_list replaced = hook(outputs, saved_inputs);
     if (!replaced.empty()) outputs = std::move(replaced);
@@ -192,6 +220,8 @@ tensor_list run_backward(const edge_list& roots, const tensor_list& root_grads, 
                          bool create_graph, const edge_list& outputs, bool accumulate_grad) {
   auto graph_root = std::make_shared<GraphRoot>(roots, root_grads);
   GraphTask task;
+  task.caller_excluded = dispatch::local_state().excluded;
+  dispatch::ExcludeKeysGuard builtin(DispatchKey::FunctionOverride);  // Note [Backward and ...]
   task.keep_graph = keep_graph;
   task.create_graph = create_graph;
   task.captured.resize(outputs.size());
@@ -240,6 +270,17 @@ tensor_list run_backward(const edge_list& roots, const tensor_list& root_grads, 
 
 namespace {
 
+// The implicit gradient of a scalar output, as PyTorch's _make_grads creates it: ones_like with
+// the tensor options spelled out (what a torch_dispatch handler receives), through the
+// dispatcher, so a wrapper subclass's handler makes it (and the whole backward runs on its class).
+// (ones_like reaches torch_dispatch whole: Note [Factories torch_dispatch sees whole].)
+Tensor root_ones_like(const Tensor& out) {
+  const OpHandle& op = dispatch::op_handle(dispatch::OpId::ones_like);
+  Stack args{Value(out), Value(out.dtype()), Value(int64_t{0}) /* strided */, Value(out.device()),
+             Value(false), Value(static_cast<int64_t>(MemoryFormat::Preserve))};
+  return std::move(op.call(args).at(0).to_tensor());
+}
+
 // The gradients backward starts from: given ones, or ones for scalar outputs.
 tensor_list make_root_grads(const tensor_list& outputs, const tensor_list& grad_outputs) {
   EMBER_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(),
@@ -253,7 +294,7 @@ tensor_list make_root_grads(const tensor_list& outputs, const tensor_list& grad_
     const Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
     if (!g.defined()) {
       EMBER_CHECK(out.numel() == 1, "grad can be implicitly created only for scalar outputs");
-      grads.push_back(ones_like(out));
+      grads.push_back(root_ones_like(out));
     } else {
       EMBER_CHECK(g.sizes() == out.sizes(), "Mismatch in shape: grad_output[", i,
                   "] has a shape of torch.Size(", g.sizes(), ") and output[", i,
@@ -293,6 +334,7 @@ void backward(const tensor_list& outputs, const tensor_list& grad_outputs,
   // captured and accumulated into its .grad here.
   tensor_list got = run_backward(root_edges(outputs), root_grads, keep_graph, create_graph,
                                  input_edges, true);
+  dispatch::ExcludeKeysGuard builtin(DispatchKey::FunctionOverride);  // Note [Backward and ...]
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].is_leaf() || !got[i].defined()) continue;
     AutogradMeta& m = materialize_meta(inputs[i]);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ember/autograd/node.h"
+#include "ember/dispatch.h"
 
 namespace ember::autograd {
 
@@ -10,6 +11,21 @@ namespace ember::autograd {
 /// are returned in order (captured; not accumulated unless `accumulate_grad`).
 tensor_list run_backward(const edge_list& roots, const tensor_list& root_grads, bool keep_graph,
                          bool create_graph, const edge_list& outputs, bool accumulate_grad);
+
+/// While alive, gives user code the engine calls (hooks, a custom Function's backward) the
+/// dispatch state of the code that called backward (Note [Backward and torch_function] in
+/// engine.cpp). A no-op outside a backward.
+class UserCodeScope {
+ public:
+  UserCodeScope();
+  ~UserCodeScope();
+  UserCodeScope(const UserCodeScope&) = delete;
+  UserCodeScope& operator=(const UserCodeScope&) = delete;
+
+ private:
+  bool active_ = false;
+  KeySet prev_;
+};
 
 /// Whether the running backward executes `fn` (always true outside a backward, and in one
 /// that runs the whole graph).

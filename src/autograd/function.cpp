@@ -8,6 +8,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/view.h"
 #include "ember/warning.h"
+#include "engine.h"
 #include "functions.h"
 
 namespace ember::autograd {
@@ -165,6 +166,7 @@ tensor_list FunctionNodeBase::apply(tensor_list&& grads) {
   bool grads_require_grad = false;
   for (const auto& g : grads) grads_require_grad |= g.defined() && g.requires_grad();
   tensor_list outs;
+  UserCodeScope user;  // the backward is user code (Note [Backward and torch_function])
   if (once_differentiable()) {
     NoGradGuard no_grad;
     outs = call_backward(grads);

@@ -6,6 +6,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/view.h"
+#include "../ops/elementwise.h"
 #include "engine.h"
 #include "record.h"
 
@@ -67,6 +68,21 @@ bool can_steal(const Tensor& g, const Tensor& variable) {
 }
 }  // namespace
 
+namespace {
+// PyTorch's clone_obey_contract: a copy with the variable's strides when they are dense and
+// non-overlapping (so that `grad += ...` and optimizers run on matching layouts), else a
+// contiguous one. The ops a dispatch handler sees are PyTorch's but for new_empty_strided, which
+// ember's table lacks: empty_strided with the gradient's options stands in for it.
+Tensor clone_obey_contract(const Tensor& new_grad, const Tensor& variable) {
+  if (!ops::dense_strides_or_empty(variable).empty()) {
+    return empty_strided(variable.sizes(), variable.strides(),
+                         TensorOptions(new_grad.dtype()).device(new_grad.device()))
+        .copy_(new_grad);
+  }
+  return new_grad.clone(MemoryFormat::Contiguous);
+}
+}  // namespace
+
 tensor_list AccumulateGrad::apply(tensor_list&& grads) {
   EMBER_CHECK(!poisoned_,
               "Trying to execute AccumulateGrad node that was poisoned by swap_tensors this can "
@@ -80,12 +96,10 @@ tensor_list AccumulateGrad::apply(tensor_list&& grads) {
   AutogradMeta& m = materialize_meta(variable_);
   if (!m.grad_.defined()) {
     if (!GradMode::is_enabled() && can_steal(new_grad, variable_)) {
-      m.grad_ = std::move(new_grad);
+      // Stolen as PyTorch does, through a detach that dispatch handlers see.
+      m.grad_ = new_grad.detach();
     } else {
-      m.grad_ = variable_.is_contiguous() || !new_grad.is_contiguous()
-                    ? new_grad.contiguous().clone()
-                    : new_grad.clone();
-      if (!GradMode::is_enabled()) m.grad_ = m.grad_.detach();
+      m.grad_ = clone_obey_contract(new_grad, variable_);
     }
   } else if (!GradMode::is_enabled()) {
     m.grad_.add_(new_grad);
@@ -93,6 +107,7 @@ tensor_list AccumulateGrad::apply(tensor_list&& grads) {
     m.grad_ = m.grad_ + new_grad;
   }
   const auto hooks = m.post_acc_hooks_;
+  UserCodeScope user;
   for (const auto& [id, hook] : hooks) hook(variable_);
   return {};
 }

@@ -1,5 +1,6 @@
 #include "ember/autograd/saved_variable.h"
 
+#include "../dispatch/layers.h"
 #include "autograd_meta.h"
 #include "ember/grad_mode.h"
 #include "ember/ops/copy.h"
@@ -36,7 +37,10 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (is_output_) {
     // Keep the data without history: the node saving its own output must not own itself.
     output_nr_ = t.output_nr();
-    data_ = t.variable_data();
+    // With a dispatch handler in play the copy is an aten::detach it sees, and a wrapper
+    // subclass's comes back a wrapper (Note [Detach through the dispatch layer]).
+    data_ = dispatch::detach_through_dispatch_layer(t);
+    if (!data_.defined() || data_.is_same(t)) data_ = t.variable_data();
     data_.impl()->set_version_counter(t.impl()->version_counter());
   } else {
     data_ = t;
@@ -76,9 +80,13 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
                " instead. Hint: enable anomaly detection to find the operation that failed to "
                "compute its gradient, with torch.autograd.set_detect_anomaly(True).");
   }
-  if (!is_output_ || !requires_grad_ || !GradMode::is_enabled()) return data_;
+  if (!is_output_) return data_;
+  // A saved output comes back as a new tensor (PyTorch's make_variable): through the dispatch
+  // layer when a handler is in play, so it sees the detach and a wrapper stays a wrapper.
+  Tensor out = dispatch::detach_through_dispatch_layer(data_);
+  if (!requires_grad_ || !GradMode::is_enabled()) return out.defined() ? out : data_;
   // Double backward through a saved output: give it its history back.
-  Tensor out = data_.variable_data();
+  if (!out.defined() || out.is_same(data_)) out = data_.variable_data();
   out.impl()->set_version_counter(data_.impl()->version_counter());
   set_history(out, owner, output_nr_);
   return out;

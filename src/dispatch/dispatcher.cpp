@@ -40,7 +40,7 @@
 // for torch_dispatch (the backend). A wrapper tensor cannot go to the backend
 // (Note [Wrapper tensors] in subclass.cpp); its handler unwraps it and calls the op on the inner
 // tensors.
-#include "dispatcher.h"
+#include "layers.h"
 
 #include <cxxabi.h>
 
@@ -199,6 +199,30 @@ std::optional<Stack> run_dispatch_overrides(OpId op, const Stack& args) {
                   mode_ran ? " nor was it found on the currently active mode" : "");
 }
 
+// Note [Detach through the dispatch layer]
+// PyTorch copies a tensor's impl without history (shallow_copy_and_detach) in a few places that
+// are not ops: a non-differentiable view's result (so aten::detach shows up twice), a node
+// saving one of its own outputs, and the unpacking of that saved output in backward. For a
+// tensor with the Python key, or while a TorchDispatchMode is on, that copy is an aten::detach
+// call into Python, so handlers see it and a wrapper subclass stays a wrapper (its detach
+// returns a new wrapper). ember does the same at the same places: the detach op's frontend,
+// SavedVariable (src/autograd/saved_variable.cpp).
+std::optional<Stack> call_dispatch_layer(OpId op, const Stack& args) {
+  LocalState& state = local_state();
+  KeySet arg_keys;
+  for_each_tensor(args, [&](const Tensor& t) { arg_keys |= keys_of(t); });
+  const KeySet ks = (arg_keys | state.included) - state.excluded;
+  if (!ks.has(DispatchKey::DispatchOverride)) return std::nullopt;
+  ExcludeKeysGuard below(KeySet(DispatchKey::FunctionOverride) | DispatchKey::Autograd);
+  return run_dispatch_overrides(op, args);
+}
+
+Tensor detach_through_dispatch_layer(const Tensor& t) {
+  auto out = call_dispatch_layer(OpId::detach, Stack{Value(t)});
+  if (!out) return Tensor();
+  return unbox_result<Tensor>(std::move(*out), op_handle(OpId::detach));
+}
+
 void no_kernel_error(OpId op, const char* backend) {
   EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Could not run '", op_handle(op).full_name(),
                   "' with arguments from the '", backend,
@@ -228,10 +252,36 @@ void wrapper_at_backend_error(OpId op, const Tensor& wrapper) {
 bool GradMode::is_enabled() { return dispatch::t_grad_enabled; }
 void GradMode::set_enabled(bool enabled) { dispatch::t_grad_enabled = enabled; }
 
+namespace dispatch {
+size_t function_mode_count() { return t_function_modes.size(); }
+FunctionMode* function_mode_at(size_t i) {
+  EMBER_CHECK_INDEX(i < t_function_modes.size(), "function mode stack index ", i,
+                    " out of range (", t_function_modes.size(), " modes)");
+  return t_function_modes[i].get();
+}
+void push_function_mode(intrusive_ptr<FunctionMode> mode) {
+  EMBER_CHECK(mode != nullptr, "push_function_mode: the mode is null");
+  t_function_modes.push_back(std::move(mode));
+  refresh_mode_keys();
+}
+size_t dispatch_mode_count() { return t_dispatch_modes.size(); }
+DispatchMode* dispatch_mode_at(size_t i) {
+  EMBER_CHECK_INDEX(i < t_dispatch_modes.size(), "torch dispatch mode stack index ", i,
+                    " out of range (", t_dispatch_modes.size(), " modes)");
+  return t_dispatch_modes[i].get();
+}
+intrusive_ptr<FunctionMode> pop_function_mode() {
+  EMBER_CHECK(!t_function_modes.empty(), "trying to pop from an empty torch function mode stack");
+  intrusive_ptr<FunctionMode> top = std::move(t_function_modes.back());
+  t_function_modes.pop_back();
+  refresh_mode_keys();
+  return top;
+}
+}  // namespace dispatch
+
 FunctionModeGuard::FunctionModeGuard(intrusive_ptr<FunctionMode> m) : mode_(m.get()) {
   EMBER_CHECK(mode_ != nullptr, "FunctionModeGuard: the mode is null");
-  dispatch::t_function_modes.push_back(std::move(m));
-  dispatch::refresh_mode_keys();
+  dispatch::push_function_mode(std::move(m));
 }
 FunctionModeGuard::~FunctionModeGuard() {
   EMBER_ASSERT(!dispatch::t_function_modes.empty() &&

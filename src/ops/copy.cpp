@@ -5,6 +5,7 @@
 #include "../autograd/record.h"
 #include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
+#include "../dispatch/layers.h"
 #include "autograd_views.h"
 #include "elementwise.h"
 #include "pointwise_helpers.h"
@@ -236,9 +237,7 @@ Tensor contiguous_impl(const Tensor& self, const int64_t& memory_format) {
   if (self.is_contiguous(f)) return self;
   EMBER_CHECK(f != MemoryFormat::Preserve,
               "preserve memory format is unsupported by the contiguous operator");
-  Tensor out = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()), f);
-  copy_(out, self);
-  return out;
+  return clone(self, f);  // as PyTorch's: handlers see aten::clone with the memory format
 }
 Tensor contiguous_op(const Tensor& self, int64_t memory_format) {
   return dispatch::call<contiguous_impl>(OpId::contiguous, self, memory_format);
@@ -259,7 +258,13 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   return contiguous_op(self, memory_format_to_int(memory_format));
 }
 Tensor& copy_(Tensor& self, const Tensor& src) { return copy__op(self, src, false); }
-Tensor detach(const Tensor& self) { return dispatch::call<detach_impl>(OpId::detach, self); }
+Tensor detach(const Tensor& self) {
+  Tensor r = dispatch::call<detach_impl>(OpId::detach, self);
+  // The second detach PyTorch's non-differentiable view makes (Note [Detach through the
+  // dispatch layer] in dispatcher.cpp): seen only with a dispatch handler in play.
+  if (Tensor again = dispatch::detach_through_dispatch_layer(r); again.defined()) return again;
+  return r;
+}
 Tensor alias(const Tensor& self) { return dispatch::call<alias_impl>(OpId::alias, self); }
 Tensor& fill_(Tensor& self, const Scalar& value) { return fill__op(self, value); }
 Tensor& zero_(Tensor& self) {

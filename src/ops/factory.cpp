@@ -180,6 +180,30 @@ EMBER_REGISTER_OP(zeros_like, &zeros_like_op);
 EMBER_REGISTER_OP(ones_like, &ones_like_op);
 EMBER_REGISTER_OP(full_like, &full_like_op);
 
+namespace {
+// The *_like ops run whole below autograd (Note [Factories torch_dispatch sees whole] in
+// src/dispatch/op_registry.cpp); their results never require grad, so their autograd kernels
+// only run them below autograd.
+template <auto Op, class... A>
+Tensor like_below_autograd(const A&... a) {
+  dispatch::AutoDispatchBelowAutograd below;
+  return Op(a...);
+}
+const bool like_autograd_registered = [] {
+  using dispatch::register_autograd;
+  register_autograd(OpId::empty_like, &like_below_autograd<empty_like_op, Tensor, OptDtype,
+                                                           OptLayout, OptDevice, OptBool, OptFormat>);
+  register_autograd(OpId::zeros_like, &like_below_autograd<zeros_like_op, Tensor, OptDtype,
+                                                           OptLayout, OptDevice, OptBool, OptFormat>);
+  register_autograd(OpId::ones_like, &like_below_autograd<ones_like_op, Tensor, OptDtype,
+                                                          OptLayout, OptDevice, OptBool, OptFormat>);
+  register_autograd(OpId::full_like,
+                    &like_below_autograd<full_like_op, Tensor, Scalar, OptDtype, OptLayout,
+                                         OptDevice, OptBool, OptFormat>);
+  return true;
+}();
+}  // namespace
+
 Tensor scalar_tensor(const Scalar& value, TensorOptions o) {
   return full({}, value, o.dtype_ ? o : o.dtype(value.dtype()));
 }
