@@ -149,7 +149,11 @@ Stack result_to_stack(py::handle r, const OpHandle& op) {
     EMBER_CHECK_TYPE(PyTuple_Check(r.ptr()) || PyList_Check(r.ptr()), op.full_name(),
                      ": an override must return a tuple of ", rets.size(), " values, got ",
                      Py_TYPE(r.ptr())->tp_name);
-    for (auto item : py::reinterpret_borrow<py::sequence>(r)) out.push_back(py_to_value(item, op));
+    for (auto item : py::reinterpret_borrow<py::sequence>(r)) {
+      // An undefined Tensor result (convolution_backward's unwanted gradients) comes back None.
+      const bool tensor = out.size() < rets.size() && type_is(rets[out.size()].type, "Tensor");
+      out.push_back(tensor && item.is_none() ? Value(Tensor()) : py_to_value(item, op));
+    }
     return out;
   }
   out.push_back(py_to_value(r, op));

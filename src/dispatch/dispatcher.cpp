@@ -218,6 +218,11 @@ std::optional<Stack> call_dispatch_layer(OpId op, const Stack& args) {
 }
 
 Tensor detach_through_dispatch_layer(const Tensor& t) {
+  // The common case (no handler) without building a Stack: every detach and saved output asks.
+  const LocalState& state = local_state();
+  if (!((keys_of(t) | state.included) - state.excluded).has(DispatchKey::DispatchOverride)) {
+    return Tensor();
+  }
   auto out = call_dispatch_layer(OpId::detach, Stack{Value(t)});
   if (!out) return Tensor();
   return unbox_result<Tensor>(std::move(*out), op_handle(OpId::detach));
