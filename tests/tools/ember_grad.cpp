@@ -181,8 +181,10 @@ class RuleProbe : public DispatchMode {
   std::optional<Stack> torch_dispatch(const OpHandle& op, const Stack& args) override {
     Stack out = op.redispatch(args);
     const auto id = static_cast<dispatch::OpId>(op.id());
+    // detach is non-differentiable by definition; handlers see it wherever PyTorch copies a
+    // tensor without history (Note [Detach through the dispatch layer]).
     if (GradMode::is_enabled() && !dispatch::autograd_slot(id).fn && any_requires_grad(args) &&
-        any_floating(out)) {
+        any_floating(out) && id != dispatch::OpId::detach) {
       missing.insert(op.full_name());
     }
     return out;
