@@ -6,6 +6,7 @@ engine; Python Functions (function.py) are C++ nodes; gradcheck is the C++ one.
 import warnings
 
 from .. import _C
+from ..overrides import handle_torch_function, has_torch_function
 from . import function, graph
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
@@ -59,6 +60,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=False, is_grads_batched=False):
     """The gradients of `outputs` with respect to `inputs`, as a tuple, without touching any
     .grad (None for an unused input when allow_unused)."""
+    t_outputs = _as_tensors(outputs)
+    t_inputs = _as_tensors(inputs)
+    # As PyTorch's grad: overridable by __torch_function__ (subclasses and modes), which then
+    # see `grad` itself, not what the engine runs.
+    overridable_args = t_outputs + t_inputs
+    if has_torch_function(overridable_args):
+        return handle_torch_function(grad, overridable_args, t_outputs, t_inputs,
+                                     grad_outputs=grad_outputs, retain_graph=retain_graph,
+                                     create_graph=create_graph, only_inputs=only_inputs,
+                                     allow_unused=allow_unused, is_grads_batched=is_grads_batched)
     if not only_inputs:
         warnings.warn("only_inputs argument is deprecated and is ignored now "
                       "(defaults to True). To accumulate gradient for other "
@@ -66,8 +77,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         raise NotImplementedError("grad: is_grads_batched=True is not supported by ember "
                                   "(it has no vmap)")
-    t_outputs = _as_tensors(outputs)
-    t_inputs = _as_tensors(inputs)
     grads = _check_grads(_tensor_or_tensors_to_tuple(grad_outputs, len(t_outputs)))
     if retain_graph is None:
         retain_graph = create_graph

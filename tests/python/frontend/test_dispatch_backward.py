@@ -180,6 +180,36 @@ def scenario_function_mode_backward(T):
     return log
 
 
+def scenario_function_mode_sees_user_code_in_backward(T):
+    # autograd.backward is not overridable: the engine's formulas stay hidden, but the hooks and
+    # the custom Function's backward it calls are user code that the mode sees. autograd.grad is
+    # overridable: the mode sees grad. (PyTorch's Python _make_grads also reads requires_grad and
+    # numel through the mode: not compared.)
+    log = []
+
+    class Twice(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.mul(2)
+
+    x = T.ones(2, requires_grad=True)
+    for api in ("backward", "grad"):
+        y = Twice.apply(x).exp()
+        y.register_hook(lambda g: g.add(1))
+        s = y.sum()
+        with function_logging_mode(T, log):
+            if api == "backward":
+                T.autograd.backward(s)
+            else:
+                T.autograd.grad(s, x)
+        log.append("--")
+    return [name for name in log if name not in ("__get__", "numel")]
+
+
 def scenario_function_subclass_backward(T):
     log = []
 
@@ -247,7 +277,8 @@ SCENARIOS = [scenario_wrapper_backward, scenario_wrapper_backward_saved_output,
              scenario_mode_backward, scenario_mode_backward_grad_tensors, scenario_detach,
              scenario_enum_arguments, scenario_function_mode_backward,
              scenario_function_subclass_backward, scenario_function_mode_sees_cpp_layers,
-             scenario_current_mode_inside_handlers]
+             scenario_current_mode_inside_handlers,
+             scenario_function_mode_sees_user_code_in_backward]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__[len("scenario_"):])
