@@ -209,7 +209,8 @@ void Tensor::retain_grad() const {
     if (alive.expired() || !g.defined()) return;
     NoGradGuard no_grad;
     // The first gradient is copied (the engine may keep using its buffer); later ones add.
-    target->grad_ = target->grad_.defined() ? target->grad_ + g : g.clone();
+    target->grad_ =
+        target->grad_.defined() ? target->grad_ + g : g.clone(MemoryFormat::Contiguous);
   });
   m.retains_grad_ = true;
 }

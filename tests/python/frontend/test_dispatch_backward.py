@@ -120,6 +120,17 @@ def scenario_mode_backward_grad_tensors(T):
     return [line for line in log if line != "aten.is_same_size.default"]
 
 
+def scenario_mode_backward_retain_grad(T):
+    log = []
+    x = T.ones(2, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    with logging_mode(T, log):
+        (y * y).sum().backward()
+    log.append(f"grads {values(y.grad)} {values(x.grad)}")
+    return log
+
+
 def scenario_detach(T):
     log = []
     with logging_mode(T, log, with_kwargs=False):
@@ -274,7 +285,8 @@ def scenario_current_mode_inside_handlers(T):
 
 
 SCENARIOS = [scenario_wrapper_backward, scenario_wrapper_backward_saved_output,
-             scenario_mode_backward, scenario_mode_backward_grad_tensors, scenario_detach,
+             scenario_mode_backward, scenario_mode_backward_grad_tensors,
+             scenario_mode_backward_retain_grad, scenario_detach,
              scenario_enum_arguments, scenario_function_mode_backward,
              scenario_function_subclass_backward, scenario_function_mode_sees_cpp_layers,
              scenario_current_mode_inside_handlers,
