@@ -86,6 +86,22 @@ bool type_is(const std::string& type, std::string_view name) {
   return type.starts_with(name) && (type.size() == name.size() || type[name.size()] == '?');
 }
 
+// "int[2]" / "SymInt[2]?" -> 2; 0 for other types and unsized lists.
+size_t fixed_int_list_size(const std::string& type) {
+  if (!type.starts_with("int[") && !type.starts_with("SymInt[")) return 0;
+  return static_cast<size_t>(std::strtoul(type.c_str() + type.find('[') + 1, nullptr, 10));
+}
+
+// A boxed argument as the schema spells it: an `int[2]` given as one number ([2], as C++
+// callers may pass kernel sizes) is that number repeated, as PyTorch's IntArrayRef parsing
+// makes it; so handlers see [2, 2] and defaults ([0, 0]) compare equal.
+Value normalized(const Value& v, const SchemaArg& a) {
+  if (!v.is_int_list() || v.to_int_list().size() != 1) return v;
+  const size_t n = fixed_int_list_size(a.type);
+  if (n <= 1) return v;
+  return Value(std::vector<int64_t>(n, v.to_int_list()[0]));
+}
+
 py::object arg_to_py(const Value& v, const SchemaArg& a) {
   if (v.is_int() && type_is(a.type, "MemoryFormat")) {
     return py::reinterpret_borrow<py::object>(memory_format_object(v.to_int()));
@@ -275,9 +291,12 @@ void check_tensor_class(py::handle cls) {
 
 }  // namespace
 
-std::pair<py::tuple, py::dict> stack_to_py(const OpHandle& op, const Stack& args) {
+std::pair<py::tuple, py::dict> stack_to_py(const OpHandle& op, const Stack& boxed) {
   const auto& schema = op.arguments();
-  const size_t n = std::min(schema.size(), args.size());
+  const size_t n = std::min(schema.size(), boxed.size());
+  Stack args;
+  args.reserve(n);
+  for (size_t i = 0; i < n; ++i) args.push_back(normalized(boxed[i], schema[i]));
   size_t kwarg_start = n;
   while (kwarg_start > 0 && schema[kwarg_start - 1].kwarg_only) --kwarg_start;
   size_t positional_end = kwarg_start;

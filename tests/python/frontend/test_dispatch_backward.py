@@ -168,6 +168,25 @@ def scenario_enum_arguments(T):
     return [line.replace("torch.", "ember.") for line in log]
 
 
+def scenario_sized_int_lists(T):
+    # int[2] arguments reach handlers with both numbers (a C++ layer's kernel size 2 is [2, 2]),
+    # and their defaults ([0, 0] padding, [1, 1] dilation) are left out, as PyTorch's.
+    log = []
+    TorchDispatchMode = import_module(f"{T.__name__}.utils._python_dispatch").TorchDispatchMode
+
+    class Args(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if "pool" in str(func):
+                log.append(f"{func} {show(T, list(args))} {show(T, kwargs or {})}")
+            return func(*args, **(kwargs or {}))
+
+    x = T.arange(16.0).reshape(1, 1, 4, 4).requires_grad_()
+    with Args():
+        T.nn.MaxPool2d(2)(x).sum().backward()
+    log.append(str(values(x.grad)))
+    return log
+
+
 # ---- 3. __torch_function__: backward's formulas stay hidden ----
 
 def function_logging_mode(T, log):
@@ -287,7 +306,7 @@ def scenario_current_mode_inside_handlers(T):
 SCENARIOS = [scenario_wrapper_backward, scenario_wrapper_backward_saved_output,
              scenario_mode_backward, scenario_mode_backward_grad_tensors,
              scenario_mode_backward_retain_grad, scenario_detach,
-             scenario_enum_arguments, scenario_function_mode_backward,
+             scenario_enum_arguments, scenario_sized_int_lists, scenario_function_mode_backward,
              scenario_function_subclass_backward, scenario_function_mode_sees_cpp_layers,
              scenario_current_mode_inside_handlers,
              scenario_function_mode_sees_user_code_in_backward]
