@@ -265,10 +265,19 @@ def scenario_function_mode_sees_cpp_layers(T):
     lin = T.nn.Linear(3, 2)
     seq = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.ReLU(), T.nn.Linear(2, 1))
     x = T.ones(4, 3)
+    nn = T.nn
+    x4 = T.ones(2, 3, 4, 4)
+    layers = [(nn.MaxPool2d(2), x4), (nn.AvgPool2d(2), x4), (nn.AdaptiveAvgPool2d(1), x4),
+              (nn.Flatten(), x4), (nn.Softmax(1), x), (nn.LogSoftmax(1), x), (nn.Dropout(0.5), x),
+              (nn.LayerNorm(3), x), (nn.Sigmoid(), x), (nn.Tanh(), x), (nn.GELU(), x),
+              (nn.Identity(), x)]
     with function_logging_mode(T, log):
         lin(x)
         log.append("-- Sequential")
         seq(x)
+        for layer, inp in layers:
+            log.append(f"-- {type(layer).__name__}")
+            layer(inp)
     log.append(f"{T.nn.functional.linear.__name__} {T.nn.functional.relu.__name__}")
     return log
 
