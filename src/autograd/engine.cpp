@@ -109,10 +109,10 @@ void validate_outputs(const Node& fn, tensor_list& grads) {
 
 // Tensor hooks on a node's incoming gradients (and, for AccumulateGrad, its leaf's hooks).
 void call_tensor_pre_hooks(Node& fn, tensor_list& inputs) {
-  UserCodeScope user;
   auto run = [&](const Node::TensorHookEntry& h) {
     Tensor& g = inputs[h.input_nr];
     if (!g.defined()) return;
+    UserCodeScope user;
     Tensor replaced = h.fn(g);
     if (replaced.defined()) g = std::move(replaced);
   };

@@ -269,18 +269,18 @@ void push_function_mode(intrusive_ptr<FunctionMode> mode) {
   t_function_modes.push_back(std::move(mode));
   refresh_mode_keys();
 }
-size_t dispatch_mode_count() { return t_dispatch_modes.size(); }
-DispatchMode* dispatch_mode_at(size_t i) {
-  EMBER_CHECK_INDEX(i < t_dispatch_modes.size(), "torch dispatch mode stack index ", i,
-                    " out of range (", t_dispatch_modes.size(), " modes)");
-  return t_dispatch_modes[i].get();
-}
 intrusive_ptr<FunctionMode> pop_function_mode() {
   EMBER_CHECK(!t_function_modes.empty(), "trying to pop from an empty torch function mode stack");
   intrusive_ptr<FunctionMode> top = std::move(t_function_modes.back());
   t_function_modes.pop_back();
   refresh_mode_keys();
   return top;
+}
+size_t dispatch_mode_count() { return t_dispatch_modes.size(); }
+DispatchMode* dispatch_mode_at(size_t i) {
+  EMBER_CHECK_INDEX(i < t_dispatch_modes.size(), "torch dispatch mode stack index ", i,
+                    " out of range (", t_dispatch_modes.size(), " modes)");
+  return t_dispatch_modes[i].get();
 }
 }  // namespace dispatch
 

@@ -56,14 +56,17 @@ TEST_F(BackwardOverrides, ModeSeesSavedOutputsDetachedAndOnesLikeWhole) {
 TEST_F(BackwardOverrides, FormulasStayBelowTheFunctionLayer) {
   Tensor x = make_tensor({1, 2}, {2});
   x.requires_grad_(true);
-  Tensor y = (x * 2).sum();
+  Tensor h = x * 2;
+  h.retain_grad();  // its hook is the engine's too: clone and add stay hidden
+  Tensor y = (h * h).sum();
   {
     FunctionModeGuard mode(make_intrusive<LogFunctionMode>("fmode"));
     y.backward();
   }
   // Only the ones_like backward starts from (PyTorch makes it in Python): not expand, mul, ...
   EXPECT_EQ(take_log(), Log{"fmode:aten::ones_like"});
-  expect_values(x.grad(), {2}, {2, 2});
+  expect_values(x.grad(), {2}, {8, 16});
+  expect_values(h.grad(), {2}, {4, 8});
 }
 
 TEST_F(BackwardOverrides, FunctionModeStackIsOneStack) {
