@@ -106,7 +106,8 @@ class ModuleLoader {
 namespace {
 
 // Python's type() of a non-tensor checkpoint value, for PyTorch's message.
-std::string python_type(const Value& v) {
+std::string python_type(const StateDict& sd, const std::string& key, const Value& v) {
+  if (auto it = sd.value_types.find(key); it != sd.value_types.end()) return it->second;
   if (v.is_int()) return "<class 'int'>";
   if (v.is_double()) return "<class 'float'>";
   if (v.is_bool()) return "<class 'bool'>";
@@ -116,9 +117,9 @@ std::string python_type(const Value& v) {
   return "<class '" + std::string(v.type_name()) + "'>";
 }
 
-std::string torch_size(IntArrayRef sizes) {
+std::string ember_size(IntArrayRef sizes) {
   std::ostringstream os;
-  os << "torch.Size(" << sizes << ")";
+  os << "ember.Size(" << sizes << ")";
   return os.str();
 }
 
@@ -162,8 +163,8 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
     }
     if (!entry->is_tensor()) {
       error_msgs.push_back("While copying the parameter named \"" + key +
-                           "\", expected torch.Tensor or Tensor-like object from checkpoint but "
-                           "received " + python_type(*entry));
+                           "\", expected ember.Tensor or Tensor-like object from checkpoint but "
+                           "received " + python_type(state_dict, key, *entry));
       continue;
     }
     const Tensor param = slot.value;
@@ -171,9 +172,9 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
     if (param.dim() == 0 && input.dim() == 1) input = input.select(0, 0);
     if (input.sizes() != param.sizes()) {
       error_msgs.push_back("size mismatch for " + key + ": copying a param with shape " +
-                           torch_size(input.sizes()) +
+                           ember_size(input.sizes()) +
                            " from checkpoint, the shape in current model is " +
-                           torch_size(param.sizes()) + ".");
+                           ember_size(param.sizes()) + ".");
       continue;
     }
     if (param.is_meta() && !input.is_meta() && !assign) {
@@ -186,8 +187,8 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
     const char* verb = use_swap ? "swapping" : "copying";
     auto failure = [key, verb, param, input](const std::string& what) {
       return "While " + std::string(verb) + " the parameter named \"" + key +
-             "\", whose dimensions in the model are " + torch_size(param.sizes()) +
-             " and whose dimensions in the checkpoint are " + torch_size(input.sizes()) +
+             "\", whose dimensions in the model are " + ember_size(param.sizes()) +
+             " and whose dimensions in the checkpoint are " + ember_size(input.sizes()) +
              ", an exception occurred : ('" + what + "',).";
     };
     // What copy_ would refuse, checked now so that nothing is written before the load fails.
