@@ -62,9 +62,10 @@ nn::Module* module_of(PyObject* self, long* use_count) {
 PyObject* preserved_object(nn::Module& m) { return static_cast<PyObject*>(m.front_end_object().get()); }
 
 // Whether the GC may look inside `self` (Note [Modules and the cyclic GC]): `self` alone owns
-// its module, or is preserved by it. `module` is null for an object before Module.__init__.
-bool owned_by_object(PyObject* self, nn::Module*& module) {
-  long uses = 0;
+// its module, or is preserved by it. `module` is null for an object before Module.__init__;
+// `uses` is the module's holder use count.
+bool owned_by_object(PyObject* self, nn::Module*& module, long& uses) {
+  uses = 0;
   module = module_of(self, &uses);
   return !module || uses == 1 || preserved_object(*module) == self;
 }
@@ -90,11 +91,17 @@ int visit_tree(nn::Module& m, visitproc visit, void* arg, std::unordered_set<nn:
 extern "C" int module_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
   nn::Module* m = nullptr;
-  if (!owned_by_object(self, m)) return 0;  // shared with C++
-  PyObject** dict = _PyObject_GetDictPtr(self);
-  if (dict) Py_VISIT(*dict);
+  long uses = 0;
+  if (!owned_by_object(self, m, uses)) return 0;  // shared with C++
+  // A Python subclass's dict is visited by subtype_traverse, which then calls this.
+  if (Py_TYPE(self)->tp_traverse == module_traverse) {
+    PyObject** dict = _PyObject_GetDictPtr(self);
+    if (dict) Py_VISIT(*dict);
+  }
   if (!m) return 0;
-  if (PyObject* kept = preserved_object(*m)) Py_VISIT(kept);
+  // The module's reference to its preserved object: reported here only when no C++ parent
+  // holds the module (otherwise the parent's walk reports it, once).
+  if (PyObject* kept = preserved_object(*m); kept && uses == 1) Py_VISIT(kept);
   std::unordered_set<nn::Module*> seen;
   return visit_tree(*m, visit, arg, seen);
 }
@@ -115,7 +122,8 @@ void clear_tree(nn::Module& m, std::unordered_set<nn::Module*>& seen) {
 
 extern "C" int module_clear(PyObject* self) {
   nn::Module* m = nullptr;
-  if (!owned_by_object(self, m)) return 0;
+  long uses = 0;
+  if (!owned_by_object(self, m, uses)) return 0;
   PyObject** dict = _PyObject_GetDictPtr(self);
   if (dict) Py_CLEAR(*dict);
   if (!m) return 0;

@@ -402,3 +402,36 @@ def test_container_operators():
 
     e, t = both(run)
     assert e == t
+
+
+def test_replacing_children_of_cpp_models_is_seen_by_their_forward():
+    import ember.vision  # noqa: F401
+    import torchvision
+
+    def run(lib, models):
+        lib.manual_seed(0)
+        m = models.resnet18(num_classes=3).eval()
+        m.fc = lib.nn.Sequential(lib.nn.Dropout(0.5), lib.nn.Linear(512, 7))
+        m.layer1[0].relu = lib.nn.Tanh()
+        m.layer2[0].downsample = None if lib is torch else None
+        shapes = []
+        m.layer1[0].relu.register_forward_hook(lambda mod, i, o: shapes.append(tuple(o.shape)))
+        with lib.no_grad():
+            try:
+                out = m(lib.randn(1, 3, 32, 32))
+                return tuple(out.shape), shapes
+            except Exception as e:  # noqa: BLE001 - compared by type
+                return type(e).__name__, shapes
+
+    e = run(ember, ember.vision.models)
+    t = run(torch, torchvision.models)
+    assert e == t
+
+
+def test_mobilenet_classifier_replacement():
+    import ember.vision  # noqa: F401
+
+    m = ember.vision.models.mobilenet_v2(num_classes=4).eval()
+    m.classifier = nn.Linear(1280, 2)
+    with ember.no_grad():
+        assert tuple(m(ember.randn(1, 3, 32, 32)).shape) == (1, 2)
