@@ -24,7 +24,9 @@
 // freeing what a live C++ tree still uses. The walk goes through C++-held children (which have
 // no object of their own to report them) down to the next Python object. tp_clear drops the same
 // references (the dict, Python children, the preserved object).
+#include <algorithm>
 #include <unordered_set>
+#include <vector>
 
 #include "nn.h"
 
@@ -169,6 +171,33 @@ Value front_end_call(nn::Module& m, std::vector<Value>& inputs) {
   return py_to_value(self(*args), "forward result");
 }
 
+// Module.__call__ (METH_FASTCALL): self.forward(*args, **kwargs) unless a hook may run (one
+// flag test, Note [Module hooks across the boundary]); then module.py's _call_impl, PyTorch's
+// algorithm. Written against the C API: it is on the path of every module call.
+PyObject* module_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  auto v_h = inst->get_value_and_holder();
+  // Every module class derives from nn::Module alone, first, so the value pointer is the
+  // Module's address.
+  auto* mod = v_h && v_h.holder_constructed() ? static_cast<nn::Module*>(v_h.value_ptr()) : nullptr;
+  if (mod && !mod->has_forward_hooks()) {
+    static PyObject* forward_name = PyUnicode_InternFromString("forward");
+    PyObject* forward = PyObject_GetAttr(self, forward_name);
+    if (!forward) return nullptr;
+    PyObject* out = PyObject_Vectorcall(forward, args, static_cast<size_t>(nargs), kwnames);
+    Py_DECREF(forward);
+    return out;
+  }
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  std::vector<PyObject*> stack(static_cast<size_t>(1 + nargs + nkw));
+  stack[0] = self;
+  std::copy(args, args + nargs + nkw, stack.begin() + 1);
+  return PyObject_Vectorcall(g_slow_call.ptr(), stack.data(), static_cast<size_t>(1 + nargs), kwnames);
+}
+
+PyMethodDef g_call_def = {"__call__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&module_call)),
+                          METH_FASTCALL | METH_KEYWORDS, "Module.__call__: hooks and forward."};
+
 py::object values_to_tuple(const std::vector<Value>& values) {
   py::tuple t(values.size());
   for (size_t i = 0; i < values.size(); ++i) t[i] = value_to_py(values[i]);
@@ -211,13 +240,11 @@ void init_nn_module_hooks(py::module_& m, py::handle cls) {
   auto method = [&cls](auto&& fn, const char* name) {
     return py::cpp_function(std::forward<decltype(fn)>(fn), py::name(name), py::is_method(cls));
   };
-  // __call__: straight to forward unless a hook may run (one flag test, Note [Module hooks
-  // across the boundary]); then module.py's _call_impl, PyTorch's algorithm.
-  def("__call__", method([](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
-    nn::Module* mod = module_of(self.ptr(), nullptr);
-    if (mod && !mod->has_forward_hooks()) return self.attr("forward")(*args, **kwargs);
-    return g_slow_call(self, *args, **kwargs);
-  }, "__call__"));
+  // __call__ (module_call above), as a method descriptor of Module.
+  py::object call = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &g_call_def));
+  if (!call) throw py::error_already_set();
+  cls.attr("__call__") = call;
   def("_set_front_end_hooks", method([](nn::Module& self, bool on) { self.set_front_end_hooks(on); },
                                      "_set_front_end_hooks"));
   def("_has_native_hooks", method([](nn::Module& self) { return self.has_native_forward_hooks(); },
