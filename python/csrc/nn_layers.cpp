@@ -137,13 +137,17 @@ void bind_sequences(py::module_& m) {
   seq.def("pop", [](ModuleSequence& self, int64_t idx) { return module_to_py(self.pop(idx)); },
           py::arg("idx") = -1);
 
-  Class<Sequential, ModuleSequence> sequential(m, "Sequential");
-  sequential.def(py::init([](py::args args) {
+  // The containers get the trampoline too (a `class Blocks(nn.ModuleList)` with a forward, a
+  // Sequential subclass inside a C++ model).
+  py::class_<Sequential, PyLayer<Sequential>, ModuleSequence, std::shared_ptr<Sequential>> sequential(
+      m, "Sequential");
+  sequential.def("__init__", [](py::detail::value_and_holder& v_h, py::args args) {
     if (args.size() == 1 && py::isinstance(args[0], py::module_::import("collections").attr("OrderedDict"))) {
-      return std::make_shared<Sequential>(named_from(args[0]));
+      return construct_layer<Sequential>(v_h, named_from(args[0]));
     }
-    return std::make_shared<Sequential>(modules_from(args));
-  }));
+    construct_layer<Sequential>(v_h, modules_from(args));
+  }, py::detail::is_new_style_constructor());
+  sequential.def("extra_repr", [](const Sequential& self) { return self.Sequential::extra_repr(); });
   sequential.def("__getitem__", [](Sequential& self, py::object idx) {
     if (!py::isinstance<py::slice>(idx)) return module_to_py(self[idx.cast<int64_t>()]);
     std::optional<int64_t> a, b;
@@ -159,11 +163,13 @@ void bind_sequences(py::module_& m) {
     return input;
   });
 
-  Class<ModuleList, ModuleSequence> list(m, "ModuleList");
-  list.def(py::init([](py::object modules) {
-    if (modules.is_none()) return std::make_shared<ModuleList>();
-    return std::make_shared<ModuleList>(modules_from(modules));
-  }), py::arg("modules") = py::none());
+  py::class_<ModuleList, PyLayer<ModuleList>, ModuleSequence, std::shared_ptr<ModuleList>> list(
+      m, "ModuleList");
+  list.def("__init__", [](py::detail::value_and_holder& v_h, py::object modules) {
+    if (modules.is_none()) return construct_layer<ModuleList>(v_h);
+    construct_layer<ModuleList>(v_h, modules_from(modules));
+  }, py::detail::is_new_style_constructor(), py::arg("modules") = py::none());
+  list.def("extra_repr", [](const ModuleList& self) { return self.ModuleList::extra_repr(); });
   list.def("__getitem__", [](ModuleList& self, py::object idx) {
     if (!py::isinstance<py::slice>(idx)) {
       const std::string key = list_key(self, idx);
@@ -201,11 +207,13 @@ void bind_sequences(py::module_& m) {
     return self_of(self);
   });
 
-  Class<ModuleDict, ModuleContainer> dict(m, "ModuleDict");
-  dict.def(py::init([](py::object modules) {
-    if (modules.is_none()) return std::make_shared<ModuleDict>();
-    return std::make_shared<ModuleDict>(named_from(modules));
-  }), py::arg("modules") = py::none());
+  py::class_<ModuleDict, PyLayer<ModuleDict>, ModuleContainer, std::shared_ptr<ModuleDict>> dict(
+      m, "ModuleDict");
+  dict.def("__init__", [](py::detail::value_and_holder& v_h, py::object modules) {
+    if (modules.is_none()) return construct_layer<ModuleDict>(v_h);
+    construct_layer<ModuleDict>(v_h, named_from(modules));
+  }, py::detail::is_new_style_constructor(), py::arg("modules") = py::none());
+  dict.def("extra_repr", [](const ModuleDict& self) { return self.ModuleDict::extra_repr(); });
   dict.def("__getitem__", [](ModuleDict& self, const std::string& k) { return module_to_py(self[k]); });
   dict.def("__setitem__", [](ModuleDict& self, const std::string& k, py::handle module) {
     self.set(k, module_from_py(module));

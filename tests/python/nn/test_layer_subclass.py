@@ -111,3 +111,36 @@ def test_subclass_attributes_and_state_dict():
     x = ember.ones(1, 2)
     np.testing.assert_allclose(m(x).detach().numpy(), (x @ m.weight.t() * 3).detach().numpy())
     assert type(nn.Sequential(m)[0]) is Scaled
+
+
+@pytest.mark.parametrize("base", ["Sequential", "ModuleList", "ModuleDict"])
+def test_container_subclass_forward_and_repr_under_cpp_model(base):
+    calls = []
+
+    def make(lib):
+        cls = getattr(lib.nn, base)
+
+        class Head(cls):
+            def __init__(self):
+                lin = lib.nn.Linear(512, 2)
+                if base == "ModuleDict":
+                    super().__init__({"lin": lin})
+                elif base == "ModuleList":
+                    super().__init__([lin])
+                else:
+                    super().__init__(lin)
+
+            def forward(self, x):
+                calls.append(base)
+                first = self["lin"] if base == "ModuleDict" else self[0]
+                return first(x) + 1
+
+        return Head()
+
+    e, t = make(ember), make(torch)
+    assert repr(e) == repr(t)
+    model = ember.vision.models.resnet18(num_classes=3).eval()
+    model.fc = e  # ResNet's C++ forward calls it
+    with ember.no_grad():
+        out = model(ember.randn(1, 3, 32, 32))
+    assert calls == [base] and tuple(out.shape) == (1, 2)
