@@ -491,6 +491,15 @@ void init_nn_module(py::module_& m) {
                               param.is_none() || unpack(param.ptr()).requires_grad());
     }
   });
+  cls.def("_cpp_store_parameter", [](Module& self, const std::string& name, py::handle value) {
+    // `_parameters[name] = value`: PyTorch's dict takes the value as it is (no Parameter made,
+    // no checks); ember's slots hold tensors or None.
+    EMBER_CHECK_TYPE(value.is_none() || is_tensor(value.ptr()), "cannot assign '",
+                     type_name_of(value), "' as parameter '", name,
+                     "' (ember.nn.Parameter or None expected)");
+    if (!self.has_parameter(name)) self.register_parameter(name, Tensor());
+    self.parameter(name) = value.is_none() ? Tensor() : unpack(value.ptr());
+  });
   cls.def("_cpp_register_buffer", [](Module& self, const std::string& name, py::handle tensor,
                                      bool persistent) {
     Tensor t = tensor.is_none() ? Tensor() : unpack(tensor.ptr());

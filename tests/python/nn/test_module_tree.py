@@ -435,3 +435,29 @@ def test_mobilenet_classifier_replacement():
     m.classifier = nn.Linear(1280, 2)
     with ember.no_grad():
         assert tuple(m(ember.randn(1, 3, 32, 32)).shape) == (1, 2)
+
+
+def test_parameters_dict_stores_values_as_given():
+    def run(lib):
+        m = lib.nn.Module()
+        t = lib.ones(2)
+        m._parameters["x"] = t
+        m._parameters["y"] = None
+        return (m.x is t, type(m.x).__name__, [n for n, _ in m.named_parameters()],
+                list(m._parameters.keys()))
+
+    e, t = both(run)
+    assert e == t
+
+
+def test_hook_dicts_assignable_and_synced():
+    seq = nn.Sequential(nn.ReLU())
+    child = seq[0]
+    child._forward_hooks = OrderedDict()
+    seen = []
+    child._forward_hooks[0] = lambda m, i, o: seen.append(1)
+    seq.forward(ember.ones(1))
+    child.__dict__["_forward_pre_hooks"] = OrderedDict([(1, lambda m, i: seen.append(0))])
+    child._sync_hooks()
+    seq.forward(ember.ones(1))
+    assert seen == [1, 0, 1]

@@ -169,6 +169,15 @@ def register_full_backward_hook(self, hook, prepend=False):
     return _add_hook(self, "_backward_hooks", hook, prepend)
 
 
+def _sync_hooks(self):
+    """Marks the module for C++ callers when its __dict__ holds hooks that did not come through
+    register_*_hook (a copy's __dict__ filled directly, as deepcopy and pickle do)."""
+    d = self.__dict__
+    if any(d.get(n) for n in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                              "_backward_hooks")):
+        self._set_front_end_hooks(True)
+
+
 def _get_backward_hooks(self):
     full, non_full = [], []
     own = list(_hooks_of(self, "_backward_hooks").values())
@@ -394,7 +403,7 @@ class _MemberView(MutableMapping):
     def __setitem__(self, key, value):
         m = self._module
         if self._kind == 0:
-            m._cpp_register_parameter(key, value)
+            m._cpp_store_parameter(key, value)
         elif self._kind == 1:
             persistent = key not in m._non_persistent_buffer_names()
             m._cpp_register_buffer(key, value, persistent)
@@ -649,9 +658,18 @@ Module._get_backward_hooks = _get_backward_hooks
 Module._get_backward_pre_hooks = _get_backward_pre_hooks
 Module._maybe_warn_non_full_backward_hook = _maybe_warn_non_full_backward_hook
 Module._call_impl = _call_impl
+Module._sync_hooks = _sync_hooks
 _C._nn._set_slow_call(_call_impl)
+def _hook_dict_setter(name):
+    def setter(self, value):
+        self.__dict__[name] = value  # `m._forward_hooks = OrderedDict()`, as PyTorch allows
+        self._set_front_end_hooks(True)
+    return setter
+
+
 for _name in _HOOK_DICTS:
-    setattr(Module, _name, property(lambda self, _n=_name: _hook_dict(self, _n)))
+    setattr(Module, _name, property(lambda self, _n=_name: _hook_dict(self, _n),
+                                    _hook_dict_setter(_name)))
 Module._is_full_backward_hook = property(lambda self: self.__dict__.get("_is_full_backward_hook"))
 Module._parameters = property(lambda self: _MemberView(self, 0), _set_members(0))
 Module._buffers = property(lambda self: _MemberView(self, 1), _set_members(1))
