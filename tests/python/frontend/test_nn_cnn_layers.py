@@ -333,7 +333,7 @@ def test_parameters_to_vector_and_back():
         v.detach().numpy(), torch.nn.utils.parameters_to_vector(t.parameters()).detach().numpy())
     vector_to_parameters(v * 0 + 1, e.parameters())
     assert float(e.weight.sum().item()) == e.weight.numel()
-    with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
+    with pytest.raises(TypeError, match="expected ember.Tensor, but got: list"):
         vector_to_parameters([1.0], e.parameters())
 
 
