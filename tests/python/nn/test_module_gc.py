@@ -141,3 +141,23 @@ def test_module_held_by_live_cpp_tree_survives_gc():
     gc.collect()
     assert len(model.layer1[0].conv1._forward_hooks) == 1
     assert model.layer1[0].conv1.cycle is model.layer1[0].conv1
+
+
+def test_child_registering_its_parent_as_a_module():
+    # `child.parent = parent` registers the parent as the child's submodule: a cycle in the
+    # module graph itself, through two C++ child lists.
+    def make():
+        p = Parent()
+        p.child.parent = p
+        return p
+
+    assert collected(make)
+
+
+def test_cpp_built_child_registering_its_model():
+    def make():
+        model = ember.vision.models.resnet18()
+        model.fc.parent = model
+        return model
+
+    assert collected(make)
