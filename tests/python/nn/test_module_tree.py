@@ -461,3 +461,20 @@ def test_hook_dicts_assignable_and_synced():
     child._sync_hooks()
     seq.forward(ember.ones(1))
     assert seen == [1, 0, 1]
+
+
+def test_slices_keep_the_container_subclass():
+    def run(lib):
+        class MySeq(lib.nn.Sequential):
+            pass
+
+        class MyList(lib.nn.ModuleList):
+            pass
+
+        s = MySeq(lib.nn.ReLU(), lib.nn.Tanh(), lib.nn.Sigmoid())
+        ml = MyList([lib.nn.ReLU(), lib.nn.Tanh()])
+        return (type(s[1:]).__name__, repr(s[::2]), type(ml[:1]).__name__, repr(ml[1:]),
+                type(s[0]).__name__)
+
+    e, t = both(run)
+    assert e == t

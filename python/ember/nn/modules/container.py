@@ -1,5 +1,6 @@
 """The operators PyTorch 1.13 writes in Python on its containers (Sequential's +, +=, *, and
 ModuleList's +), over the C++ containers' own methods."""
+from collections import OrderedDict
 from itertools import chain
 
 from ... import _C
@@ -67,6 +68,25 @@ def _list_add(self, other):
     return combined
 
 
+_seq_getitem = Sequential.__getitem__
+_list_getitem = ModuleList.__getitem__
+
+
+def _seq_slice_of_class(self, idx):
+    # A slice is built by the container's own class, as PyTorch's self.__class__(...).
+    if isinstance(idx, slice) and type(self) is not Sequential:
+        return type(self)(OrderedDict(list(self._modules.items())[idx]))
+    return _seq_getitem(self, idx)
+
+
+def _list_slice_of_class(self, idx):
+    if isinstance(idx, slice) and type(self) is not ModuleList:
+        return type(self)(list(self._modules.values())[idx])
+    return _list_getitem(self, idx)
+
+
+Sequential.__getitem__ = _seq_slice_of_class
+ModuleList.__getitem__ = _list_slice_of_class
 Sequential.__add__ = _seq_add
 Sequential.__iadd__ = _seq_iadd
 Sequential.__mul__ = _seq_mul
