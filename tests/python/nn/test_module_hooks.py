@@ -306,3 +306,16 @@ def test_global_hooks_match_torch_order():
 
     e, t = run_both(run)
     assert e == t == ["Linear", "ReLU", "Sequential"]
+
+
+def test_hook_inserted_directly_into_dict_after_reset():
+    seq = nn.Sequential(nn.ReLU())
+    child = seq[0]
+    h = child.register_forward_hook(lambda *a: None)
+    h.remove()
+    seq.forward(ember.ones(1))  # no hook left: the C++ mark is dropped
+    seen = []
+    child._forward_hooks[99] = lambda m, i, o: seen.append(1)
+    seq.forward(ember.ones(1))
+    child(ember.ones(1))
+    assert seen == [1, 1]

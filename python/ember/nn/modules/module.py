@@ -667,9 +667,18 @@ def _hook_dict_setter(name):
     return setter
 
 
+def _hook_dict_getter(name):
+    def getter(self):
+        # The dict may be filled directly (`m._forward_hooks[k] = hook`, as some code does):
+        # mark the module whenever it is handed out; the next call unmarks it if it stays empty.
+        d = _hook_dict(self, name)
+        self._set_front_end_hooks(True)
+        return d
+    return getter
+
+
 for _name in _HOOK_DICTS:
-    setattr(Module, _name, property(lambda self, _n=_name: _hook_dict(self, _n),
-                                    _hook_dict_setter(_name)))
+    setattr(Module, _name, property(_hook_dict_getter(_name), _hook_dict_setter(_name)))
 Module._is_full_backward_hook = property(lambda self: self.__dict__.get("_is_full_backward_hook"))
 Module._parameters = property(lambda self: _MemberView(self, 0), _set_members(0))
 Module._buffers = property(lambda self: _MemberView(self, 1), _set_members(1))
