@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "../autograd/autograd_meta.h"
+#include "module_depth.h"
 #include "ember/grad_mode.h"
 
 namespace ember::nn {
@@ -244,6 +245,7 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modul
   std::function<void(const std::string&, const std::shared_ptr<Module>&)> visit =
       [&](const std::string& p, const std::shared_ptr<Module>& m) {
         if (remove_duplicate && !seen.insert(m.get()).second) return;
+        detail::ModuleDepthGuard depth;
         out.emplace_back(p, m);
         for (const auto& [n, c] : m->children_)
           if (c) visit(join(p, n), c);
@@ -262,6 +264,7 @@ void Module::visit(const std::string& prefix, bool recurse, bool remove_duplicat
                    std::unordered_set<const Module*>& seen,
                    const std::function<void(const Module&, const std::string&)>& fn) const {
   if (remove_duplicate && !seen.insert(this).second) return;
+  detail::ModuleDepthGuard depth;
   fn(*this, prefix);
   if (!recurse) return;
   for (const auto& [n, c] : children_) {
@@ -312,12 +315,14 @@ std::vector<Tensor> Module::buffers(bool recurse) const {
 // ---- modes and bulk operations ----
 
 Module& Module::apply(const std::function<void(Module&)>& fn) {
+  detail::ModuleDepthGuard depth;
   for (const auto& c : children()) c->apply(fn);
   fn(*this);
   return *this;
 }
 
 Module& Module::train(bool mode) {
+  detail::ModuleDepthGuard depth;
   training_ = mode;
   for (const auto& c : children()) c->train(mode);
   return *this;
@@ -401,6 +406,7 @@ std::string add_indent(const std::string& s, int spaces) {
 }  // namespace
 
 std::string Module::repr() const {
+  detail::ModuleDepthGuard depth;
   std::vector<std::string> extra_lines, child_lines;
   const std::string extra = extra_repr();
   if (!extra.empty()) {

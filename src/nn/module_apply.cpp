@@ -5,6 +5,8 @@
 #include "ember/dispatch.h"
 #include "ember/grad_mode.h"
 #include "ember/nn/module.h"
+
+#include "module_depth.h"
 #include "ember/ops/factory.h"
 #include "ember/swap_tensors.h"
 
@@ -18,6 +20,7 @@ bool should_set_data(const Tensor& t, const Tensor& t2) {
 }  // namespace
 
 Module& Module::_apply(const TensorFn& fn, bool recurse) {
+  detail::ModuleDepthGuard depth;
   if (recurse) {
     for (const auto& c : children()) c->_apply(fn);
   }

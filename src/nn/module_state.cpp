@@ -13,6 +13,8 @@
 #include "../dispatch/boxing.h"
 #include "ember/grad_mode.h"
 #include "ember/nn/module.h"
+
+#include "module_depth.h"
 #include "ember/swap_tensors.h"
 #include "ember/warning.h"
 
@@ -53,6 +55,7 @@ StateDict Module::state_dict(const std::string& prefix, bool keep_vars) {
 }
 
 void Module::state_dict_into(StateDict& destination, const std::string& prefix, bool keep_vars) {
+  detail::ModuleDepthGuard depth;
   if (!destination.metadata) destination.metadata.emplace();
   LocalMetadata local{{"version", Value(version())}};
   if (LocalMetadata* existing = destination.metadata_for(module_prefix(prefix))) {
@@ -271,6 +274,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state_dict, bool stric
 
   std::function<void(Module&, StateDict&, const std::string&)> load =
       [&](Module& module, StateDict& local_sd, const std::string& prefix) {
+        detail::ModuleDepthGuard depth;
         LocalMetadata local_metadata;
         if (LocalMetadata* md = sd.metadata_for(module_prefix(prefix))) local_metadata = *md;
         if (assign) local_metadata["assign_to_params_buffers"] = Value(true);

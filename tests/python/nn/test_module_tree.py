@@ -478,3 +478,27 @@ def test_slices_keep_the_container_subclass():
 
     e, t = both(run)
     assert e == t
+
+
+@pytest.mark.parametrize("walk", ["train", "repr", "state_dict", "apply", "float"])
+def test_cycle_in_module_graph_raises_instead_of_crashing(walk):
+    def run(lib):
+        outer = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        inner = lib.nn.Sequential(outer)
+        outer.add_module("back", inner)  # outer -> inner -> outer
+        try:
+            if walk == "train":
+                outer.train()
+            elif walk == "repr":
+                repr(outer)
+            elif walk == "state_dict":
+                outer.state_dict()
+            elif walk == "apply":
+                outer.apply(lambda m: None)
+            else:
+                outer.float()
+        except RuntimeError:  # PyTorch: RecursionError, a RuntimeError
+            return "raised"
+        return "ok"
+
+    assert run(ember) == run(torch) == "raised"
