@@ -93,5 +93,16 @@ TEST(ModuleTree, MessagesNameEmber) {
   testing::expect_error([&] { lin.to(kInt32); }, "desired dtype=ember.int32", ErrorKind::Type);
 }
 
+TEST(ModuleTree, CycleInTheModuleGraphRaises) {
+  auto outer = std::make_shared<nn::Sequential>(std::make_shared<nn::ReLU>());
+  auto inner = std::make_shared<nn::Sequential>(outer);
+  outer->append(inner);  // outer -> inner -> outer
+  testing::expect_error([&] { outer->train(); }, "maximum recursion depth exceeded");
+  testing::expect_error([&] { (void)outer->repr(); }, "maximum recursion depth exceeded");
+  testing::expect_error([&] { (void)outer->state_dict(); }, "maximum recursion depth exceeded");
+  outer->erase(-1);  // break the cycle, or the two would keep each other alive
+  EXPECT_EQ(outer->size(), 1u);
+}
+
 }  // namespace
 }  // namespace ember
