@@ -13,6 +13,13 @@
 
 namespace ember::python {
 
+/// The deleter of module_from_py's shared_ptr: it owns one reference to the module's Python
+/// object (named, so that the GC support finds the object: std::get_deleter<PyObjectRef>).
+struct PyObjectRef {
+  PyObject* obj;
+  void operator()(nn::Module*) const;
+};
+
 /// The C++ module of a Python module object, as a shared_ptr that C++ may keep: it also owns a
 /// reference to the Python object (Note [Python modules under C++ parents]). None → null.
 /// TypeError for anything else.
@@ -32,6 +39,8 @@ TensorOptions tensor_options(const py::object& device, const py::object& dtype);
 /// Creates _C._nn and fills it (the four below but init_optim).
 void init_nn(py::module_& parent);
 void init_nn_module(py::module_& m);
+/// Module.__call__, the front-end call of C++ parents and the GC support (nn_module_hooks.cpp).
+void init_nn_module_hooks(py::module_& m, py::handle module_class);
 void init_nn_layers(py::module_& m);
 void init_nn_functional(py::module_& m);
 void init_optim(py::module_& m);

@@ -60,7 +60,9 @@ inline std::string instance_class_name(py::detail::value_and_holder& v_h) {
 template <class T, class... Args>
 void construct_layer(py::detail::value_and_holder& v_h, Args&&... args) {
   if (is_subclass_instance(v_h)) {
-    v_h.value_ptr() = new PyLayer<T>(std::forward<Args>(args)...);
+    auto* layer = new PyLayer<T>(std::forward<Args>(args)...);
+    layer->set_type_name(instance_class_name(v_h));  // repr says "MyLinear(...)", as PyTorch
+    v_h.value_ptr() = layer;
   } else {
     v_h.value_ptr() = new T(std::forward<Args>(args)...);
   }

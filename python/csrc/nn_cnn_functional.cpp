@@ -21,7 +21,7 @@ py::object obj(const Tensor& t) { return py::reinterpret_steal<py::object>(wrap(
 std::vector<Tensor> tensors(py::handle iterable) {
   std::vector<Tensor> out;
   for (auto item : iterable) {
-    EMBER_CHECK_TYPE(is_tensor(item.ptr()), "expected torch.Tensor, but got: ",
+    EMBER_CHECK_TYPE(is_tensor(item.ptr()), "expected ember.Tensor, but got: ",
                      Py_TYPE(item.ptr())->tp_name);
     out.push_back(unpack(item.ptr()));
   }

@@ -1,8 +1,9 @@
 // The C++ layers, losses and containers of ember::nn as ember.nn classes, with PyTorch's
-// constructor signatures. Their forward is Module.forward's binding (arguments boxed into the
-// layer's C++ forward); Sequential's forward calls each child through Python's __call__, so
-// that hooks registered from Python run and any Python value flows, as in PyTorch.
-#include "nn.h"
+// constructor signatures. Each class binds its own forward (arguments boxed into the layer's C++
+// forward) and gets a trampoline for Python subclasses (Note [Trampolines for C++ layers]).
+#include "nn_cnn.h"
+
+#include <algorithm>
 
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/modules/container.h"
@@ -19,25 +20,21 @@ namespace ember::python {
 namespace {
 
 // Note [Sequential's forward from Python]
-// Sequential's forward calls each child through Python's __call__, so that forward hooks
-// registered from Python run (they live in the Python objects) and any Python value flows. When
-// the input is a tensor and every module below is an instance of a C++ layer's own class (no
-// Python subclass, hence no Python forward) with no Python hook, that is exactly what the C++
-// forward does, so it runs instead: one call, and C++'s eval-mode conv-bn-activation fusion
-// (Note [Eval-mode conv-bn-activation fusion]) applies to Sequentials built in Python too.
+// Sequential's forward calls each child through Python's __call__, so that any Python value
+// flows between the children, as in PyTorch. When the input is a tensor and every module below
+// is an instance of a C++ layer's own class (no Python subclass, hence no Python forward) with
+// no hook, that is exactly what the C++ forward does, so it runs instead: one call, and C++'s
+// eval-mode conv-bn-activation fusion (Note [Eval-mode conv-bn-activation fusion]) applies to
+// Sequentials built in Python too. (A hooked child would also be right under the C++ forward —
+// Note [Module hooks across the boundary] — but its hooks may pass any Python value.)
 bool runs_natively(nn::Module& root) {
   const auto mods = root.modules();
   for (size_t i = 1; i < mods.size(); ++i) {  // mods[0] is root: its forward is this one
+    if (mods[i]->has_forward_hooks()) return false;
     py::object o = module_to_py(mods[i]);
     PyTypeObject* type = Py_TYPE(o.ptr());
     const py::detail::type_info* info = py::detail::get_type_info(type);
     if (info == nullptr || info->type != type) return false;
-    PyObject** dict = _PyObject_GetDictPtr(o.ptr());
-    if (dict == nullptr || *dict == nullptr) continue;
-    for (const char* name : {"_forward_hooks", "_forward_pre_hooks"}) {
-      PyObject* hooks = PyDict_GetItemString(*dict, name);  // borrowed
-      if (hooks != nullptr && PyObject_IsTrue(hooks) != 0) return false;
-    }
   }
   return true;
 }
@@ -93,6 +90,14 @@ void slice_parts(const py::slice& s, std::optional<int64_t>& start, std::optiona
 
 py::object self_of(py::handle h) { return py::reinterpret_borrow<py::object>(h); }
 
+// ModuleList._get_abs_string_index: the name str(idx) after Python's range check.
+std::string list_key(const ModuleList& self, py::handle idx) {
+  const auto i = idx.cast<int64_t>();
+  const auto n = static_cast<int64_t>(self.size());
+  EMBER_CHECK_INDEX(i >= -n && i < n, "index ", i, " is out of range");
+  return std::to_string(i < 0 ? i + n : i);
+}
+
 void bind_sequences(py::module_& m) {
   Class<ModuleContainer> container(m, "_ModuleContainer");
   container.def("__len__", &ModuleContainer::size);
@@ -132,13 +137,17 @@ void bind_sequences(py::module_& m) {
   seq.def("pop", [](ModuleSequence& self, int64_t idx) { return module_to_py(self.pop(idx)); },
           py::arg("idx") = -1);
 
-  Class<Sequential, ModuleSequence> sequential(m, "Sequential");
-  sequential.def(py::init([](py::args args) {
+  // The containers get the trampoline too (a `class Blocks(nn.ModuleList)` with a forward, a
+  // Sequential subclass inside a C++ model).
+  py::class_<Sequential, PyLayer<Sequential>, ModuleSequence, std::shared_ptr<Sequential>> sequential(
+      m, "Sequential");
+  sequential.def("__init__", [](py::detail::value_and_holder& v_h, py::args args) {
     if (args.size() == 1 && py::isinstance(args[0], py::module_::import("collections").attr("OrderedDict"))) {
-      return std::make_shared<Sequential>(named_from(args[0]));
+      return construct_layer<Sequential>(v_h, named_from(args[0]));
     }
-    return std::make_shared<Sequential>(modules_from(args));
-  }));
+    construct_layer<Sequential>(v_h, modules_from(args));
+  }, py::detail::is_new_style_constructor());
+  sequential.def("extra_repr", [](const Sequential& self) { return self.Sequential::extra_repr(); });
   sequential.def("__getitem__", [](Sequential& self, py::object idx) {
     if (!py::isinstance<py::slice>(idx)) return module_to_py(self[idx.cast<int64_t>()]);
     std::optional<int64_t> a, b;
@@ -154,28 +163,57 @@ void bind_sequences(py::module_& m) {
     return input;
   });
 
-  Class<ModuleList, ModuleSequence> list(m, "ModuleList");
-  list.def(py::init([](py::object modules) {
-    if (modules.is_none()) return std::make_shared<ModuleList>();
-    return std::make_shared<ModuleList>(modules_from(modules));
-  }), py::arg("modules") = py::none());
+  py::class_<ModuleList, PyLayer<ModuleList>, ModuleSequence, std::shared_ptr<ModuleList>> list(
+      m, "ModuleList");
+  list.def("__init__", [](py::detail::value_and_holder& v_h, py::object modules) {
+    if (modules.is_none()) return construct_layer<ModuleList>(v_h);
+    construct_layer<ModuleList>(v_h, modules_from(modules));
+  }, py::detail::is_new_style_constructor(), py::arg("modules") = py::none());
+  list.def("extra_repr", [](const ModuleList& self) { return self.ModuleList::extra_repr(); });
   list.def("__getitem__", [](ModuleList& self, py::object idx) {
-    if (!py::isinstance<py::slice>(idx)) return module_to_py(self[idx.cast<int64_t>()]);
+    if (!py::isinstance<py::slice>(idx)) {
+      const std::string key = list_key(self, idx);
+      for (const auto& [n, c] : self.items()) {
+        if (n == key) return module_to_py(c);
+      }
+      throw py::key_error(key);
+    }
     std::optional<int64_t> a, b;
     int64_t step;
     slice_parts(idx, a, b, step);
     return module_to_py(self.slice(a, b, step));
+  });
+  // PyTorch's ModuleList addresses its children by the name str(index) (a child added under
+  // another name is iterated and counted, but `ml[i]` looks for "i": KeyError).
+  list.def("__setitem__", [](ModuleList& self, py::object idx, py::handle module) {
+    self.add_module(list_key(self, idx), module_from_py(module));
+  });
+  list.def("__delitem__", [](ModuleList& self, py::object idx) {
+    if (py::isinstance<py::slice>(idx)) {
+      std::optional<int64_t> a, b;
+      int64_t step;
+      slice_parts(idx, a, b, step);
+      self.erase(a, b, step);
+      return;
+    }
+    const std::string key = list_key(self, idx);
+    const auto keys = self.keys();
+    const auto pos = std::find(keys.begin(), keys.end(), key) - keys.begin();
+    EMBER_CHECK_KIND(ErrorKind::Attribute, pos < static_cast<std::ptrdiff_t>(keys.size()), key);
+    self.erase(pos);  // and renumbers "0", "1", ..., as PyTorch
   });
   list.def("__iadd__", [](py::handle self, py::handle modules) {
     self.cast<ModuleList&>().extend(modules_from(modules));
     return self_of(self);
   });
 
-  Class<ModuleDict, ModuleContainer> dict(m, "ModuleDict");
-  dict.def(py::init([](py::object modules) {
-    if (modules.is_none()) return std::make_shared<ModuleDict>();
-    return std::make_shared<ModuleDict>(named_from(modules));
-  }), py::arg("modules") = py::none());
+  py::class_<ModuleDict, PyLayer<ModuleDict>, ModuleContainer, std::shared_ptr<ModuleDict>> dict(
+      m, "ModuleDict");
+  dict.def("__init__", [](py::detail::value_and_holder& v_h, py::object modules) {
+    if (modules.is_none()) return construct_layer<ModuleDict>(v_h);
+    construct_layer<ModuleDict>(v_h, named_from(modules));
+  }, py::detail::is_new_style_constructor(), py::arg("modules") = py::none());
+  dict.def("extra_repr", [](const ModuleDict& self) { return self.ModuleDict::extra_repr(); });
   dict.def("__getitem__", [](ModuleDict& self, const std::string& k) { return module_to_py(self[k]); });
   dict.def("__setitem__", [](ModuleDict& self, const std::string& k, py::handle module) {
     self.set(k, module_from_py(module));
@@ -199,15 +237,36 @@ void bind_sequences(py::module_& m) {
   dict.def("update", [](ModuleDict& self, py::handle modules) { self.update(named_from(modules)); });
 }
 
+// The layers get the trampoline of Note [Trampolines for C++ layers]: a Python subclass's forward,
+// extra_repr and class name are its own also where C++ calls it.
+template <class T, class Base = Module>
+using Layer = py::class_<T, PyLayer<T>, Base, std::shared_ptr<T>>;
+// Shared bases (never instantiated themselves).
+template <class T, class Base = Module>
+using Abstract = py::class_<T, Base, std::shared_ptr<T>>;
+using VH = py::detail::value_and_holder;
+const auto none = py::none();
+
+template <class T, class Cls>
+void finish(Cls& cls) {
+  bind_own_forward<T>(cls);
+}
+
 void bind_activations(py::module_& m) {
-  Class<Identity>(m, "Identity")
-      .def(py::init([](py::args, py::kwargs) { return std::make_shared<Identity>(); }));
-  Class<ReLU>(m, "ReLU")
-      .def(py::init<bool>(), py::arg("inplace") = false)
+  Layer<Identity> identity(m, "Identity");
+  identity.def("__init__", [](VH& v_h, py::args, py::kwargs) { construct_layer<Identity>(v_h); },
+               py::detail::is_new_style_constructor());
+  finish<Identity>(identity);
+  Layer<ReLU> relu(m, "ReLU");
+  relu.def("__init__", [](VH& v_h, bool inplace) { construct_layer<ReLU>(v_h, inplace); },
+           py::detail::is_new_style_constructor(), py::arg("inplace") = false)
       .def_readwrite("inplace", &ReLU::inplace);
-  Class<Hardtanh>(m, "Hardtanh")
-      .def(py::init([](double min_val, double max_val, bool inplace, py::object min_value,
-                       py::object max_value) {
+  finish<ReLU>(relu);
+  Layer<Hardtanh> hardtanh(m, "Hardtanh");
+  hardtanh
+      .def("__init__",
+           [](VH& v_h, double min_val, double max_val, bool inplace, py::object min_value,
+              py::object max_value) {
              if (!min_value.is_none()) {
                warn("keyword argument min_value is deprecated and rename to min_val");
                min_val = min_value.cast<double>();
@@ -216,78 +275,114 @@ void bind_activations(py::module_& m) {
                warn("keyword argument max_value is deprecated and rename to max_val");
                max_val = max_value.cast<double>();
              }
-             return std::make_shared<Hardtanh>(min_val, max_val, inplace);
-           }),
-           py::arg("min_val") = -1.0, py::arg("max_val") = 1.0, py::arg("inplace") = false,
-           py::arg("min_value") = py::none(), py::arg("max_value") = py::none())
+             construct_layer<Hardtanh>(v_h, min_val, max_val, inplace);
+           },
+           py::detail::is_new_style_constructor(), py::arg("min_val") = -1.0,
+           py::arg("max_val") = 1.0, py::arg("inplace") = false, py::arg("min_value") = none,
+           py::arg("max_value") = none)
       .def_readwrite("min_val", &Hardtanh::min_val)
       .def_readwrite("max_val", &Hardtanh::max_val)
       .def_readwrite("inplace", &Hardtanh::inplace);
-  Class<ReLU6, Hardtanh>(m, "ReLU6").def(py::init<bool>(), py::arg("inplace") = false);
-  Class<Hardswish>(m, "Hardswish")
-      .def(py::init<bool>(), py::arg("inplace") = false)
+  finish<Hardtanh>(hardtanh);
+  Layer<ReLU6, Hardtanh> relu6(m, "ReLU6");
+  relu6.def("__init__", [](VH& v_h, bool inplace) { construct_layer<ReLU6>(v_h, inplace); },
+            py::detail::is_new_style_constructor(), py::arg("inplace") = false);
+  finish<ReLU6>(relu6);
+  Layer<Hardswish> hardswish(m, "Hardswish");
+  hardswish.def("__init__", [](VH& v_h, bool inplace) { construct_layer<Hardswish>(v_h, inplace); },
+                py::detail::is_new_style_constructor(), py::arg("inplace") = false)
       .def_readwrite("inplace", &Hardswish::inplace);
-  Class<Sigmoid>(m, "Sigmoid").def(py::init<>());
-  Class<Tanh>(m, "Tanh").def(py::init<>());
-  Class<GELU>(m, "GELU")
-      .def(py::init<std::string>(), py::arg("approximate") = "none")
+  finish<Hardswish>(hardswish);
+  Layer<Sigmoid> sigmoid(m, "Sigmoid");
+  sigmoid.def("__init__", [](VH& v_h) { construct_layer<Sigmoid>(v_h); },
+              py::detail::is_new_style_constructor());
+  finish<Sigmoid>(sigmoid);
+  Layer<Tanh> tanh(m, "Tanh");
+  tanh.def("__init__", [](VH& v_h) { construct_layer<Tanh>(v_h); },
+           py::detail::is_new_style_constructor());
+  finish<Tanh>(tanh);
+  Layer<GELU> gelu(m, "GELU");
+  gelu.def("__init__", [](VH& v_h, std::string approximate) { construct_layer<GELU>(v_h, approximate); },
+           py::detail::is_new_style_constructor(), py::arg("approximate") = "none")
       .def_readwrite("approximate", &GELU::approximate);
-  Class<SiLU>(m, "SiLU")
-      .def(py::init<bool>(), py::arg("inplace") = false)
+  finish<GELU>(gelu);
+  Layer<SiLU> silu(m, "SiLU");
+  silu.def("__init__", [](VH& v_h, bool inplace) { construct_layer<SiLU>(v_h, inplace); },
+           py::detail::is_new_style_constructor(), py::arg("inplace") = false)
       .def_readwrite("inplace", &SiLU::inplace);
-  Class<Softmax>(m, "Softmax")
-      .def(py::init<std::optional<int64_t>>(), py::arg("dim") = py::none())
+  finish<SiLU>(silu);
+  Layer<Softmax> softmax(m, "Softmax");
+  softmax.def("__init__", [](VH& v_h, std::optional<int64_t> dim) { construct_layer<Softmax>(v_h, dim); },
+              py::detail::is_new_style_constructor(), py::arg("dim") = none)
       .def_readwrite("dim", &Softmax::dim);
-  Class<LogSoftmax>(m, "LogSoftmax")
-      .def(py::init<std::optional<int64_t>>(), py::arg("dim") = py::none())
+  finish<Softmax>(softmax);
+  Layer<LogSoftmax> log_softmax(m, "LogSoftmax");
+  log_softmax.def("__init__", [](VH& v_h, std::optional<int64_t> dim) { construct_layer<LogSoftmax>(v_h, dim); },
+                  py::detail::is_new_style_constructor(), py::arg("dim") = none)
       .def_readwrite("dim", &LogSoftmax::dim);
-  Class<Flatten>(m, "Flatten")
-      .def(py::init<int64_t, int64_t>(), py::arg("start_dim") = 1, py::arg("end_dim") = -1)
+  finish<LogSoftmax>(log_softmax);
+  Layer<Flatten> flatten(m, "Flatten");
+  flatten.def("__init__", [](VH& v_h, int64_t start_dim, int64_t end_dim) {
+                construct_layer<Flatten>(v_h, start_dim, end_dim);
+              }, py::detail::is_new_style_constructor(), py::arg("start_dim") = 1, py::arg("end_dim") = -1)
       .def_readwrite("start_dim", &Flatten::start_dim)
       .def_readwrite("end_dim", &Flatten::end_dim);
-  Class<Dropout>(m, "Dropout")
-      .def(py::init<double, bool>(), py::arg("p") = 0.5, py::arg("inplace") = false)
+  finish<Flatten>(flatten);
+  Layer<Dropout> dropout(m, "Dropout");
+  dropout.def("__init__", [](VH& v_h, double p, bool inplace) { construct_layer<Dropout>(v_h, p, inplace); },
+              py::detail::is_new_style_constructor(), py::arg("p") = 0.5, py::arg("inplace") = false)
       .def_readwrite("p", &Dropout::p)
       .def_readwrite("inplace", &Dropout::inplace);
+  finish<Dropout>(dropout);
 }
 
 void bind_layers(py::module_& m) {
-  Class<Linear>(m, "Linear")
-      .def(py::init([](int64_t in, int64_t out, bool bias, py::object device, py::object dtype) {
-             return std::make_shared<Linear>(in, out, bias, tensor_options(device, dtype));
-           }),
-           py::arg("in_features"), py::arg("out_features"), py::arg("bias") = true,
-           py::arg("device") = py::none(), py::arg("dtype") = py::none())
+  Layer<Linear> linear(m, "Linear");
+  linear.def("__init__",
+             [](VH& v_h, int64_t in, int64_t out, bool bias, py::object device, py::object dtype) {
+               construct_layer<Linear>(v_h, in, out, bias, tensor_options(device, dtype));
+             },
+             py::detail::is_new_style_constructor(), py::arg("in_features"),
+             py::arg("out_features"), py::arg("bias") = true, py::arg("device") = none,
+             py::arg("dtype") = none)
       .def("reset_parameters", &Linear::reset_parameters)
       .def_readwrite("in_features", &Linear::in_features)
       .def_readwrite("out_features", &Linear::out_features);
-  Class<Bilinear>(m, "Bilinear")
-      .def(py::init([](int64_t in1, int64_t in2, int64_t out, bool bias, py::object device,
-                       py::object dtype) {
-             return std::make_shared<Bilinear>(in1, in2, out, bias, tensor_options(device, dtype));
-           }),
-           py::arg("in1_features"), py::arg("in2_features"), py::arg("out_features"),
-           py::arg("bias") = true, py::arg("device") = py::none(), py::arg("dtype") = py::none())
+  finish<Linear>(linear);
+  Layer<Bilinear> bilinear(m, "Bilinear");
+  bilinear
+      .def("__init__",
+           [](VH& v_h, int64_t in1, int64_t in2, int64_t out, bool bias, py::object device,
+              py::object dtype) {
+             construct_layer<Bilinear>(v_h, in1, in2, out, bias, tensor_options(device, dtype));
+           },
+           py::detail::is_new_style_constructor(), py::arg("in1_features"),
+           py::arg("in2_features"), py::arg("out_features"), py::arg("bias") = true,
+           py::arg("device") = none, py::arg("dtype") = none)
       .def("reset_parameters", &Bilinear::reset_parameters)
       .def_readwrite("in1_features", &Bilinear::in1_features)
       .def_readwrite("in2_features", &Bilinear::in2_features)
       .def_readwrite("out_features", &Bilinear::out_features);
-  Class<Embedding>(m, "Embedding")
-      .def(py::init([](int64_t num, int64_t dim, std::optional<int64_t> padding_idx,
-                       std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
-                       bool sparse, py::object weight, py::object device, py::object dtype) {
-             return std::make_shared<Embedding>(
-                 num, dim, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
-                 weight.is_none() ? Tensor() : unpack(weight.ptr()), tensor_options(device, dtype));
-           }),
-           py::arg("num_embeddings"), py::arg("embedding_dim"), py::arg("padding_idx") = py::none(),
-           py::arg("max_norm") = py::none(), py::arg("norm_type") = 2.0,
-           py::arg("scale_grad_by_freq") = false, py::arg("sparse") = false,
-           py::arg("_weight") = py::none(), py::arg("device") = py::none(),
-           py::arg("dtype") = py::none())
+  finish<Bilinear>(bilinear);
+  Layer<Embedding> embedding(m, "Embedding");
+  embedding
+      .def("__init__",
+           [](VH& v_h, int64_t num, int64_t dim, std::optional<int64_t> padding_idx,
+              std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
+              bool sparse, py::object weight, py::object device, py::object dtype) {
+             construct_layer<Embedding>(v_h, num, dim, padding_idx, max_norm, norm_type,
+                                        scale_grad_by_freq, sparse,
+                                        weight.is_none() ? Tensor() : unpack(weight.ptr()),
+                                        tensor_options(device, dtype));
+           },
+           py::detail::is_new_style_constructor(), py::arg("num_embeddings"),
+           py::arg("embedding_dim"), py::arg("padding_idx") = none, py::arg("max_norm") = none,
+           py::arg("norm_type") = 2.0, py::arg("scale_grad_by_freq") = false,
+           py::arg("sparse") = false, py::arg("_weight") = none, py::arg("device") = none,
+           py::arg("dtype") = none)
       .def_static("from_pretrained", &Embedding::from_pretrained, py::arg("embeddings"),
-                  py::arg("freeze") = true, py::arg("padding_idx") = py::none(),
-                  py::arg("max_norm") = py::none(), py::arg("norm_type") = 2.0,
+                  py::arg("freeze") = true, py::arg("padding_idx") = none,
+                  py::arg("max_norm") = none, py::arg("norm_type") = 2.0,
                   py::arg("scale_grad_by_freq") = false, py::arg("sparse") = false)
       .def("reset_parameters", &Embedding::reset_parameters)
       .def_readwrite("num_embeddings", &Embedding::num_embeddings)
@@ -297,67 +392,85 @@ void bind_layers(py::module_& m) {
       .def_readwrite("norm_type", &Embedding::norm_type)
       .def_readwrite("scale_grad_by_freq", &Embedding::scale_grad_by_freq)
       .def_readwrite("sparse", &Embedding::sparse);
-  Class<LayerNorm>(m, "LayerNorm")
-      .def(py::init([](py::object shape, double eps, bool affine, py::object device,
-                       py::object dtype) {
+  finish<Embedding>(embedding);
+  Layer<LayerNorm> layer_norm(m, "LayerNorm");
+  layer_norm
+      .def("__init__",
+           [](VH& v_h, py::object shape, double eps, bool affine, py::object device,
+              py::object dtype) {
              std::vector<int64_t> s = PyLong_Check(shape.ptr())
                                           ? std::vector<int64_t>{shape.cast<int64_t>()}
                                           : shape.cast<std::vector<int64_t>>();
-             return std::make_shared<LayerNorm>(s, eps, affine, tensor_options(device, dtype));
-           }),
-           py::arg("normalized_shape"), py::arg("eps") = 1e-5,
-           py::arg("elementwise_affine") = true, py::arg("device") = py::none(),
-           py::arg("dtype") = py::none())
+             construct_layer<LayerNorm>(v_h, s, eps, affine, tensor_options(device, dtype));
+           },
+           py::detail::is_new_style_constructor(), py::arg("normalized_shape"),
+           py::arg("eps") = 1e-5, py::arg("elementwise_affine") = true, py::arg("device") = none,
+           py::arg("dtype") = none)
       .def("reset_parameters", &LayerNorm::reset_parameters)
       .def_property_readonly("normalized_shape", [](const LayerNorm& self) {
         return py::tuple(py::cast(self.normalized_shape));
       })
       .def_readwrite("eps", &LayerNorm::eps)
       .def_readwrite("elementwise_affine", &LayerNorm::elementwise_affine);
+  finish<LayerNorm>(layer_norm);
 }
 
 void bind_losses(py::module_& m) {
-  Class<Loss>(m, "_Loss").def_readwrite("reduction", &Loss::reduction);
-  Class<WeightedLoss, Loss>(m, "_WeightedLoss");
-  const auto none = py::none();
-  Class<MSELoss, Loss>(m, "MSELoss")
-      .def(py::init([](py::object sa, py::object r, const std::string& red) {
-             return std::make_shared<MSELoss>(reduction_arg(sa, r, red));
-           }),
-           py::arg("size_average") = none, py::arg("reduce") = none, py::arg("reduction") = "mean");
-  Class<L1Loss, Loss>(m, "L1Loss")
-      .def(py::init([](py::object sa, py::object r, const std::string& red) {
-             return std::make_shared<L1Loss>(reduction_arg(sa, r, red));
-           }),
-           py::arg("size_average") = none, py::arg("reduce") = none, py::arg("reduction") = "mean");
-  Class<NLLLoss, WeightedLoss>(m, "NLLLoss")
-      .def(py::init([](py::object weight, py::object sa, int64_t ignore_index, py::object r,
-                       const std::string& red) {
-             return std::make_shared<NLLLoss>(opt_tensor(weight), ignore_index,
-                                              reduction_arg(sa, r, red));
-           }),
-           py::arg("weight") = none, py::arg("size_average") = none,
-           py::arg("ignore_index") = -100, py::arg("reduce") = none, py::arg("reduction") = "mean")
+  Abstract<Loss>(m, "_Loss").def_readwrite("reduction", &Loss::reduction);
+  Abstract<WeightedLoss, Loss>(m, "_WeightedLoss");
+  Layer<MSELoss, Loss> mse(m, "MSELoss");
+  mse.def("__init__",
+          [](VH& v_h, py::object sa, py::object r, const std::string& red) {
+            construct_layer<MSELoss>(v_h, reduction_arg(sa, r, red));
+          },
+          py::detail::is_new_style_constructor(), py::arg("size_average") = none,
+          py::arg("reduce") = none, py::arg("reduction") = "mean");
+  finish<MSELoss>(mse);
+  Layer<L1Loss, Loss> l1(m, "L1Loss");
+  l1.def("__init__",
+         [](VH& v_h, py::object sa, py::object r, const std::string& red) {
+           construct_layer<L1Loss>(v_h, reduction_arg(sa, r, red));
+         },
+         py::detail::is_new_style_constructor(), py::arg("size_average") = none,
+         py::arg("reduce") = none, py::arg("reduction") = "mean");
+  finish<L1Loss>(l1);
+  Layer<NLLLoss, WeightedLoss> nll(m, "NLLLoss");
+  nll.def("__init__",
+          [](VH& v_h, py::object weight, py::object sa, int64_t ignore_index, py::object r,
+             const std::string& red) {
+            construct_layer<NLLLoss>(v_h, opt_tensor(weight), ignore_index,
+                                     reduction_arg(sa, r, red));
+          },
+          py::detail::is_new_style_constructor(), py::arg("weight") = none,
+          py::arg("size_average") = none, py::arg("ignore_index") = -100,
+          py::arg("reduce") = none, py::arg("reduction") = "mean")
       .def_readwrite("ignore_index", &NLLLoss::ignore_index);
-  Class<CrossEntropyLoss, WeightedLoss>(m, "CrossEntropyLoss")
-      .def(py::init([](py::object weight, py::object sa, int64_t ignore_index, py::object r,
-                       const std::string& red, double label_smoothing) {
-             return std::make_shared<CrossEntropyLoss>(opt_tensor(weight), ignore_index,
-                                                       reduction_arg(sa, r, red), label_smoothing);
-           }),
-           py::arg("weight") = none, py::arg("size_average") = none,
-           py::arg("ignore_index") = -100, py::arg("reduce") = none, py::arg("reduction") = "mean",
-           py::arg("label_smoothing") = 0.0)
+  finish<NLLLoss>(nll);
+  Layer<CrossEntropyLoss, WeightedLoss> ce(m, "CrossEntropyLoss");
+  ce.def("__init__",
+         [](VH& v_h, py::object weight, py::object sa, int64_t ignore_index, py::object r,
+            const std::string& red, double label_smoothing) {
+           construct_layer<CrossEntropyLoss>(v_h, opt_tensor(weight), ignore_index,
+                                             reduction_arg(sa, r, red), label_smoothing);
+         },
+         py::detail::is_new_style_constructor(), py::arg("weight") = none,
+         py::arg("size_average") = none, py::arg("ignore_index") = -100,
+         py::arg("reduce") = none, py::arg("reduction") = "mean",
+         py::arg("label_smoothing") = 0.0)
       .def_readwrite("ignore_index", &CrossEntropyLoss::ignore_index)
       .def_readwrite("label_smoothing", &CrossEntropyLoss::label_smoothing);
-  Class<BCEWithLogitsLoss, Loss>(m, "BCEWithLogitsLoss")
-      .def(py::init([](py::object weight, py::object sa, py::object r, const std::string& red,
-                       py::object pos_weight) {
-             return std::make_shared<BCEWithLogitsLoss>(opt_tensor(weight), reduction_arg(sa, r, red),
-                                                        opt_tensor(pos_weight));
-           }),
-           py::arg("weight") = none, py::arg("size_average") = none, py::arg("reduce") = none,
-           py::arg("reduction") = "mean", py::arg("pos_weight") = none);
+  finish<CrossEntropyLoss>(ce);
+  Layer<BCEWithLogitsLoss, Loss> bce(m, "BCEWithLogitsLoss");
+  bce.def("__init__",
+          [](VH& v_h, py::object weight, py::object sa, py::object r, const std::string& red,
+             py::object pos_weight) {
+            construct_layer<BCEWithLogitsLoss>(v_h, opt_tensor(weight), reduction_arg(sa, r, red),
+                                               opt_tensor(pos_weight));
+          },
+          py::detail::is_new_style_constructor(), py::arg("weight") = none,
+          py::arg("size_average") = none, py::arg("reduce") = none,
+          py::arg("reduction") = "mean", py::arg("pos_weight") = none);
+  finish<BCEWithLogitsLoss>(bce);
 }
 
 }  // namespace

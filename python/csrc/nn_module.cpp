@@ -1,8 +1,9 @@
 // ember.nn.Module: the C++ nn::Module itself, bound with a trampoline so that Python subclasses
 // override forward, extra_repr, _save_to_state_dict and _load_from_state_dict. Registration,
 // traversal, state_dict, loading, conversion and repr all run in C++ (nn/module.h); this file
-// only moves values across. ember/nn/modules/module.py adds the pure-Python parts (__call__ with
-// hooks, the _parameters/_buffers/_modules views, _IncompatibleKeys).
+// only moves values across. ember/nn/modules/module.py adds what PyTorch writes in Python (the
+// hook algorithm of __call__, registration checks, the _parameters/_buffers/_modules views,
+// _IncompatibleKeys); nn_module_hooks.cpp has __call__ and the GC support.
 //
 // Note [Python modules under C++ parents]
 // A Python subclass instance keeps its forward and its attributes in its Python object, which
@@ -56,11 +57,13 @@ nn::StateDict state_dict_from_py(py::handle obj) {
   for (auto item : items) {
     auto kv = py::reinterpret_borrow<py::tuple>(item);
     Value v;
+    const auto key = py::cast<std::string>(kv[0]);
     if (!try_py_to_value(kv[1], v)) {
       // load_state_dict reports a value it cannot use by its type, as PyTorch does.
       v = Value(std::string(py::str(py::type::handle_of(kv[1]))));
     }
-    sd.insert(py::cast<std::string>(kv[0]), std::move(v));
+    if (!is_tensor(kv[1].ptr())) sd.value_types[key] = py::repr(py::type::handle_of(kv[1]));
+    sd.insert(key, std::move(v));
   }
   py::object md = py::getattr(obj, "_metadata", py::none());
   if (!md.is_none()) {
@@ -145,6 +148,7 @@ struct SlotAccess : nn::Module {
   using Slots = std::deque<Slot>;
   static Slots& params(nn::Module& m) { return (m.*(&SlotAccess::parameter_slots))(); }
   static Slots& buffers(nn::Module& m) { return (m.*(&SlotAccess::buffer_slots))(); }
+  static const auto& children(const nn::Module& m) { return (m.*(&SlotAccess::child_slots))(); }
   static bool erase(Slots& slots, const std::string& name) {
     for (auto it = slots.begin(); it != slots.end(); ++it) {
       if (it->name == name) {
@@ -157,15 +161,26 @@ struct SlotAccess : nn::Module {
 };
 
 bool has_child(nn::Module& m, const std::string& name) {
-  for (const auto& [n, c] : m.named_children()) {
+  for (const auto& [n, c] : SlotAccess::children(m)) {
     if (n == name) return true;
   }
-  try {
-    m.child(name);  // a child registered as None is not in named_children
-    return true;
-  } catch (const Error&) {
-    return false;
+  return false;
+}
+
+// torch.typename(o), with ember's tensor type names ("ember.FloatTensor", "int", "__main__.Foo").
+std::string type_name_of(py::handle o) {
+  if (is_tensor(o.ptr())) return py::cast<std::string>(o.attr("type")());
+  std::string module;
+  py::object mod = py::getattr(o, "__module__", py::none());
+  if (!mod.is_none() && py::isinstance<py::str>(mod)) {
+    const auto m = py::cast<std::string>(mod);
+    if (m != "builtins" && m != "__builtin__") module = m + ".";
   }
+  for (const char* attr : {"__qualname__", "__name__"}) {
+    py::object n = py::getattr(o, attr, py::none());
+    if (!n.is_none()) return module + py::cast<std::string>(py::str(n));
+  }
+  return module + py::cast<std::string>(py::type::handle_of(o).attr("__name__"));
 }
 
 std::string class_name(py::handle self) {
@@ -224,25 +239,25 @@ py::object py_setattr(py::handle self, const std::string& name, py::handle value
     return py::none();
   }
   auto& m = self.cast<nn::Module&>();
-  const char* tname = Py_TYPE(value.ptr())->tp_name;
+  const std::string tname = type_name_of(value);
   if (value_is_param) {
     // An existing parameter keeps its place in the order (PyTorch assigns into _parameters).
     if (!m.has_parameter(name)) remove_member(self, m, name);
     set_parameter(m, name, value);
   } else if (m.has_parameter(name)) {
     EMBER_CHECK_TYPE(value.is_none(), "cannot assign '", tname, "' as parameter '", name,
-                     "' (torch.nn.Parameter or None expected)");
+                     "' (ember.nn.Parameter or None expected)");
     set_parameter(m, name, value);
   } else if (py::isinstance<nn::Module>(value)) {
     remove_member(self, m, name);
     set_child(m, name, value);
   } else if (has_child(m, name)) {
     EMBER_CHECK_TYPE(value.is_none(), "cannot assign '", tname, "' as child module '", name,
-                     "' (torch.nn.Module or None expected)");
+                     "' (ember.nn.Module or None expected)");
     set_child(m, name, value);
   } else if (m.has_buffer(name)) {
     EMBER_CHECK_TYPE(value.is_none() || value_is_tensor, "cannot assign '", tname,
-                     "' as buffer '", name, "' (torch.Tensor or None expected)");
+                     "' as buffer '", name, "' (ember.Tensor or None expected)");
     m.buffer(name) = value.is_none() ? Tensor() : unpack(value.ptr());
   } else {
     if (PyObject_GenericSetAttr(self.ptr(), py::str(name).ptr(), value.ptr()) < 0) {
@@ -400,12 +415,13 @@ std::shared_ptr<nn::Module> module_from_py(py::handle obj) {
                    " is not a Module subclass");
   auto& m = obj.cast<nn::Module&>();
   // Note [Python modules under C++ parents]: the deleter drops the Python reference only.
-  auto* keep = obj.inc_ref().ptr();
-  return std::shared_ptr<nn::Module>(&m, [keep](nn::Module*) {
-    if (!Py_IsInitialized()) return;
-    py::gil_scoped_acquire gil;
-    Py_DECREF(keep);
-  });
+  return std::shared_ptr<nn::Module>(&m, PyObjectRef{obj.inc_ref().ptr()});
+}
+
+void PyObjectRef::operator()(nn::Module*) const {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  Py_DECREF(obj);
 }
 
 py::object module_to_py(const std::shared_ptr<nn::Module>& m) {
@@ -452,6 +468,8 @@ void init_nn_module(py::module_& m) {
         }
       },
       py::detail::is_new_style_constructor());
+  init_nn_module_hooks(m, cls);
+  m.def("_module_initialized", [](py::handle self) { return initialized(self); });
   cls.def("__getattr__", &py_getattr);
   cls.def("__setattr__", &py_setattr);
   cls.def("__delattr__", &py_delattr);
@@ -464,55 +482,39 @@ void init_nn_module(py::module_& m) {
     return value_to_py(self.forward(in));
   });
 
-  // ---- registration ----
-  cls.def("register_parameter", [](py::handle self, const std::string& name, py::handle param) {
-    auto& mod = self.cast<Module&>();
-    EMBER_CHECK_TYPE(param.is_none() || (is_tensor(param.ptr()) && unpack(param.ptr()).is_parameter()),
-                     "cannot assign '", Py_TYPE(param.ptr())->tp_name,
-                     "' object to parameter '", name, "' (torch.nn.Parameter or None required)");
-    EMBER_CHECK_KIND(ErrorKind::Key, !py::hasattr(py::type::handle_of(self), name.c_str()) ||
-                                         mod.has_parameter(name),
-                     "attribute '", name, "' already exists");
-    if (mod.has_parameter(name)) {
-      set_parameter(mod, name, param);
+  // ---- registration (module.py checks the arguments first, with PyTorch's messages) ----
+  cls.def("_cpp_register_parameter", [](Module& self, const std::string& name, py::handle param) {
+    if (self.has_parameter(name)) {
+      set_parameter(self, name, param);
     } else {
-      mod.register_parameter(name, param.is_none() ? Tensor() : unpack(param.ptr()),
-                             param.is_none() || unpack(param.ptr()).requires_grad());
+      self.register_parameter(name, param.is_none() ? Tensor() : unpack(param.ptr()),
+                              param.is_none() || unpack(param.ptr()).requires_grad());
     }
-  }, py::arg("name"), py::arg("param"));
-  cls.def("register_buffer", [](Module& self, const std::string& name, py::handle tensor,
-                                bool persistent) {
-    EMBER_CHECK_TYPE(tensor.is_none() || is_tensor(tensor.ptr()), "cannot assign '",
-                     Py_TYPE(tensor.ptr())->tp_name, "' object to buffer '", name,
-                     "' (torch Tensor or None required)");
+  });
+  cls.def("_cpp_store_parameter", [](Module& self, const std::string& name, py::handle value) {
+    // `_parameters[name] = value`: PyTorch's dict takes the value as it is (no Parameter made,
+    // no checks); ember's slots hold tensors or None.
+    EMBER_CHECK_TYPE(value.is_none() || is_tensor(value.ptr()), "cannot assign '",
+                     type_name_of(value), "' as parameter '", name,
+                     "' (ember.nn.Parameter or None expected)");
+    if (!self.has_parameter(name)) self.register_parameter(name, Tensor());
+    self.parameter(name) = value.is_none() ? Tensor() : unpack(value.ptr());
+  });
+  cls.def("_cpp_register_buffer", [](Module& self, const std::string& name, py::handle tensor,
+                                     bool persistent) {
     Tensor t = tensor.is_none() ? Tensor() : unpack(tensor.ptr());
     if (self.has_buffer(name)) {
-      SlotAccess::erase(SlotAccess::buffers(self), name);
+      // PyTorch's `_buffers[name] = tensor`: the buffer keeps its place.
+      self.buffer(name) = t;
+      for (auto& s : SlotAccess::buffers(self)) {
+        if (s.name == name) s.persistent = persistent;
+      }
+    } else {
+      self.register_buffer(name, t, persistent);
     }
-    self.register_buffer(name, t, persistent);
-  }, py::arg("name"), py::arg("tensor"), py::arg("persistent") = true);
-  auto add_module = [](Module& self, const std::string& name, py::handle module) {
-    EMBER_CHECK_TYPE(module.is_none() || py::isinstance<Module>(module),
-                     Py_TYPE(module.ptr())->tp_name, " is not a Module subclass");
+  });
+  cls.def("_cpp_add_module", [](Module& self, const std::string& name, py::handle module) {
     set_child(self, name, module);
-  };
-  cls.def("add_module", add_module, py::arg("name"), py::arg("module"));
-  cls.def("register_module", add_module, py::arg("name"), py::arg("module"));
-  cls.def("get_submodule", [](py::handle self, const std::string& target) -> py::object {
-    py::object mod = py::reinterpret_borrow<py::object>(self);
-    if (target.empty()) return mod;
-    size_t start = 0;
-    while (start <= target.size()) {
-      size_t dot = target.find('.', start);
-      std::string item = target.substr(start, dot == std::string::npos ? dot : dot - start);
-      auto& cur = mod.cast<Module&>();
-      EMBER_CHECK_KIND(ErrorKind::Attribute, has_child(cur, item), class_name(mod),
-                       " has no attribute `", item, "`");
-      mod = module_to_py(cur.child(item));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    return mod;
   });
 
   // ---- member views (the Python side builds _parameters / _buffers / _modules on these) ----
@@ -521,10 +523,7 @@ void init_nn_module(py::module_& m) {
     if (kind == 0) for (const auto& s : SlotAccess::params(self)) names.push_back(s.name);
     if (kind == 1) for (const auto& s : SlotAccess::buffers(self)) names.push_back(s.name);
     if (kind == 2) {
-      // Children in registration order, None ones included.
-      for (const auto& [n, c] : self.named_modules("", false)) {
-        if (!n.empty() && n.find('.') == std::string::npos) names.push_back(n);
-      }
+      for (const auto& [n, c] : SlotAccess::children(self)) names.push_back(n);  // None ones too
     }
     return names;
   });
@@ -546,11 +545,12 @@ void init_nn_module(py::module_& m) {
   cls.def("named_children", [](const Module& self) {
     return named_modules_list(self.named_children());
   });
-  cls.def("named_modules", [](Module& self, py::object memo, const std::string& prefix,
-                              bool remove_duplicate) {
-    (void)memo;  // PyTorch's recursion memo: ember's traversal keeps its own
-    return named_modules_list(self.named_modules(prefix, remove_duplicate));
-  }, py::arg("memo") = py::none(), py::arg("prefix") = "", py::arg("remove_duplicate") = true);
+  cls.def("_child_items", [](const Module& self) {
+    // Every child slot in order, duplicates and None ones included (PyTorch's _modules.items()).
+    py::list out;
+    for (const auto& [n, c] : SlotAccess::children(self)) out.append(py::make_tuple(n, module_to_py(c)));
+    return out;
+  });
 
   // ---- modes and bulk operations ----
   cls.def("apply", [](py::handle self, py::function fn) {
@@ -636,6 +636,15 @@ void init_nn_module(py::module_& m) {
     module_to(self.cast<Module&>(), args, kwargs);
     return py::reinterpret_borrow<py::object>(self);
   });
+  cls.def("_apply", [](py::handle self, py::function fn, bool recurse) {
+    self.cast<Module&>()._apply([&fn](const Tensor& t) {
+      py::object r = fn(py::reinterpret_steal<py::object>(wrap(t)));
+      EMBER_CHECK_TYPE(is_tensor(r.ptr()), "_apply: fn must return a Tensor, got ",
+                       Py_TYPE(r.ptr())->tp_name);
+      return unpack(r.ptr());
+    }, recurse);
+    return py::reinterpret_borrow<py::object>(self);
+  }, py::arg("fn"), py::arg("recurse") = true);
   cls.def("to_empty", [](py::handle self, py::object device, bool recurse) {
     self.cast<Module&>().to_empty(parse_device(device.ptr()), recurse);
     return py::reinterpret_borrow<py::object>(self);

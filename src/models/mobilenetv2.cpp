@@ -62,8 +62,12 @@ InvertedResidual::InvertedResidual(std::string type_name, int64_t inp, int64_t o
 }
 
 Tensor InvertedResidual::forward(const Tensor& x) {
-  if (use_res_connect) return x + (*conv)(x);
-  return (*conv)(x);
+  // The child in the tree, not the constructor's member (Note [One list of children]).
+  const auto block_ptr = child("conv");
+  EMBER_CHECK_TYPE(block_ptr, "'NoneType' object is not callable");
+  nn::Module& block = *block_ptr;
+  if (use_res_connect) return x + block(x);
+  return block(x);
 }
 
 Value InvertedResidual::forward(const std::vector<Value>& inputs) {
@@ -166,11 +170,14 @@ MobileNetV2::MobileNetV2(std::string type_name, int64_t num_classes, double widt
 }
 
 Tensor MobileNetV2::forward_impl(const Tensor& x) {
-  Tensor y = (*features)(x);
+  // The tree's children, not the constructor's members (Note [One list of children]).
+  const auto features_m = child("features"), classifier_m = child("classifier");
+  EMBER_CHECK_TYPE(features_m && classifier_m, "'NoneType' object is not callable");
+  Tensor y = (*features_m)(x);
   const std::vector<int64_t> one{1, 1};
   y = nn::functional::adaptive_avg_pool2d(y, one);
   y = nn::functional::flatten(y, 1);
-  return (*classifier)(y);
+  return (*classifier_m)(y);
 }
 
 Tensor MobileNetV2::forward(const Tensor& x) { return forward_impl(x); }

@@ -27,7 +27,7 @@ std::shared_ptr<nn::Conv2d> conv1x1(int64_t in_planes, int64_t out_planes, int64
 namespace {
 
 // `out += identity; relu(out)` — the residual sum, in place as torchvision writes it.
-Tensor add_residual(Tensor out, const Tensor& identity, nn::ReLU& relu) {
+Tensor add_residual(Tensor out, const Tensor& identity, nn::Module& relu) {
   out.add_(identity);
   return relu(out);
 }
@@ -38,7 +38,7 @@ struct Stage {
   Tensor out;
   bool fused;
 };
-Stage conv_bn_relu(nn::Module& conv, nn::Module& bn, nn::ReLU& relu, const Tensor& x) {
+Stage conv_bn_relu(nn::Module& conv, nn::Module& bn, nn::Module& relu, const Tensor& x) {
   if (auto y = nn::detail::conv_bn_act_eval(conv, bn, &relu, x)) return {*y, true};
   return {relu(bn(conv(x))), false};
 }
@@ -46,7 +46,7 @@ Stage conv_bn_relu(nn::Module& conv, nn::Module& bn, nn::ReLU& relu, const Tenso
 // A block's tail, relu(bn(conv(out)) + shortcut()). After a fused stage the shortcut runs first
 // and the sum becomes the convolution's epilogue; otherwise torchvision's order: conv, bn, then
 // the shortcut (forward hooks see the modules in that order).
-Tensor conv_bn_add_relu(nn::Module& conv, nn::Module& bn, nn::ReLU& relu, const Tensor& out,
+Tensor conv_bn_add_relu(nn::Module& conv, nn::Module& bn, nn::Module& relu, const Tensor& out,
                         const std::function<Tensor()>& shortcut, bool after_fused) {
   if (after_fused) {
     const Tensor identity = shortcut();
@@ -55,6 +55,23 @@ Tensor conv_bn_add_relu(nn::Module& conv, nn::Module& bn, nn::ReLU& relu, const 
   }
   Tensor y = bn(conv(out));
   return add_residual(y, shortcut(), relu);
+}
+
+// The forwards read their children from the module tree, not from the typed members the
+// constructors fill: a child replaced through the tree (Python's `model.fc = nn.Linear(...)`,
+// a swapped-in subclass) is the one that runs (Note [One list of children]).
+nn::Module& sub(const nn::Module& m, const char* name) {
+  const std::shared_ptr<nn::Module> c = m.child(name);
+  EMBER_CHECK_TYPE(c, "'NoneType' object is not callable");
+  return *c;
+}
+
+// An optional child (torchvision's `self.downsample = None`): absent or None gives null.
+nn::Module* optional_sub(const nn::Module& m, const char* name) {
+  for (const auto& [n, c] : m.named_children()) {
+    if (n == name) return c.get();
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -87,9 +104,11 @@ BasicBlock::BasicBlock(std::string type_name, int64_t inplanes, int64_t planes, 
 }
 
 Tensor BasicBlock::forward(const Tensor& x) {
-  const Stage h = conv_bn_relu(*conv1, *bn1, *relu, x);
-  return conv_bn_add_relu(*conv2, *bn2, *relu, h.out,
-                          [&] { return downsample ? (*downsample)(x) : x; }, h.fused);
+  nn::Module& act = sub(*this, "relu");
+  nn::Module* shortcut = optional_sub(*this, "downsample");
+  const Stage h = conv_bn_relu(sub(*this, "conv1"), sub(*this, "bn1"), act, x);
+  return conv_bn_add_relu(sub(*this, "conv2"), sub(*this, "bn2"), act, h.out,
+                          [&] { return shortcut ? (*shortcut)(x) : x; }, h.fused);
 }
 
 Value BasicBlock::forward(const std::vector<Value>& inputs) {
@@ -127,10 +146,12 @@ Bottleneck::Bottleneck(std::string type_name, int64_t inplanes, int64_t planes, 
 }
 
 Tensor Bottleneck::forward(const Tensor& x) {
-  const Stage h1 = conv_bn_relu(*conv1, *bn1, *relu, x);
-  const Stage h2 = conv_bn_relu(*conv2, *bn2, *relu, h1.out);
-  return conv_bn_add_relu(*conv3, *bn3, *relu, h2.out,
-                          [&] { return downsample ? (*downsample)(x) : x; }, h2.fused);
+  nn::Module& act = sub(*this, "relu");
+  nn::Module* shortcut = optional_sub(*this, "downsample");
+  const Stage h1 = conv_bn_relu(sub(*this, "conv1"), sub(*this, "bn1"), act, x);
+  const Stage h2 = conv_bn_relu(sub(*this, "conv2"), sub(*this, "bn2"), act, h1.out);
+  return conv_bn_add_relu(sub(*this, "conv3"), sub(*this, "bn3"), act, h2.out,
+                          [&] { return shortcut ? (*shortcut)(x) : x; }, h2.fused);
 }
 
 Value Bottleneck::forward(const std::vector<Value>& inputs) {
@@ -259,10 +280,11 @@ std::shared_ptr<nn::Sequential> ResNet::make_layer(const ResNetBlock& block, int
 }
 
 Tensor ResNet::forward_impl(const Tensor& x) {
-  Tensor y = (*maxpool)(conv_bn_relu(*conv1, *bn1, *relu, x).out);
-  y = (*layer4)((*layer3)((*layer2)((*layer1)(y))));
-  y = nn::functional::flatten((*avgpool)(y), 1);
-  return (*fc)(y);
+  Tensor y = sub(*this, "maxpool")(
+      conv_bn_relu(sub(*this, "conv1"), sub(*this, "bn1"), sub(*this, "relu"), x).out);
+  for (const char* layer : {"layer1", "layer2", "layer3", "layer4"}) y = sub(*this, layer)(y);
+  y = nn::functional::flatten(sub(*this, "avgpool")(y), 1);
+  return sub(*this, "fc")(y);
 }
 
 Tensor ResNet::forward(const Tensor& x) { return forward_impl(x); }

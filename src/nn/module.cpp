@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "../autograd/autograd_meta.h"
+#include "module_depth.h"
 #include "ember/grad_mode.h"
 
 namespace ember::nn {
@@ -56,17 +57,59 @@ Value Module::forward(const std::vector<Value>&) {
                   "] is missing the required \"forward\" function");
 }
 
+// Note [Module hooks across the boundary]
+// PyTorch's hooks fire on every call of a module, whoever calls it; quantization's observers
+// depend on it. C++ hooks live in this module's lists and run in call_native. A front end's
+// hooks (Python's forward / pre / backward hooks, with kwargs, always_call, the module-global
+// ones) live in the front end, which has the arguments as its users wrote them; a module that
+// has (had) such hooks is marked (front_end_hooks_), and `call` — what C++ parents use — hands
+// the whole call to the front end, which runs its hooks, the C++ hooks (run_forward_*_hooks)
+// and forward. Calls made from the front end go straight to its own call path. With no hook
+// anywhere, `call` costs two flag tests; fast paths that bypass `call` (eval-mode conv-bn
+// fusion) test has_forward_hooks(), which counts both kinds.
+namespace {
+Module::FrontEndCall g_front_end_call = nullptr;
+std::atomic<bool> g_front_end_global_hooks{false};
+}  // namespace
+
+void Module::set_front_end_call(FrontEndCall fn) { g_front_end_call = fn; }
+void Module::set_front_end_global_hooks(bool on) { g_front_end_global_hooks = on; }
+bool Module::front_end_global_hooks() { return g_front_end_global_hooks.load(std::memory_order_relaxed); }
+
 Value Module::call(std::vector<Value> inputs) {
-  const auto pre = forward_pre_hooks_;  // a hook may add or remove hooks
-  for (const auto& [id, hook] : pre) {
-    if (auto replaced = hook(*this, inputs)) inputs = std::move(*replaced);
+  if ((front_end_hooks_ || front_end_global_hooks()) && g_front_end_call) {
+    return g_front_end_call(*this, inputs);
+  }
+  return call_native(std::move(inputs));
+}
+
+Value Module::call_native(std::vector<Value> inputs) {
+  if (!forward_pre_hooks_.empty()) {
+    if (auto replaced = run_forward_pre_hooks(inputs)) inputs = std::move(*replaced);
   }
   Value out = forward(inputs);
-  const auto post = forward_hooks_;
-  for (const auto& [id, hook] : post) {
-    if (auto replaced = hook(*this, inputs, out)) out = std::move(*replaced);
+  if (!forward_hooks_.empty()) {
+    if (auto replaced = run_forward_hooks(inputs, out)) out = std::move(*replaced);
   }
   return out;
+}
+
+std::optional<std::vector<Value>> Module::run_forward_pre_hooks(const std::vector<Value>& inputs) {
+  std::optional<std::vector<Value>> current;
+  const auto pre = forward_pre_hooks_;  // a hook may add or remove hooks
+  for (const auto& [id, hook] : pre) {
+    if (auto replaced = hook(*this, current ? *current : inputs)) current = std::move(*replaced);
+  }
+  return current;
+}
+
+std::optional<Value> Module::run_forward_hooks(const std::vector<Value>& inputs, const Value& output) {
+  std::optional<Value> current;
+  const auto post = forward_hooks_;
+  for (const auto& [id, hook] : post) {
+    if (auto replaced = hook(*this, inputs, current ? *current : output)) current = std::move(*replaced);
+  }
+  return current;
 }
 
 Module::Slot* Module::find_slot(std::deque<Slot>& slots, const std::string& name) {
@@ -202,6 +245,7 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modul
   std::function<void(const std::string&, const std::shared_ptr<Module>&)> visit =
       [&](const std::string& p, const std::shared_ptr<Module>& m) {
         if (remove_duplicate && !seen.insert(m.get()).second) return;
+        detail::ModuleDepthGuard depth;
         out.emplace_back(p, m);
         for (const auto& [n, c] : m->children_)
           if (c) visit(join(p, n), c);
@@ -220,6 +264,7 @@ void Module::visit(const std::string& prefix, bool recurse, bool remove_duplicat
                    std::unordered_set<const Module*>& seen,
                    const std::function<void(const Module&, const std::string&)>& fn) const {
   if (remove_duplicate && !seen.insert(this).second) return;
+  detail::ModuleDepthGuard depth;
   fn(*this, prefix);
   if (!recurse) return;
   for (const auto& [n, c] : children_) {
@@ -270,12 +315,14 @@ std::vector<Tensor> Module::buffers(bool recurse) const {
 // ---- modes and bulk operations ----
 
 Module& Module::apply(const std::function<void(Module&)>& fn) {
+  detail::ModuleDepthGuard depth;
   for (const auto& c : children()) c->apply(fn);
   fn(*this);
   return *this;
 }
 
 Module& Module::train(bool mode) {
+  detail::ModuleDepthGuard depth;
   training_ = mode;
   for (const auto& c : children()) c->train(mode);
   return *this;
@@ -359,6 +406,7 @@ std::string add_indent(const std::string& s, int spaces) {
 }  // namespace
 
 std::string Module::repr() const {
+  detail::ModuleDepthGuard depth;
   std::vector<std::string> extra_lines, child_lines;
   const std::string extra = extra_repr();
   if (!extra.empty()) {

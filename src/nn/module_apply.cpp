@@ -5,6 +5,8 @@
 #include "ember/dispatch.h"
 #include "ember/grad_mode.h"
 #include "ember/nn/module.h"
+
+#include "module_depth.h"
 #include "ember/ops/factory.h"
 #include "ember/swap_tensors.h"
 
@@ -18,6 +20,7 @@ bool should_set_data(const Tensor& t, const Tensor& t2) {
 }  // namespace
 
 Module& Module::_apply(const TensorFn& fn, bool recurse) {
+  detail::ModuleDepthGuard depth;
   if (recurse) {
     for (const auto& c : children()) c->_apply(fn);
   }
@@ -87,7 +90,7 @@ Module& Module::_apply(const TensorFn& fn, bool recurse) {
 }
 
 namespace {
-std::string torch_dtype(ScalarType t) { return std::string("torch.") + dtype_name(t); }
+std::string ember_dtype(ScalarType t) { return std::string("ember.") + dtype_name(t); }
 
 // Moving a meta module with to() cannot copy data: say what to use instead.
 Module& with_meta_hint(Module& m, const Module::TensorFn& fn) {
@@ -97,7 +100,7 @@ Module& with_meta_hint(Module& m, const Module::TensorFn& fn) {
     if (std::string(e.what()) == "Cannot copy out of meta tensor; no data!") {
       EMBER_FAIL_KIND(ErrorKind::NotImplemented,
                       "Cannot copy out of meta tensor; no data! Please use "
-                      "torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving "
+                      "ember.nn.Module.to_empty() instead of ember.nn.Module.to() when moving "
                       "module from meta to a different device.");
     }
     throw;
@@ -107,7 +110,7 @@ Module& with_meta_hint(Module& m, const Module::TensorFn& fn) {
 void check_floating(ScalarType dtype) {
   EMBER_CHECK_TYPE(is_floating(dtype),
                    "nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                   "dtype=", torch_dtype(dtype));
+                   "dtype=", ember_dtype(dtype));
 }
 }  // namespace
 

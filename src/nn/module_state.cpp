@@ -13,6 +13,8 @@
 #include "../dispatch/boxing.h"
 #include "ember/grad_mode.h"
 #include "ember/nn/module.h"
+
+#include "module_depth.h"
 #include "ember/swap_tensors.h"
 #include "ember/warning.h"
 
@@ -53,6 +55,7 @@ StateDict Module::state_dict(const std::string& prefix, bool keep_vars) {
 }
 
 void Module::state_dict_into(StateDict& destination, const std::string& prefix, bool keep_vars) {
+  detail::ModuleDepthGuard depth;
   if (!destination.metadata) destination.metadata.emplace();
   LocalMetadata local{{"version", Value(version())}};
   if (LocalMetadata* existing = destination.metadata_for(module_prefix(prefix))) {
@@ -106,7 +109,8 @@ class ModuleLoader {
 namespace {
 
 // Python's type() of a non-tensor checkpoint value, for PyTorch's message.
-std::string python_type(const Value& v) {
+std::string python_type(const StateDict& sd, const std::string& key, const Value& v) {
+  if (auto it = sd.value_types.find(key); it != sd.value_types.end()) return it->second;
   if (v.is_int()) return "<class 'int'>";
   if (v.is_double()) return "<class 'float'>";
   if (v.is_bool()) return "<class 'bool'>";
@@ -116,9 +120,9 @@ std::string python_type(const Value& v) {
   return "<class '" + std::string(v.type_name()) + "'>";
 }
 
-std::string torch_size(IntArrayRef sizes) {
+std::string ember_size(IntArrayRef sizes) {
   std::ostringstream os;
-  os << "torch.Size(" << sizes << ")";
+  os << "ember.Size(" << sizes << ")";
   return os.str();
 }
 
@@ -162,8 +166,8 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
     }
     if (!entry->is_tensor()) {
       error_msgs.push_back("While copying the parameter named \"" + key +
-                           "\", expected torch.Tensor or Tensor-like object from checkpoint but "
-                           "received " + python_type(*entry));
+                           "\", expected ember.Tensor or Tensor-like object from checkpoint but "
+                           "received " + python_type(state_dict, key, *entry));
       continue;
     }
     const Tensor param = slot.value;
@@ -171,9 +175,9 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
     if (param.dim() == 0 && input.dim() == 1) input = input.select(0, 0);
     if (input.sizes() != param.sizes()) {
       error_msgs.push_back("size mismatch for " + key + ": copying a param with shape " +
-                           torch_size(input.sizes()) +
+                           ember_size(input.sizes()) +
                            " from checkpoint, the shape in current model is " +
-                           torch_size(param.sizes()) + ".");
+                           ember_size(param.sizes()) + ".");
       continue;
     }
     if (param.is_meta() && !input.is_meta() && !assign) {
@@ -186,8 +190,8 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
     const char* verb = use_swap ? "swapping" : "copying";
     auto failure = [key, verb, param, input](const std::string& what) {
       return "While " + std::string(verb) + " the parameter named \"" + key +
-             "\", whose dimensions in the model are " + torch_size(param.sizes()) +
-             " and whose dimensions in the checkpoint are " + torch_size(input.sizes()) +
+             "\", whose dimensions in the model are " + ember_size(param.sizes()) +
+             " and whose dimensions in the checkpoint are " + ember_size(input.sizes()) +
              ", an exception occurred : ('" + what + "',).";
     };
     // What copy_ would refuse, checked now so that nothing is written before the load fails.
@@ -270,6 +274,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state_dict, bool stric
 
   std::function<void(Module&, StateDict&, const std::string&)> load =
       [&](Module& module, StateDict& local_sd, const std::string& prefix) {
+        detail::ModuleDepthGuard depth;
         LocalMetadata local_metadata;
         if (LocalMetadata* md = sd.metadata_for(module_prefix(prefix))) local_metadata = *md;
         if (assign) local_metadata["assign_to_params_buffers"] = Value(true);

@@ -64,6 +64,8 @@ class Module : public std::enable_shared_from_this<Module> {
   Module& operator=(const Module&) = delete;
 
   const std::string& type_name() const { return type_name_; }
+  /// Renames the class repr and messages show (a front end's subclass of a C++ layer).
+  void set_type_name(std::string name) { type_name_ = std::move(name); }
 
   // ---- forward ----
   /// The computation. Layers also offer a typed `forward(const Tensor&)`.
@@ -135,8 +137,40 @@ class Module : public std::enable_shared_from_this<Module> {
   unsigned register_load_state_dict_pre_hook(LoadPreHook hook);
   unsigned register_load_state_dict_post_hook(LoadPostHook hook);
   void remove_hook(unsigned id);
-  /// Whether a forward pre-hook or forward hook is registered (in C++) on this module.
-  bool has_forward_hooks() const { return !forward_pre_hooks_.empty() || !forward_hooks_.empty(); }
+  /// Whether a call of this module may run hooks: a forward pre-hook or forward hook registered
+  /// in C++, or a front end's hooks (set_front_end_hooks). Fast paths that skip `call` (fused
+  /// conv-bn) check this.
+  bool has_forward_hooks() const {
+    return front_end_hooks_ || front_end_global_hooks() || !forward_pre_hooks_.empty() ||
+           !forward_hooks_.empty();
+  }
+
+  // ---- front-end hooks (Note [Module hooks across the boundary]) ----
+  /// Runs a whole call of `m` (its hooks and forward) in a front end, for modules whose hooks
+  /// live there (Python's). Installed once by the front end.
+  using FrontEndCall = Value (*)(Module& m, std::vector<Value>& inputs);
+  // (Defined in libember, not inline: a front end built with hidden visibility would otherwise
+  // set a copy of its own.)
+  static void set_front_end_call(FrontEndCall fn);
+  /// Marks this module as having (had) front-end hooks: `call` then hands the call to the
+  /// front end, which also runs the C++ hooks (call_native). Sticky: cleared only explicitly.
+  void set_front_end_hooks(bool on) { front_end_hooks_ = on; }
+  bool front_end_hooks() const { return front_end_hooks_; }
+  /// Front-end hooks that apply to every module (Python's register_module_forward_hook).
+  static void set_front_end_global_hooks(bool on);
+  static bool front_end_global_hooks();
+  /// `call` without the front end: C++ pre-hooks, forward, C++ hooks.
+  Value call_native(std::vector<Value> inputs);
+  /// The C++ hooks alone, for a front end running a call itself. Pre-hooks return the inputs
+  /// they replaced (nullopt: unchanged); hooks the replaced output.
+  std::optional<std::vector<Value>> run_forward_pre_hooks(const std::vector<Value>& inputs);
+  std::optional<Value> run_forward_hooks(const std::vector<Value>& inputs, const Value& output);
+  /// An object a front end keeps with this module while C++ shares it (Python: the module's
+  /// own Python object once it has Python state, Note [Python state of C++-held modules]).
+  std::shared_ptr<void>& front_end_object() { return front_end_object_; }
+  bool has_native_forward_hooks() const {
+    return !forward_pre_hooks_.empty() || !forward_hooks_.empty();
+  }
 
   // ---- state_dict (module_state.cpp) ----
   StateDict state_dict(const std::string& prefix = "", bool keep_vars = false);
@@ -198,6 +232,11 @@ class Module : public std::enable_shared_from_this<Module> {
     bool persistent = true;
   };
   void register_module_impl(const std::string& name, std::shared_ptr<Module> module);
+  /// The children in registration order, None ones (null) included: the one list that every
+  /// view reads (Note [One list of children]).
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& child_slots() const {
+    return children_;
+  }
   Module& to_floating(ScalarType dtype);
   std::deque<Slot>& parameter_slots() { return parameters_; }
   std::deque<Slot>& buffer_slots() { return buffers_; }
@@ -218,6 +257,8 @@ class Module : public std::enable_shared_from_this<Module> {
 
   std::string type_name_;
   bool training_ = true;
+  bool front_end_hooks_ = false;
+  std::shared_ptr<void> front_end_object_;
   std::deque<Slot> parameters_;
   std::deque<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

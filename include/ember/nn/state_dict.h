@@ -40,6 +40,10 @@ class StateDict {
   /// ("" for the root, "lin", "a.b") to that module's metadata, in module order.
   std::optional<std::vector<std::pair<std::string, LocalMetadata>>> metadata;
   LocalMetadata* metadata_for(const std::string& module_prefix);
+  /// A front end's type names of values it could not box or whose type boxing loses (a real
+  /// PyTorch tensor, a tuple), by key: loading names them as the front end spells them
+  /// ("<class 'torch.Tensor'>").
+  std::map<std::string, std::string> value_types;
 
  private:
   std::vector<std::pair<std::string, Value>> items_;

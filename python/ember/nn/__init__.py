@@ -3,3 +3,8 @@ from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import functional, init  # noqa: F401
 from . import utils  # noqa: F401
+
+from .. import _C as _C_
+
+_C_._nn._install_gc_support(Module)  # every C++ module class is bound by now
+del _C_

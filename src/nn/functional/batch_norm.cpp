@@ -29,7 +29,7 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
                   const std::optional<Tensor>& running_var, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, bool training, double momentum, double eps) {
   if (training && input.dim() >= 1)
-    verify_batch_size(input.sizes(), "torch.Size(" + format_list(input.sizes()) + ")");
+    verify_batch_size(input.sizes(), "ember.Size(" + format_list(input.sizes()) + ")");
   return ember::batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
                            eps);
 }

@@ -1,6 +1,14 @@
 // nn::Sequential, ModuleList, ModuleDict: PyTorch 1.13's container semantics on top of
-// Module's registration (the container keeps its children's names in order, since one module
-// may be registered under two names and Module's traversals remove such duplicates).
+// Module's registration.
+//
+// Note [One list of children]
+// A container's children are its Module's child list, exactly as PyTorch's containers read
+// `self._modules`: len, indexing, iteration, forward, repr, state_dict and named_children all
+// read that one list, so a child added by any route (the container's own methods,
+// Module::register_module, Python's add_module / setattr / _modules[...]) is seen by every
+// path. An earlier version kept the container's names in a second list: a child added through
+// Module's registration showed in repr but was skipped by forward, a silent wrong result.
+// The list keeps duplicates (one module at two indices); Module's traversals remove them.
 #include "ember/nn/modules/container.h"
 
 #include <algorithm>
@@ -12,42 +20,43 @@ namespace ember::nn {
 
 // ---- ModuleContainer ----
 
+std::vector<std::string> ModuleContainer::keys() const {
+  std::vector<std::string> out;
+  out.reserve(size());
+  for (const auto& [k, m] : child_slots()) out.push_back(k);
+  return out;
+}
+
 std::vector<std::shared_ptr<Module>> ModuleContainer::values() const {
   std::vector<std::shared_ptr<Module>> out;
-  out.reserve(keys_.size());
-  for (const auto& k : keys_) out.push_back(child(k));
+  out.reserve(size());
+  for (const auto& [k, m] : child_slots()) out.push_back(m);
   return out;
 }
 
-std::vector<NamedModule> ModuleContainer::items() const {
-  std::vector<NamedModule> out;
-  out.reserve(keys_.size());
-  for (const auto& k : keys_) out.emplace_back(k, child(k));
-  return out;
-}
+std::vector<NamedModule> ModuleContainer::items() const { return child_slots(); }
 
 void ModuleContainer::add_module(const std::string& name, std::shared_ptr<Module> module) {
-  if (std::find(keys_.begin(), keys_.end(), name) != keys_.end()) {
-    replace_module(name, std::move(module));
-    return;
+  for (const auto& [k, m] : child_slots()) {
+    if (k == name) {
+      replace_module(name, std::move(module));
+      return;
+    }
   }
   register_module_impl(name, std::move(module));  // checks the name first
-  keys_.push_back(name);
 }
 
 void ModuleContainer::unregister_module(const std::string& name) {
   Module::unregister_module(name);  // errors when `name` is not a child
-  std::erase(keys_, name);
 }
 
 void ModuleContainer::renumber(const std::vector<std::shared_ptr<Module>>& modules) {
-  for (const auto& k : keys_) Module::unregister_module(k);
-  keys_.clear();
+  for (const auto& k : keys()) Module::unregister_module(k);
   for (size_t i = 0; i < modules.size(); ++i) add_module(std::to_string(i), modules[i]);
 }
 
 size_t ModuleContainer::checked_index(int64_t idx) const {
-  const auto n = static_cast<int64_t>(keys_.size());
+  const auto n = static_cast<int64_t>(size());
   EMBER_CHECK_INDEX(idx >= -n && idx < n, "index ", idx, " is out of range");
   return static_cast<size_t>(idx < 0 ? idx + n : idx);
 }
@@ -68,7 +77,7 @@ std::vector<size_t> ModuleContainer::slice_positions(std::optional<int64_t> star
                                                      std::optional<int64_t> stop,
                                                      int64_t step) const {
   EMBER_CHECK_VALUE(step != 0, "slice step cannot be zero");
-  const auto n = static_cast<int64_t>(keys_.size());
+  const auto n = static_cast<int64_t>(size());
   auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
     if (!v) return dflt;
     int64_t x = *v < 0 ? *v + n : *v;
@@ -85,11 +94,11 @@ std::vector<size_t> ModuleContainer::slice_positions(std::optional<int64_t> star
 // ---- ModuleSequence ----
 
 std::shared_ptr<Module> ModuleSequence::operator[](int64_t idx) const {
-  return child(keys_[checked_index(idx)]);
+  return child_slots()[checked_index(idx)].second;
 }
 
 ModuleSequence& ModuleSequence::append(std::shared_ptr<Module> module) {
-  add_module(std::to_string(keys_.size()), std::move(module));
+  add_module(std::to_string(size()), std::move(module));
   return *this;
 }
 
@@ -99,7 +108,7 @@ ModuleSequence& ModuleSequence::extend(const std::vector<std::shared_ptr<Module>
 }
 
 ModuleSequence& ModuleSequence::insert(int64_t index, std::shared_ptr<Module> module) {
-  const auto n = static_cast<int64_t>(keys_.size());
+  const auto n = static_cast<int64_t>(size());
   EMBER_CHECK_INDEX(index >= -n && index <= n, "Index out of range: ", index);
   if (index < 0) index += n;
   std::vector<std::shared_ptr<Module>> modules = values();
@@ -109,7 +118,7 @@ ModuleSequence& ModuleSequence::insert(int64_t index, std::shared_ptr<Module> mo
 }
 
 void ModuleSequence::set(int64_t idx, std::shared_ptr<Module> module) {
-  replace_module(keys_[checked_index(idx)], std::move(module));
+  replace_module(key_at(checked_index(idx)), std::move(module));
 }
 
 void ModuleSequence::erase(int64_t idx) {
@@ -121,8 +130,8 @@ void ModuleSequence::erase(int64_t idx) {
 void ModuleSequence::erase(std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
   const std::vector<size_t> drop = slice_positions(start, stop, step);
   std::vector<std::shared_ptr<Module>> modules;
-  for (size_t i = 0; i < keys_.size(); ++i)
-    if (std::find(drop.begin(), drop.end(), i) == drop.end()) modules.push_back(child(keys_[i]));
+  for (size_t i = 0; i < size(); ++i)
+    if (std::find(drop.begin(), drop.end(), i) == drop.end()) modules.push_back(child_slots()[i].second);
   renumber(modules);
 }
 
@@ -145,7 +154,7 @@ Sequential::Sequential(const std::vector<NamedModule>& named_modules) : Sequenti
 std::shared_ptr<Sequential> Sequential::slice(std::optional<int64_t> start,
                                               std::optional<int64_t> stop, int64_t step) const {
   std::vector<NamedModule> picked;
-  for (size_t i : slice_positions(start, stop, step)) picked.emplace_back(keys_[i], child(keys_[i]));
+  for (size_t i : slice_positions(start, stop, step)) picked.push_back(child_slots()[i]);
   return std::make_shared<Sequential>(picked);
 }
 
@@ -192,7 +201,7 @@ ModuleList::ModuleList(const std::vector<std::shared_ptr<Module>>& modules) : Mo
 std::shared_ptr<ModuleList> ModuleList::slice(std::optional<int64_t> start,
                                               std::optional<int64_t> stop, int64_t step) const {
   std::vector<std::shared_ptr<Module>> picked;
-  for (size_t i : slice_positions(start, stop, step)) picked.push_back(child(keys_[i]));
+  for (size_t i : slice_positions(start, stop, step)) picked.push_back(child_slots()[i].second);
   return std::make_shared<ModuleList>(picked);
 }
 
@@ -206,7 +215,10 @@ ModuleList& ModuleList::extend(const ModuleList& other) {
 ModuleDict::ModuleDict(const std::vector<NamedModule>& modules) : ModuleDict() { update(modules); }
 
 bool ModuleDict::contains(const std::string& key) const {
-  return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
+  for (const auto& [k, m] : child_slots()) {
+    if (k == key) return true;
+  }
+  return false;
 }
 
 std::shared_ptr<Module> ModuleDict::operator[](const std::string& key) const {
@@ -226,7 +238,7 @@ std::shared_ptr<Module> ModuleDict::pop(const std::string& key) {
 }
 
 void ModuleDict::clear() {
-  for (const auto& k : std::vector<std::string>(keys_)) unregister_module(k);
+  for (const auto& k : keys()) unregister_module(k);
 }
 
 void ModuleDict::update(const std::vector<NamedModule>& modules) {

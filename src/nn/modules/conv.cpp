@@ -224,7 +224,7 @@ std::vector<int64_t> ConvTranspose2d::output_padding_for(const Tensor& input,
                                     input.sizes().end());
       EMBER_FAIL_KIND(ErrorKind::Value, "requested an output size of ", list_str(output_size),
                       ", but valid sizes range from ", list_str(min_sizes), " to ",
-                      list_str(max_sizes), " (for an input of torch.Size(", list_str(trailing),
+                      list_str(max_sizes), " (for an input of ember.Size(", list_str(trailing),
                       "))");
     }
   }

@@ -188,7 +188,7 @@ TEST(ConvLayers, TransposedOutputSize) {
                 want, 1e-5, 1e-6);
   expect_error([&] { t.forward(x, std::vector<int64_t>{20, 20}); },
                "requested an output size of [20, 20], but valid sizes range from [3, 3] to [4, 4] "
-               "(for an input of torch.Size([2, 2]))",
+               "(for an input of ember.Size([2, 2]))",
                ErrorKind::Value);
   expect_error([&] { t.forward(x, std::vector<int64_t>{1, 2, 3}); },
                "ConvTranspose2D: for 4D input, output_size must have 2 or 4 elements (got 3)",

@@ -165,12 +165,12 @@ TEST(Module, LoadStateDictMessagesAndResult) {
   bad.insert("lin.weight", ones({4, 4}));
   testing::expect_error([&] { m->load_state_dict(bad, false); },
                         "Error(s) in loading state_dict for M:\n\tsize mismatch for lin.weight: copying "
-                        "a param with shape torch.Size([4, 4]) from checkpoint, the shape in current "
-                        "model is torch.Size([3, 2]).");
+                        "a param with shape ember.Size([4, 4]) from checkpoint, the shape in current "
+                        "model is ember.Size([3, 2]).");
   StateDict wrong_type = m->state_dict();
   wrong_type.insert("lin.weight", Value(int64_t{3}));
   testing::expect_error([&] { m->load_state_dict(wrong_type); },
-                        "While copying the parameter named \"lin.weight\", expected torch.Tensor or "
+                        "While copying the parameter named \"lin.weight\", expected ember.Tensor or "
                         "Tensor-like object from checkpoint but received <class 'int'>");
 }
 
@@ -232,8 +232,8 @@ TEST(Module, MetaSkeletonLoads) {
   testing::expect_values(meta->parameter("weight"), {3, 2}, {2, 2, 2, 2, 2, 2});
   auto skeleton = std::make_shared<Lin>(2, 3, kMeta);
   testing::expect_error([&] { skeleton->to(kCPU); },
-                        "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() "
-                        "instead of torch.nn.Module.to() when moving module from meta to a different device.",
+                        "Cannot copy out of meta tensor; no data! Please use ember.nn.Module.to_empty() "
+                        "instead of ember.nn.Module.to() when moving module from meta to a different device.",
                         ErrorKind::NotImplemented);
   skeleton->to_empty(kCPU);
   EXPECT_TRUE(skeleton->parameter("weight").is_cpu());
@@ -273,7 +273,7 @@ TEST(Module, ConversionKeepsIdentityBySetData) {
   EXPECT_EQ(m->buffer("count").dtype(), kInt64);  // integers stay
   testing::expect_error([&] { m->to(kInt32); },
                         "nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                        "dtype=torch.int32",
+                        "dtype=ember.int32",
                         ErrorKind::Type);
 }
 

@@ -101,7 +101,7 @@ TEST(NormLayers, BatchNormErrors) {
                ErrorKind::Value);
   expect_error([&] { bn1(ones({1, 3})); },
                "Expected more than 1 value per channel when training, got input size "
-               "torch.Size([1, 3])",
+               "ember.Size([1, 3])",
                ErrorKind::Value);
   bn1.eval();
   EXPECT_EQ(bn1(ones({1, 3})).sizes().vec(), (std::vector<int64_t>{1, 3}));  // fine in eval

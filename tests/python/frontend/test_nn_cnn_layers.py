@@ -268,8 +268,9 @@ def test_python_subclass_overrides_forward_and_extra_repr_inside_a_cpp_parent():
             return super().extra_repr() + f", scale={self.scale}"
 
     conv = ScaledConv(3, 4, 3, padding=1, bias=False)
-    assert "Conv2d(3, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False, scale=2.0)" \
-        == repr(conv)
+    # The subclass's own name, as PyTorch prints it.
+    assert "ScaledConv(3, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False, " \
+        "scale=2.0)" == repr(conv)
     plain = enn.Conv2d(3, 4, 3, padding=1, bias=False)
     plain.weight = conv.weight
     x = ember.randn(1, 3, 5, 5)
@@ -284,7 +285,7 @@ def test_python_subclass_overrides_forward_and_extra_repr_inside_a_cpp_parent():
     calls.clear()
     net(ember.randn(1, 3, 32, 32))
     assert len(calls) == 1
-    assert "(0): Conv2d(3, 32, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False, " \
+    assert "(0): ScaledConv(3, 32, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False, " \
         "scale=2.0)" in repr(net)
     assert isinstance(conv, enn.Conv2d) and list(conv.state_dict()) == ["weight"]
 
@@ -332,7 +333,7 @@ def test_parameters_to_vector_and_back():
         v.detach().numpy(), torch.nn.utils.parameters_to_vector(t.parameters()).detach().numpy())
     vector_to_parameters(v * 0 + 1, e.parameters())
     assert float(e.weight.sum().item()) == e.weight.numel()
-    with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
+    with pytest.raises(TypeError, match="expected ember.Tensor, but got: list"):
         vector_to_parameters([1.0], e.parameters())
 
 

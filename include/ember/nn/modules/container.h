@@ -8,8 +8,9 @@
 //   auto fc = net->at<ember::nn::Linear>(0);            // typed access; (*net)[-1] counts back
 //   for (const auto& m : *net) std::cout << m->repr() << "\n";
 //
-// Change a container through its own methods (append, insert, set, erase, ...): they keep its
-// order and numbering; Module::register_module on a Module& bypasses them.
+// The container's children are the Module's own child list (Note [One list of children]):
+// Module::register_module, a Python `seq.add_module("sm", m)` or `seq.sm = m` add to what
+// len(), indexing, iteration and forward read.
 #pragma once
 
 #include <cstddef>
@@ -43,11 +44,11 @@ class ModuleContainer : public Module {
     Iterator() = default;
     Iterator(const ModuleContainer* owner, size_t i) : owner_(owner), i_(i) {}
     value_type operator*() const {
-      const std::string& key = owner_->keys_[i_];
+      const NamedModule& slot = owner_->child_slots()[i_];
       if constexpr (Named) {
-        return {key, owner_->child(key)};
+        return slot;
       } else {
-        return owner_->child(key);
+        return slot.second;
       }
     }
     Iterator& operator++() {
@@ -66,10 +67,10 @@ class ModuleContainer : public Module {
     size_t i_ = 0;
   };
 
-  size_t size() const { return keys_.size(); }
-  bool empty() const { return keys_.empty(); }
+  size_t size() const { return child_slots().size(); }
+  bool empty() const { return child_slots().empty(); }
   /// The children's names, in order.
-  const std::vector<std::string>& keys() const { return keys_; }
+  std::vector<std::string> keys() const;
   /// The children (a null pointer where one was registered as None).
   std::vector<std::shared_ptr<Module>> values() const;
   std::vector<NamedModule> items() const;
@@ -104,8 +105,8 @@ class ModuleContainer : public Module {
                      ", which is not of the requested C++ type");
     return t;
   }
-
-  std::vector<std::string> keys_;
+  /// The name at position `i` (0 <= i < size()).
+  const std::string& key_at(size_t i) const { return child_slots()[i].first; }
 };
 
 /// The index-based containers: Sequential and ModuleList.
@@ -119,7 +120,7 @@ class ModuleSequence : public ModuleContainer {
     return cast<T>((*this)[idx], index_label(idx));
   }
   Iterator<false> begin() const { return {this, 0}; }
-  Iterator<false> end() const { return {this, keys_.size()}; }
+  Iterator<false> end() const { return {this, size()}; }
 
   /// Registers `module` as str(size()).
   ModuleSequence& append(std::shared_ptr<Module> module);
@@ -199,7 +200,7 @@ class ModuleDict : public ModuleContainer {
     return cast<T>((*this)[key], key_label(key));
   }
   Iterator<true> begin() const { return {this, 0}; }
-  Iterator<true> end() const { return {this, keys_.size()}; }
+  Iterator<true> end() const { return {this, size()}; }
 
   /// `dict[key] = module`: a new key goes last, an existing one keeps its place.
   void set(const std::string& key, std::shared_ptr<Module> module) { add_module(key, std::move(module)); }

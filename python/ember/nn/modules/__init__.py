@@ -2,6 +2,7 @@
 the C++ layers, losses and containers, all bound from ember._C._nn."""
 from ... import _C
 from .module import Module  # noqa: F401
+from . import container as _container  # noqa: F401  (Sequential's +, *, ModuleList's +)
 
 _nn = _C._nn
 Sequential = _nn.Sequential

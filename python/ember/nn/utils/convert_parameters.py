@@ -8,5 +8,5 @@ def parameters_to_vector(parameters):
 
 def vector_to_parameters(vec, parameters):
     if not isinstance(vec, _C.TensorBase):
-        raise TypeError("expected torch.Tensor, but got: {}".format(type(vec).__name__))
+        raise TypeError("expected ember.Tensor, but got: {}".format(type(vec).__name__))
     _C._nn.vector_to_parameters(vec, parameters)
