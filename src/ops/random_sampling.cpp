@@ -78,7 +78,7 @@ Tensor randperm_impl(int64_t n, Generator* gen, OptDtype dtype, OptLayout, OptDe
 
 Tensor multinomial_impl(const Tensor& self, int64_t num_samples, bool replacement, Generator* gen) {
   EMBER_CHECK(is_floating(self.dtype()), "multinomial only supports floating-point dtypes for input, got: ",
-              dtype_name(self.dtype()));
+              scalar_type_name(self.dtype()));
   EMBER_CHECK(self.dim() > 0 && self.dim() <= 2, "prob_dist must be 1 or 2 dim");
   const int64_t categories = self.size(-1);
   EMBER_CHECK(replacement || num_samples <= categories,
@@ -94,11 +94,20 @@ Tensor multinomial_impl(const Tensor& self, int64_t num_samples, bool replacemen
   std::vector<double> w(static_cast<size_t>(rows * categories));
   const Tensor probs = self.to(kFloat64).contiguous();
   std::copy_n(probs.data_ptr<double>(), w.size(), w.begin());
+  // PyTorch 1.13 checks in two places with two texts: the draw without replacement checks the
+  // whole tensor first, the kernel with replacement checks entry by entry (a NaN fails its
+  // ">= 0" test first).
   for (int64_t r = 0; r < rows; ++r) {
     double total = 0;
     for (int64_t c = 0; c < categories; ++c) {
       const double v = w[static_cast<size_t>(r * categories + c)];
-      EMBER_CHECK(std::isfinite(v) && v >= 0, "probability tensor contains either `inf`, `nan` or element < 0");
+      if (replacement) {
+        EMBER_CHECK(v >= 0, "invalid multinomial distribution (encountering probability entry < 0)");
+        EMBER_CHECK(std::isfinite(v),
+                    "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+      } else {
+        EMBER_CHECK(std::isfinite(v) && v >= 0, "probability tensor contains either `inf`, `nan` or element < 0");
+      }
       total += v;
     }
     EMBER_CHECK(total > 0, "invalid multinomial distribution (sum of probabilities <= 0)");

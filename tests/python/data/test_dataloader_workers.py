@@ -247,8 +247,10 @@ def test_worker_exception_matches_torch_text():
                 raise ValueError("bad index 5")
             return torch.tensor([i])
 
+    titer = iter(tdata.DataLoader(TFailing(), batch_size=2, num_workers=2))
     with pytest.raises(ValueError) as t:
-        list(tdata.DataLoader(TFailing(), batch_size=2, num_workers=2))
+        list(titer)
+    titer._shutdown_workers()  # now: collected later as garbage, torch's shutdown waits 5 s per worker
     with pytest.raises(ValueError) as e:
         list(edata.DataLoader(Failing(ValueError("bad index 5")), batch_size=2, num_workers=2))
     first_line = lambda s: s.split("\n")[:2]  # noqa: E731
@@ -330,3 +332,29 @@ def test_sharing_strategy():
     with pytest.raises(AssertionError):
         emp.set_sharing_strategy("file_system")
     assert emp.Queue is not None and emp.Process is mp.Process
+
+
+def test_persistent_workers_with_iterable_dataset():
+    dl = edata.DataLoader(Stream(0, 6), batch_size=2, num_workers=2, persistent_workers=True)
+    epochs = [sorted(sum((b.tolist() for b in dl), [])) for _ in range(3)]
+    assert epochs == [list(range(6))] * 3
+    dl._iterator._shutdown_workers()
+
+
+def test_reachable_as_attributes():
+    import importlib
+    ember_again = importlib.import_module("ember")
+    assert ember_again.utils.data.DataLoader is edata.DataLoader
+    assert ember_again.multiprocessing is emp
+    assert emp.reductions.ForkingPickler._extra_reducers[ember.Tensor] is emp.reductions.reduce_tensor
+
+
+def test_worker_killed_while_main_process_is_busy_raises_from_sigchld():
+    it = iter(edata.DataLoader(Rows(64), batch_size=2, num_workers=2))
+    next(it)
+    pid = it._workers[1].pid
+    with pytest.raises(RuntimeError, match=r"^DataLoader worker \(pid {}\) is killed by signal: Killed\. $".format(pid)):
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(10)  # the SIGCHLD handler interrupts this
+    it._shutdown_workers()
+    assert all(not w.is_alive() for w in it._workers)

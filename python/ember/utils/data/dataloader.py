@@ -504,6 +504,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if self._shutdown:
             return
         self._shutdown = True
+        # Forget the pids first: a worker that dies while being shut down (or one that died
+        # earlier and was reported) must not raise again from the SIGCHLD handler meanwhile.
+        if self._worker_pids_set:
+            _utils.signal_handling._remove_worker_pids(id(self))
+            self._worker_pids_set = False
         try:
             self._workers_done_event.set()
             for worker_id in range(len(self._workers)):
@@ -515,9 +520,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 q.cancel_join_thread()
                 q.close()
         finally:
-            if self._worker_pids_set:
-                _utils.signal_handling._remove_worker_pids(id(self))
-                self._worker_pids_set = False
             for w in self._workers:
                 if w.is_alive():
                     w.terminate()

@@ -84,8 +84,11 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
     elem = batch[0]
     if get_worker_info() is not None and not elem.is_meta:
         # Stack into shared memory: the batch then leaves the worker as a file descriptor.
-        # (The sizes are checked by stack, which raises its own error on a mismatch.)
-        return _C._stack_shared(batch)
+        # (Mismatched sizes get stack's own error.) Subclasses go through ember.stack, so
+        # their __torch_function__ sees the call, and the result moves into shared memory.
+        if all(type(t) is ember.Tensor for t in batch):
+            return _C._stack_shared(batch)
+        return ember.stack(batch, 0).share_memory_()
     return ember.stack(batch, 0)
 
 
