@@ -33,7 +33,8 @@ bool is_shared(const Storage& storage);
 /// The segment's fd (owned by the storage: dup it to send it), or -1 when not shared.
 int fd_of(const Storage& storage);
 /// Moves t's storage into a new segment (copying its bytes) unless it is shared already; every
-/// tensor over that storage (views included) sees the move. Meta tensors are left as they are.
+/// tensor over that storage (views included) sees the move. Meta tensors have nothing to share:
+/// an error, as PyTorch's.
 void share_(const Tensor& t);
 /// A contiguous tensor over a new segment (uninitialised as far as callers may assume).
 Tensor empty_shared(IntArrayRef sizes, ScalarType dtype);

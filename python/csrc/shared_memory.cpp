@@ -58,7 +58,6 @@ void init_shared_memory(py::module_& m) {
   // does with _share_fd_cpu_). The fd stays owned by the storage: senders dup it.
   m.def("_share_fd_cpu", [](py::handle obj) {
     const Tensor& t = checked_tensor(obj, "_share_fd_cpu");
-    EMBER_CHECK(!t.is_meta(), "_share_fd_cpu: meta tensors have no memory to share");
     shared_memory::share_(t);
     const Storage& s = *t.impl()->storage();
     return py::make_tuple(shared_memory::fd_of(s), s.nbytes());

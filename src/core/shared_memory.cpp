@@ -116,7 +116,7 @@ bool is_shared(const Storage& storage) { return fd_of(storage) >= 0; }
 
 void share_(const Tensor& t) {
   EMBER_CHECK(t.defined(), "share_memory_: expected a defined tensor");
-  if (t.is_meta()) return;
+  EMBER_CHECK(!t.is_meta(), "_share_fd_: only available on CPU");
   Storage& storage = *t.impl()->storage();
   if (is_shared(storage)) return;
   intrusive_ptr<Storage> fresh = allocate(storage.nbytes());

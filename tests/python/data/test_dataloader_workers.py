@@ -103,6 +103,12 @@ def test_share_memory_moves_every_view():
     v.fill_(7.0)
     assert x.tolist() == [0.0, 1.0, 7.0, 7.0, 4.0, 5.0]
     assert ember.empty(0).share_memory_().is_shared()
+    m = ember.zeros(2, device="meta")
+    assert not m.is_shared() and not torch.zeros(2, device="meta").is_shared()
+    with pytest.raises(RuntimeError, match="^_share_fd_: only available on CPU$"):
+        m.share_memory_()
+    with pytest.raises(RuntimeError, match="^_share_fd_: only available on CPU$"):
+        torch.zeros(2, device="meta").share_memory_()
 
 
 def _child_adds_one(q_in, q_out):
@@ -358,3 +364,20 @@ def test_worker_killed_while_main_process_is_busy_raises_from_sigchld():
         time.sleep(10)  # the SIGCHLD handler interrupts this
     it._shutdown_workers()
     assert all(not w.is_alive() for w in it._workers)
+
+
+def test_share_memory_and_is_shared_honour_torch_function_as_torch():
+    def run(lib):
+        seen = []
+
+        class Log(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                seen.append(func.__name__)
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        x = lib.ones(2).as_subclass(Log)
+        r = x.share_memory_()
+        return type(r).__name__, x.is_shared(), seen
+
+    assert run(ember) == run(torch) == ("Log", True, ["share_memory_", "is_shared"])
