@@ -4,6 +4,7 @@ exception or death becomes an error in the main process (never a hang); batches 
 shared memory; nothing is left in /dev/shm and no file descriptor leaks.
 
 Every test runs under an alarm, so a bug that would hang fails instead."""
+import gc
 import multiprocessing as mp
 import os
 import re
@@ -327,6 +328,7 @@ def test_no_leaks_in_dev_shm_or_fds():
         for x, y in edata.DataLoader(Rows(40), batch_size=4, num_workers=2):
             assert x.is_shared()
         del x, y
+    gc.collect()  # (multiprocessing's pipes may wait for the cyclic collector)
     assert shm_entries() - before_shm == set()
     assert open_fds() - before_fds <= 2  # (queues' pipes may be kept by multiprocessing)
 

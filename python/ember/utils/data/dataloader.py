@@ -514,8 +514,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             for worker_id in range(len(self._workers)):
                 if self._persistent_workers or self._workers_status[worker_id]:
                     self._mark_worker_as_unavailable(worker_id, shutdown=True)
-            for w in self._workers:
-                w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+            with _utils.signal_handling._ShutdownInProgress():
+                for w in self._workers:
+                    w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
             for q in self._index_queues:
                 q.cancel_join_thread()
                 q.close()

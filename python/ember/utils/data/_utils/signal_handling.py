@@ -13,6 +13,7 @@ import threading
 from . import IS_WINDOWS
 
 _worker_pids = {}  # id(iterator) -> tuple of pids
+_shutdowns_in_progress = 0  # while an iterator joins its workers, SIGCHLD reports nothing
 _SIGCHLD_handler_set = False
 
 
@@ -28,20 +29,25 @@ def _remove_worker_pids(key):
 
 
 def _error_if_any_worker_fails():
-    for pids in list(_worker_pids.values()):
+    # A pid is looked at until it is reported or found gone: the kernel reuses pids, and a
+    # later child that got a reaped worker's pid must not be taken for that worker.
+    for key, pids in list(_worker_pids.items()):
         for pid in pids:
             try:
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
-                continue  # reaped already (joined), or not our child
+                _forget(key, pid)  # reaped already (joined, or seen dead by is_alive)
+                continue
             if info is None or info.si_pid == 0:
                 continue  # still running
             if info.si_code == os.CLD_EXITED and info.si_status != 0:
+                _forget(key, pid)
                 raise RuntimeError(
                     "DataLoader worker (pid {}) exited unexpectedly with exit code {}. Details are "
                     "lost due to multiprocessing. Rerunning with num_workers=0 may give better "
                     "error trace.".format(pid, info.si_status))
             if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
+                _forget(key, pid)
                 if info.si_status == signal.SIGBUS:
                     raise RuntimeError(
                         "DataLoader worker (pid {}) is killed by signal: Bus error. It is possible "
@@ -49,6 +55,24 @@ def _error_if_any_worker_fails():
                         "your shared memory limit.".format(pid))
                 raise RuntimeError("DataLoader worker (pid {}) is killed by signal: {}. ".format(
                     pid, signal.strsignal(info.si_status)))
+
+
+def _forget(key, pid):
+    if key in _worker_pids:
+        _worker_pids[key] = tuple(p for p in _worker_pids[key] if p != pid)
+
+
+class _ShutdownInProgress:
+    """Around a shutdown's joins: the SIGCHLD handler stays quiet (the workers exiting then are
+    meant to, and an error raised into the joins would only abort the shutdown)."""
+
+    def __enter__(self):
+        global _shutdowns_in_progress
+        _shutdowns_in_progress += 1
+
+    def __exit__(self, *exc):
+        global _shutdowns_in_progress
+        _shutdowns_in_progress -= 1
 
 
 def _utils_package():
@@ -67,7 +91,7 @@ def _set_SIGCHLD_handler():
     def handler(signum, frame):
         # At interpreter exit multiprocessing terminates the workers of iterators that were
         # never shut down: not an error then.
-        if not _utils_package().python_exit_status:
+        if not _utils_package().python_exit_status and not _shutdowns_in_progress:
             _error_if_any_worker_fails()
         if previous is not None:
             previous(signum, frame)
