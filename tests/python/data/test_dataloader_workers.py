@@ -290,16 +290,17 @@ class Dies(edata.Dataset):
         return ember.tensor([i])
 
 
-@pytest.mark.parametrize("how,cause", [
-    ("kill", r"DataLoader worker \(pid \d+\) is killed by signal: Killed\. $"),
-    ("exit", r"DataLoader worker \(pid \d+\) exited unexpectedly with exit code 3\. Details are lost"),
+@pytest.mark.parametrize("how,message", [
+    ("kill", r"^DataLoader worker \(pid \d+\) is killed by signal: Killed\. $"),
+    ("exit", r"^DataLoader worker \(pid \d+\) exited unexpectedly with exit code 3\. Details are lost due "
+             r"to multiprocessing\. Rerunning with num_workers=0 may give better error trace\.$"),
 ])
-def test_dead_worker_is_an_error_not_a_hang(how, cause):
+def test_dead_worker_is_an_error_not_a_hang(how, message):
     t0 = time.monotonic()
-    with pytest.raises(RuntimeError, match=r"^DataLoader worker \(pid\(s\) \d+\) exited unexpectedly$") as info:
+    with pytest.raises(RuntimeError, match=message) as info:
         list(edata.DataLoader(Dies(how), batch_size=2, num_workers=2))
     assert time.monotonic() - t0 < 15
-    assert re.search(cause, str(info.value.__cause__)), repr(info.value.__cause__)
+    assert type(info.value) is RuntimeError
 
 
 def test_timeout():

@@ -416,6 +416,12 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     failed.append(w)
                     self._mark_worker_as_unavailable(worker_id)
             if failed:
+                # Note [Which error a dead worker gives]: the pid with its signal or exit code when
+                # waitid told us (PyTorch 1.13 gives that as the cause of the message below, or
+                # alone when the SIGCHLD handler fires outside this wait); the bare message when
+                # the worker was reaped before anyone looked.
+                if getattr(cause, "_dataloader_worker_failure", False):
+                    raise cause
                 pids = ", ".join(str(w.pid) for w in failed)
                 raise RuntimeError("DataLoader worker (pid(s) {}) exited unexpectedly".format(pids)) from cause
             if isinstance(e, queue.Empty):

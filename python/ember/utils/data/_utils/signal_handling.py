@@ -42,19 +42,26 @@ def _error_if_any_worker_fails():
                 continue  # still running
             if info.si_code == os.CLD_EXITED and info.si_status != 0:
                 _forget(key, pid)
-                raise RuntimeError(
+                raise _failure(
                     "DataLoader worker (pid {}) exited unexpectedly with exit code {}. Details are "
                     "lost due to multiprocessing. Rerunning with num_workers=0 may give better "
                     "error trace.".format(pid, info.si_status))
             if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
                 _forget(key, pid)
                 if info.si_status == signal.SIGBUS:
-                    raise RuntimeError(
+                    raise _failure(
                         "DataLoader worker (pid {}) is killed by signal: Bus error. It is possible "
                         "that dataloader's workers are out of shared memory. Please try to raise "
                         "your shared memory limit.".format(pid))
-                raise RuntimeError("DataLoader worker (pid {}) is killed by signal: {}. ".format(
+                raise _failure("DataLoader worker (pid {}) is killed by signal: {}. ".format(
                     pid, signal.strsignal(info.si_status)))
+
+
+def _failure(message):
+    # A plain RuntimeError (as PyTorch's), marked so the DataLoader knows it names the worker.
+    error = RuntimeError(message)
+    error._dataloader_worker_failure = True
+    return error
 
 
 def _forget(key, pid):
