@@ -21,6 +21,7 @@
 #include "ember/ops/pointwise.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/random.h"
+#include "ember/ops/random_sampling.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/view.h"
 #include "ember/parallel.h"

@@ -32,6 +32,10 @@ class Storage : public intrusive_target {
   Device device() const { return device_; }
   /// Whether this storage wraps memory it will not free itself (e.g. from_blob without deleter).
   bool is_borrowed() const { return !deleter_; }
+  /// Exchanges the memory (pointer, size, deleter) of two storages on one device. Every tensor
+  /// over this storage sees the other's bytes from then on: share_memory_ moves a tensor's
+  /// storage, views and all, into shared memory this way (Note [Shared memory segments]).
+  void swap_memory(Storage& other);
 
  private:
   Storage(void* data, size_t nbytes, Device device, Deleter deleter)

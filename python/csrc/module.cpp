@@ -12,6 +12,7 @@ void init_torch_dispatch(py::module_& m);
 void init_swap(py::module_& m);
 void init_autograd(py::module_& m);
 void init_nn_cnn(py::module_& m);
+void init_shared_memory(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -31,4 +32,5 @@ PYBIND11_MODULE(_C, m) {
   init_nn_cnn(m);
   init_optim(m);
   init_autograd(m);
+  init_shared_memory(m);
 }

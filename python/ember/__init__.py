@@ -23,3 +23,4 @@ from . import nn, optim  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
 Tensor.allclose = allclose
 Tensor.equal = equal
+from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)

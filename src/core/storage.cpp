@@ -1,5 +1,7 @@
 #include "ember/storage.h"
 
+#include <utility>
+
 #include "ember/cpu_allocator.h"
 
 namespace ember {
@@ -15,6 +17,12 @@ intrusive_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
 
 intrusive_ptr<Storage> Storage::wrap(void* data, size_t nbytes, Deleter deleter, Device device) {
   return intrusive_ptr<Storage>(new Storage(data, nbytes, device, std::move(deleter)));
+}
+
+void Storage::swap_memory(Storage& other) {
+  std::swap(data_, other.data_);
+  std::swap(nbytes_, other.nbytes_);
+  std::swap(deleter_, other.deleter_);
 }
 
 Storage::~Storage() {

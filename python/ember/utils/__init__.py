@@ -24,3 +24,12 @@ def swap_tensors(t1, t2):
     # The use-count checks, the impl swap and the class / __dict__ / slot exchange: C++
     # (python/csrc/swap.cpp), the same path Module conversion and load_state_dict take.
     _C._swap_tensors(t1, t2)
+
+
+def __getattr__(name):
+    # ember.utils.data is imported on first use: it needs the whole ember package, which is
+    # still being built when ember/__init__.py imports this module.
+    if name == "data":
+        import importlib
+        return importlib.import_module(".data", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
