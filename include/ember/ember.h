@@ -28,3 +28,4 @@
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "ember/value.h"
+#include "ember/version.h"

@@ -23,3 +23,28 @@ from . import nn, optim  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
 Tensor.allclose = allclose
 Tensor.equal = equal
+
+# ---- the package's identity: version, generators, type utilities, printing, devices ----
+from .version import __version__  # noqa: E402,F401
+from ._C import (  # noqa: E402,F401
+    Generator, default_generator, finfo, iinfo, promote_types, can_cast, result_type,
+)
+from .random import (  # noqa: E402,F401
+    manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+)
+from ._tensor_str import set_printoptions  # noqa: E402,F401
+from . import random, cuda, backends  # noqa: E402,F401
+from ._type_utils import (  # noqa: E402,F401
+    is_tensor, is_storage, is_floating_point, is_complex, is_nonzero, numel,
+)
+for _cls in (finfo, iinfo):
+    _cls.__module__ = "ember"
+del _cls
+
+
+def __getattr__(name):
+    # Subpackages loaded on first use, as `torch.vision`-style attributes after `import ember`.
+    if name == "vision":
+        import importlib
+        return importlib.import_module(".vision", __name__)
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
