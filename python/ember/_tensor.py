@@ -133,7 +133,9 @@ class Tensor(_C.TensorBase):
         from .nn.parameter import Parameter
         cls = type(self)
         name = "" if cls is Tensor or cls is Parameter else cls.__name__
-        return _C._tensor_repr(self, name, tensor_contents)
+        r = _C._tensor_repr(self, name, tensor_contents)
+        # A subclass of Parameter also goes through Parameter.__repr__ in PyTorch.
+        return "Parameter containing:\n" + r if name and issubclass(cls, Parameter) else r
 
     def __format__(self, format_spec):
         if self.dim() == 0:

@@ -30,7 +30,7 @@ TEST(PrintOptions, ProfilesAndOverrides) {
   EXPECT_FALSE(print_options().sci_mode.has_value());
   EXPECT_EQ(to_string(full({2}, 1.5)), "tensor([1.50, 1.50])");
   set_printoptions(std::nullopt, 5, 1);
-  EXPECT_EQ(to_string(arange(10)), "tensor([0, ..., 9])");
+  EXPECT_EQ(to_string(arange(10)), "tensor([0,  ..., 9])");  // PyTorch's spacing
   set_printoptions(std::nullopt, std::nullopt, std::nullopt, std::nullopt, "no such profile");
   EXPECT_EQ(print_options().threshold, 5);
 }

@@ -180,6 +180,12 @@ def test_subclass_parameter_is_wrapped_in_parameter():
     assert repr(e) == "Parameter(TaggedTensor([1., 1.], requires_grad=True))"
 
 
+def test_parameter_subclass_repr():
+    TParam = type("MyParam", (torch.nn.Parameter,), {})
+    EParam = type("MyParam", (ember.nn.Parameter,), {})
+    assert repr(EParam(ember.ones(2))) == expected(TParam(torch.ones(2)))
+
+
 def test_tensor_contents_for_wrapper_subclass():
     class TWrapper(ember.Tensor):
         @staticmethod
