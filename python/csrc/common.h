@@ -169,6 +169,8 @@ struct type_caster<ember::Device> {
     if (!ember::python::is_device(src.ptr()) && !PyUnicode_Check(src.ptr())) return false;
     try {
       value = ember::python::parse_device(src.ptr());
+    } catch (const error_already_set&) {
+      throw;  // a Python error of its own: a CUDA device's AssertionError (raise_no_cuda)
     } catch (...) {
       return false;
     }
