@@ -180,47 +180,43 @@ py::object result_type_body(const py::args& args, const py::kwargs& kwargs) {
                        "(Tensor tensor, Number other)", "(Number scalar1, Number scalar2)"});
 }
 
+// What finfo and iinfo share: dtype (its name), equality by dtype, no hash, repr = str.
+template <class Info>
+void def_info_common(py::class_<Info>& cls, std::string (*repr)(const Info&)) {
+  auto same = [](const Info& a, py::handle b) {
+    return py::isinstance<Info>(b) && b.cast<const Info&>().type == a.type;
+  };
+  cls.def_property_readonly("dtype", [](const Info& i) { return std::string(dtype_name(i.type)); })
+      .def("__eq__", same)
+      .def("__ne__", [same](const Info& a, py::handle b) { return !same(a, b); })
+      .def("__repr__", repr)
+      .def("__str__", repr)
+      .attr("__hash__") = py::none();
+}
+
 }  // namespace
 
 void init_type_info(py::module_& m) {
-  py::class_<FInfo>(m, "finfo")
-      .def(py::init([](py::object type) {
-             return finfo_of(type.is_none() ? default_dtype() : dtype_arg("finfo", "type", 1, type));
-           }),
-           py::arg("type") = py::none())
+  py::class_<FInfo> finfo(m, "finfo");
+  finfo.def(py::init([](py::object type) {
+              return finfo_of(type.is_none() ? default_dtype() : dtype_arg("finfo", "type", 1, type));
+            }),
+            py::arg("type") = py::none())
       .def_readonly("bits", &FInfo::bits)
       .def_readonly("eps", &FInfo::eps)
       .def_readonly("max", &FInfo::max)
       .def_readonly("min", &FInfo::min)
       .def_readonly("tiny", &FInfo::tiny)
       .def_readonly("smallest_normal", &FInfo::tiny)
-      .def_readonly("resolution", &FInfo::resolution)
-      .def_property_readonly("dtype", [](const FInfo& f) { return std::string(dtype_name(f.type)); })
-      .def("__eq__", [](const FInfo& a, py::handle b) {
-        return py::isinstance<FInfo>(b) && b.cast<const FInfo&>().type == a.type;
-      })
-      .def("__ne__", [](const FInfo& a, py::handle b) {
-        return !(py::isinstance<FInfo>(b) && b.cast<const FInfo&>().type == a.type);
-      })
-      .def("__repr__", &finfo_repr)
-      .def("__str__", &finfo_repr)
-      .attr("__hash__") = py::none();
-  py::class_<IInfo>(m, "iinfo")
-      .def(py::init([](py::handle type) { return iinfo_of(dtype_arg("iinfo", "type", 1, type)); }),
-           py::arg("type"))
+      .def_readonly("resolution", &FInfo::resolution);
+  def_info_common(finfo, &finfo_repr);
+  py::class_<IInfo> iinfo(m, "iinfo");
+  iinfo.def(py::init([](py::handle type) { return iinfo_of(dtype_arg("iinfo", "type", 1, type)); }),
+            py::arg("type"))
       .def_readonly("bits", &IInfo::bits)
       .def_readonly("max", &IInfo::max)
-      .def_readonly("min", &IInfo::min)
-      .def_property_readonly("dtype", [](const IInfo& i) { return std::string(dtype_name(i.type)); })
-      .def("__eq__", [](const IInfo& a, py::handle b) {
-        return py::isinstance<IInfo>(b) && b.cast<const IInfo&>().type == a.type;
-      })
-      .def("__ne__", [](const IInfo& a, py::handle b) {
-        return !(py::isinstance<IInfo>(b) && b.cast<const IInfo&>().type == a.type);
-      })
-      .def("__repr__", &iinfo_repr)
-      .def("__str__", &iinfo_repr)
-      .attr("__hash__") = py::none();
+      .def_readonly("min", &IInfo::min);
+  def_info_common(iinfo, &iinfo_repr);
 
   m.def("promote_types", [](py::handle type1, py::handle type2) {
     return promote_types(dtype_arg("promote_types", "type1", 1, type1),

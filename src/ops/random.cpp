@@ -12,6 +12,7 @@
 #include "../backends/cpu/random_kernels.h"
 #include "../dispatch/boxing.h"
 #include "factory_args.h"
+#include "pointwise_helpers.h"
 #include "elementwise.h"
 
 namespace ember {
@@ -279,31 +280,13 @@ Tensor randint_low_generator_impl(int64_t low, int64_t high, IntArrayRef size, G
   return random__from_op(t, low, high, gen);
 }
 
-// randperm: PyTorch's checks that n - 1 fits the dtype and that a floating dtype holds every
-// integer up to n exactly.
-const char* c_type_name(ScalarType t) {
-  switch (t) {
-    case kUInt8: return "uint8_t";
-    case kInt8: return "int8_t";
-    case kInt16: return "int16_t";
-    case kInt32: return "int";
-    case kInt64: return "int64_t";
-    case kFloat16: return "at::Half";
-    case kBFloat16: return "at::BFloat16";
-    case kFloat32: return "float";
-    case kFloat64: return "double";
-    default: return scalar_type_name(t);
-  }
-}
-
+// randperm: PyTorch's checks that n - 1 fits the dtype (its scalar_tensor(n - 1)) and that a
+// floating dtype holds every integer up to n exactly.
 Tensor randperm_common(int64_t n, Generator* gen, OptDtype dtype, OptDevice device) {
   const ScalarType dt = dtype.value_or(kInt64);
   EMBER_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
   if (dt == kBool || is_quantized(dt)) not_implemented("randperm", dt);
-  if (n > 0) {
-    EMBER_CHECK(static_cast<double>(n - 1) <= dtype_bounds(dt).second, "value cannot be converted to type ",
-                c_type_name(dt), " without overflow");
-  }
+  if (n > 0) ops::check_scalar_fits(Scalar(n - 1), dt);
   EMBER_CHECK(dt != kFloat16 || n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
   EMBER_CHECK(dt != kFloat32 || n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
   EMBER_CHECK(dt != kFloat64 || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
