@@ -17,7 +17,7 @@ _C._set_size_class(Size)
 
 # Every op of the table as a function (ember.add, ember.sum, ...); private aten names stay in _C.
 globals().update({name: fn for name, fn in _C._op_functions.items() if not name.startswith("_")})
-from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), manual_seed, ...
+from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), ...
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
