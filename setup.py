@@ -8,6 +8,7 @@ of downloading build requirements into an isolated environment.
 """
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = pathlib.Path(__file__).resolve().parent
+# One version: CMake's project(VERSION), which ember.__version__ reports too.
+VERSION = re.search(r"project\(ember VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
 
 
 class CMakeBuild(build_ext):
@@ -52,7 +55,7 @@ class CMakeBuild(build_ext):
 
 setup(
     name="ember",
-    version="0.1.0",
+    version=VERSION,
     description="PyTorch's extension points on a small C++20 core (`import ember as torch`)",
     python_requires=">=3.11",
     packages=[],

@@ -29,3 +29,4 @@
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "ember/value.h"
+#include "ember/version.h"

@@ -3,7 +3,9 @@
 //   ember::Stack args{ember::Value(t), ember::Value(2.0)};
 //   if (args[0].is_tensor()) { const ember::Tensor& x = args[0].to_tensor(); }
 //
-// Scalars box as Int / Double / Bool; `None` stands for an absent optional.
+// Scalars box as Int / Double / Bool; `None` stands for an absent optional. A Generator is boxed
+// as a pointer that does not own it: the caller keeps it alive for the call, as for the
+// unboxed `Generator*` parameters.
 #pragma once
 
 #include <optional>
@@ -23,7 +25,7 @@ class Value {
   using OptionalTensorList = std::vector<std::optional<Tensor>>;
   using Storage = std::variant<std::monostate, Tensor, int64_t, double, bool,
                                std::vector<int64_t>, std::vector<double>, std::vector<Tensor>,
-                               OptionalTensorList, ScalarType, Device, std::string>;
+                               OptionalTensorList, ScalarType, Device, std::string, Generator*>;
 
   Value() = default;  // None
   Value(std::nullopt_t) {}  // NOLINT
@@ -42,6 +44,9 @@ class Value {
   Value(Device d) : v_(d) {}  // NOLINT
   Value(std::string s) : v_(std::move(s)) {}  // NOLINT
   Value(const char* s) : v_(std::string(s)) {}  // NOLINT
+  Value(Generator* g) {  // NOLINT: nullptr is None, the default generator
+    if (g) v_ = g;
+  }
   template <class T>
   Value(const std::optional<T>& o) {  // NOLINT
     if (o) *this = Value(*o);
@@ -60,6 +65,7 @@ class Value {
   bool is_dtype() const { return std::holds_alternative<ScalarType>(v_); }
   bool is_device() const { return std::holds_alternative<Device>(v_); }
   bool is_string() const { return std::holds_alternative<std::string>(v_); }
+  bool is_generator() const { return std::holds_alternative<Generator*>(v_); }
 
   // Accessors throw ember::Error (TypeError) naming what was expected and what is held.
   const Tensor& to_tensor() const;
@@ -75,6 +81,7 @@ class Value {
   ScalarType to_dtype() const;
   Device to_device() const;
   const std::string& to_string_value() const;
+  Generator* to_generator() const;  // None gives nullptr (the default generator)
 
   /// "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType", "None", ...
   const char* type_name() const;

@@ -279,9 +279,11 @@ bool convert_arg(const ArgSpec& spec, PyObject* obj, bool loose, Value& out) {
       if (!is_memory_format(obj)) return false;
       out = Value(unpack_memory_format(obj));
       return true;
-    case ArgKind::Generator:
-      out = Value();  // generators do not cross the box (see boxing.h)
-      return std::string(Py_TYPE(obj)->tp_name).ends_with("Generator");
+    case ArgKind::Generator: {
+      Generator* gen = unpack_generator(obj);  // borrowed: the caller's object outlives the call
+      out = Value(gen);
+      return gen != nullptr;
+    }
     case ArgKind::Str:
       if (!PyUnicode_Check(obj)) return false;
       out = Value(py::handle(obj).cast<std::string>());

@@ -59,13 +59,23 @@ ScalarType unpack_dtype(PyObject* obj);
 PyObject* device_object(Device d);
 bool is_device(PyObject* obj);
 /// A device from an ember.device or a string ("cpu", "cpu:0", "meta"); TypeError otherwise.
+/// A CUDA device raises PyTorch's AssertionError (raise_no_cuda).
 Device parse_device(PyObject* obj);
+/// AssertionError "ember not compiled with CUDA enabled", as a CPU-only PyTorch raises.
+[[noreturn]] void raise_no_cuda();
 /// `ember.Size(sizes)`.
 PyObject* size_object(IntArrayRef sizes);
 /// The memory_format objects (ember.contiguous_format = 0, preserve_format = 1,
 /// channels_last = 2, as c10 numbers them in boxed calls).
 bool is_memory_format(PyObject* obj);
 int64_t unpack_memory_format(PyObject* obj);
+
+// ---- generators (generator.cpp) ----
+/// The ember::Generator of an `ember.Generator` object; nullptr when obj is not one.
+Generator* unpack_generator(PyObject* obj);
+/// The `ember.Generator` object of g (ember.default_generator for the default one); None for
+/// nullptr.
+py::object generator_object(Generator* g);
 
 // ---- values (values.cpp) ----
 /// A boxed op result as Python: tensors wrapped, lists as lists, None as None.
@@ -159,6 +169,8 @@ struct type_caster<ember::Device> {
     if (!ember::python::is_device(src.ptr()) && !PyUnicode_Check(src.ptr())) return false;
     try {
       value = ember::python::parse_device(src.ptr());
+    } catch (const error_already_set&) {
+      throw;  // a Python error of its own: a CUDA device's AssertionError (raise_no_cuda)
     } catch (...) {
       return false;
     }

@@ -13,6 +13,10 @@ void init_swap(py::module_& m);
 void init_autograd(py::module_& m);
 void init_nn_cnn(py::module_& m);
 void init_shared_memory(py::module_& m);
+void init_generator(py::module_& m);
+void init_type_info(py::module_& m);
+void init_cuda(py::module_& m);
+void init_printing(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -20,10 +24,14 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "ember's C++ core, bound for Python";
   init_errors(m);
   init_types(m);
+  init_generator(m);
   init_tensor_object(m);
   init_torch_function(m);
   init_ops(m);
   init_tensor_methods(m);
+  init_type_info(m);
+  init_cuda(m);
+  init_printing(m);
   init_runtime(m);
   init_tensor_api(m);
   init_torch_dispatch(m);

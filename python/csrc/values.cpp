@@ -28,6 +28,8 @@ py::object value_to_py(const Value& v) {
           return py::reinterpret_borrow<py::object>(dtype_object(x));
         } else if constexpr (std::is_same_v<T, Device>) {
           return py::reinterpret_steal<py::object>(device_object(x));
+        } else if constexpr (std::is_same_v<T, Generator*>) {
+          return generator_object(x);
         } else {
           return py::cast(x);  // int, float, bool, str, lists of numbers
         }

@@ -17,10 +17,35 @@ _C._set_size_class(Size)
 
 # Every op of the table as a function (ember.add, ember.sum, ...); private aten names stay in _C.
 globals().update({name: fn for name, fn in _C._op_functions.items() if not name.startswith("_")})
-from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), manual_seed, ...
+from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), ...
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
 Tensor.allclose = allclose
 Tensor.equal = equal
 from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)
+
+# ---- the package's identity: version, generators, type utilities, printing, devices ----
+from .version import __version__  # noqa: E402,F401
+from ._C import (  # noqa: E402,F401
+    Generator, default_generator, finfo, iinfo, promote_types, can_cast, result_type,
+)
+from .random import (  # noqa: E402,F401
+    manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+)
+from ._tensor_str import set_printoptions  # noqa: E402,F401
+from . import random, cuda, backends  # noqa: E402,F401
+from ._type_utils import (  # noqa: E402,F401
+    is_tensor, is_storage, is_floating_point, is_complex, is_nonzero, numel,
+)
+for _cls in (finfo, iinfo):
+    _cls.__module__ = "ember"
+del _cls
+
+
+def __getattr__(name):
+    # Subpackages loaded on first use, as `torch.vision`-style attributes after `import ember`.
+    if name == "vision":
+        import importlib
+        return importlib.import_module(".vision", __name__)
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

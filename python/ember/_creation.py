@@ -1,20 +1,15 @@
-"""Tensor creation: ember.tensor, as_tensor, from_numpy, from_dlpack and the random seed come from
-ember._C; the functions below exist only where PyTorch's Python signature has a form the op
+"""Tensor creation: ember.tensor, as_tensor, from_numpy and from_dlpack come from ember._C; the functions below exist only where PyTorch's Python signature has a form the op
 table's binding cannot express (the op table has arange(start, end, step), eye(n, m) and
 randint(low, high, size); PyTorch also takes arange(end), eye(n), randint(high, size)), or where
 PyTorch has a shorthand the table lacks (rand_like, randn_like).
 """
-from ._C import (  # noqa: F401
-    tensor, as_tensor, from_numpy, from_dlpack,
-    manual_seed, initial_seed, seed, default_generator, Generator,
-)
+from ._C import tensor, as_tensor, from_numpy, from_dlpack  # noqa: F401
 from . import _C
 
 _op = _C._op_functions
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "from_dlpack",
-    "manual_seed", "initial_seed", "seed", "default_generator", "Generator",
     "arange", "eye", "randint", "rand_like", "randn_like",
 ]
 

@@ -124,6 +124,19 @@ class Tensor(_C.TensorBase):
     def layout(self):
         return _C.strided
 
+    def __repr__(self, *, tensor_contents=None):
+        """PyTorch's repr: "tensor(...)" for Tensor and Parameter, else the class's name
+        ("TaggedTensor([...])"); tensor_contents replaces the elements (wrapper subclasses)."""
+        from .overrides import has_torch_function_unary, handle_torch_function
+        if has_torch_function_unary(self):
+            return handle_torch_function(Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
+        from .nn.parameter import Parameter
+        cls = type(self)
+        name = "" if cls is Tensor or cls is Parameter else cls.__name__
+        r = _C._tensor_repr(self, name, tensor_contents)
+        # A subclass of Parameter also goes through Parameter.__repr__ in PyTorch.
+        return "Parameter containing:\n" + r if name and issubclass(cls, Parameter) else r
+
     def __format__(self, format_spec):
         if self.dim() == 0:
             return self.item().__format__(format_spec)

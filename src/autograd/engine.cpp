@@ -273,7 +273,8 @@ namespace {
 // The implicit gradient of a scalar output, as PyTorch's _make_grads creates it: ones_like with
 // the tensor options spelled out (what a torch_dispatch handler receives), through the
 // dispatcher, so a wrapper subclass's handler makes it (and the whole backward runs on its class).
-// (ones_like reaches torch_dispatch whole: Note [Factories torch_dispatch sees whole].)
+// (ones_like reaches torch_dispatch whole: Note [Factories torch_dispatch sees whole] in
+// src/ops/factory.cpp.)
 Tensor root_ones_like(const Tensor& out) {
   const OpHandle& op = dispatch::op_handle(dispatch::OpId::ones_like);
   Stack args{Value(out), Value(out.dtype()), Value(int64_t{0}) /* strided */, Value(out.device()),

@@ -99,7 +99,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   EMBER_CHECK(!is_quantized(a) && !is_quantized(b),
               "promoteTypes with quantized numbers is not handled yet; figure out what the "
               "correct rules should be, offending types: ",
-              dtype_name(a), " ", dtype_name(b));
+              scalar_type_name(a), " ", scalar_type_name(b));
   if (a == kBool) return b;
   if (b == kBool) return a;
   bool fa = is_floating(a), fb = is_floating(b);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,6 +25,25 @@ namespace ember {
 PrintOptions& print_options() {
   static PrintOptions options;
   return options;
+}
+
+void set_printoptions(std::optional<int> precision, std::optional<double> threshold,
+                      std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth,
+                      const std::optional<std::string>& profile, std::optional<bool> sci_mode) {
+  PrintOptions& o = print_options();
+  if (profile == "default") {
+    o.precision = 4, o.threshold = 1000, o.edgeitems = 3, o.linewidth = 80;
+  } else if (profile == "short") {
+    o.precision = 2, o.threshold = 1000, o.edgeitems = 2, o.linewidth = 80;
+  } else if (profile == "full") {
+    o.precision = 4, o.threshold = std::numeric_limits<double>::infinity(), o.edgeitems = 3,
+    o.linewidth = 80;
+  }
+  if (precision) o.precision = *precision;
+  if (threshold) o.threshold = *threshold;
+  if (edgeitems) o.edgeitems = *edgeitems;
+  if (linewidth) o.linewidth = *linewidth;
+  o.sci_mode = sci_mode;
 }
 
 namespace {
@@ -246,7 +266,7 @@ struct Renderer {
 
 /// _tensor_str for a CPU tensor with at least one element.
 std::string tensor_str(const Tensor& t, int64_t indent, const PrintOptions& o) {
-  const bool summarize = static_cast<double>(t.numel()) > static_cast<double>(o.threshold);
+  const bool summarize = static_cast<double>(t.numel()) > o.threshold;
   Shown s = gather_shown(t, summarize, o);
   Formatter fmt(s, o);
   Renderer r{s, fmt, o, std::vector<size_t>(s.index.size(), 1)};
@@ -284,14 +304,18 @@ std::string add_suffixes(const std::string& body, const std::vector<std::string>
   return r + ")";
 }
 
-/// _str_intern for a plain strided tensor; `prefix` is "tensor(" (a subclass's name later).
-std::string repr_with_prefix(const Tensor& t, const std::string& prefix) {
+/// _str_intern for a strided tensor: `prefix` is "tensor(" or a subclass's "Name("; `contents`
+/// (tensor_contents=) replaces the elements, which are then not read.
+std::string repr_with_prefix(const Tensor& t, const std::string& prefix,
+                             const std::optional<std::string>& contents = std::nullopt) {
   const PrintOptions& o = print_options();
-  EMBER_CHECK(o.precision >= 0, "print_options().precision must be >= 0, got ", o.precision);
-  EMBER_CHECK(o.edgeitems >= 0, "print_options().edgeitems must be >= 0, got ", o.edgeitems);
-  EMBER_CHECK_NOT_IMPLEMENTED(!t.is_quantized(), "printing a quantized tensor (dtype ",
-                              dtype_repr(t.dtype()),
-                              ") is not supported yet: dequantize() it first");
+  if (!contents) {
+    EMBER_CHECK(o.precision >= 0, "print_options().precision must be >= 0, got ", o.precision);
+    EMBER_CHECK(o.edgeitems >= 0, "print_options().edgeitems must be >= 0, got ", o.edgeitems);
+    EMBER_CHECK_NOT_IMPLEMENTED(!t.is_quantized(), "printing a quantized tensor (dtype ",
+                                dtype_repr(t.dtype()),
+                                ") is not supported yet: dequantize() it first");
+  }
   const auto indent = static_cast<int64_t>(prefix.size());
   std::vector<std::string> suffixes;
   // Only cpu is a default device in PyTorch's sense; every other device is always named.
@@ -311,8 +335,9 @@ std::string repr_with_prefix(const Tensor& t, const std::string& prefix) {
     body = "[]";
   } else {
     if (!has_default_dtype) suffixes.push_back("dtype=" + dtype_repr(dt));
-    body = tensor_str(t, indent, o);
+    if (!contents) body = tensor_str(t, indent, o);
   }
+  if (contents) body = *contents;
   add_autograd_suffixes(t, suffixes);
   return add_suffixes(prefix + body, suffixes, indent, o);
 }
@@ -324,6 +349,15 @@ std::string to_string(const Tensor& t) {
   if (!t.defined()) return "[ Tensor (undefined) ]";
   if (t.is_parameter()) return "Parameter containing:\n" + repr_with_prefix(t, "tensor(");
   return repr_with_prefix(t, "tensor(");
+}
+
+std::string to_string(const Tensor& t, const std::string& class_name,
+                      const std::optional<std::string>& contents) {
+  EMBER_CHECK(t.defined(), "to_string: undefined tensor");
+  if (class_name.empty()) return repr_with_prefix(t, "tensor(", contents);
+  std::string r = repr_with_prefix(t, class_name + "(", contents);
+  // A custom tensor class made a parameter keeps its name, wrapped as PyTorch does.
+  return t.is_parameter() ? "Parameter(" + r + ")" : r;
 }
 
 std::string Tensor::to_string() const { return ember::to_string(*this); }

@@ -79,7 +79,7 @@ struct Unboxer<Value::OptionalTensorList> {
 };
 template <>
 struct Unboxer<Generator*> {
-  static Generator* get(const Value&) { return nullptr; }
+  static Generator* get(const Value& v) { return v.to_generator(); }
 };
 template <class T>
 struct Unboxer<std::optional<T>> {

@@ -100,7 +100,7 @@ Value box(const T& v) {
   return Value(v);
 }
 inline Value box(ArrayRef<Tensor> v) { return Value(v.vec()); }
-inline Value box(Generator* /*gen*/) { return Value(); }  // generators do not cross the box
+inline Value box(Generator* gen) { return Value(gen); }  // nullptr: None
 inline Value box(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
 
 template <class Ret>

@@ -30,27 +30,13 @@ namespace dispatch {
 namespace {
 enum Kind { Primitive, Composite };
 
-// Note [Factories torch_dispatch sees whole]
-// PyTorch's *_like factories are CompositeExplicitAutograd: they have their own kernel below
-// autograd, so a torch_dispatch handler sees aten::ones_like itself — the ones_like backward()
-// starts from must reach a wrapper subclass's handler whole for the gradient to be a wrapper,
-// and a TorchDispatchMode logs it as PyTorch does. ops.def writes these rows Composite; the
-// registry runs them as primitives (every layer sees them, their body is the backend; their
-// autograd kernels in src/ops/factory.cpp only run them below autograd, their results never
-// requiring grad). The rows should say so themselves (a one-word change of ops.def, deferred
-// because it rebuilds every file).
-bool seen_whole_by_torch_dispatch(OpId id) {
-  return id == OpId::empty_like || id == OpId::zeros_like || id == OpId::ones_like ||
-         id == OpId::full_like;
-}
-
 const std::vector<OpHandle>& registry() {
   static const std::vector<OpHandle> ops = [] {
     std::vector<OpHandle> v;
     v.reserve(kNumOps);
 #define EMBER_OP(id, kind, schema) \
   v.push_back(OpRegistryAccess::make(static_cast<int>(OpId::id), schema,                   \
-                                     kind == Composite && !seen_whole_by_torch_dispatch(OpId::id)));
+                                     kind == Composite));
 #include "ops.def"
     return v;
   }();

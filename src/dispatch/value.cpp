@@ -15,7 +15,8 @@ Value::Value(const Scalar& s) {
 const char* Value::type_name() const {
   static constexpr const char* kNames[] = {"None",  "Tensor",     "int",      "float",
                                            "bool",  "int[]",      "float[]",  "Tensor[]",
-                                           "Tensor?[]", "ScalarType", "Device", "str"};
+                                           "Tensor?[]", "ScalarType", "Device", "str",
+                                           "Generator"};
   static_assert(std::size(kNames) == std::variant_size_v<Storage>, "a name per alternative");
   return kNames[v_.index()];
 }
@@ -72,6 +73,9 @@ Device Value::to_device() const {
 }
 const std::string& Value::to_string_value() const {
   return get_as<std::string>(v_, *this, "str");
+}
+Generator* Value::to_generator() const {
+  return is_none() ? nullptr : get_as<Generator*>(v_, *this, "Generator");
 }
 
 }  // namespace ember

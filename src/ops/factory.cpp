@@ -181,9 +181,13 @@ EMBER_REGISTER_OP(ones_like, &ones_like_op);
 EMBER_REGISTER_OP(full_like, &full_like_op);
 
 namespace {
-// The *_like ops run whole below autograd (Note [Factories torch_dispatch sees whole] in
-// src/dispatch/op_registry.cpp); their results never require grad, so their autograd kernels
-// only run them below autograd.
+// Note [Factories torch_dispatch sees whole]
+// PyTorch's *_like factories are CompositeExplicitAutograd: they have their own kernel below
+// autograd, so a torch_dispatch handler sees aten::ones_like itself. The ones_like that
+// backward() starts from must reach a wrapper subclass's handler whole for the gradient to be a
+// wrapper, and a TorchDispatchMode logs it as PyTorch does. So their ops.def rows are Primitive
+// (every layer sees them, the backend runs their body); their results never require grad, so
+// their autograd kernels only run them below autograd.
 template <auto Op, class... A>
 Tensor like_below_autograd(const A&... a) {
   dispatch::AutoDispatchBelowAutograd below;

@@ -7,9 +7,12 @@
 #include <limits>
 
 #include "../autograd/record.h"
+#include "ember/ops/pointwise.h"
+#include "ember/ops/view.h"
 #include "../backends/cpu/random_kernels.h"
 #include "../dispatch/boxing.h"
 #include "factory_args.h"
+#include "pointwise_helpers.h"
 #include "elementwise.h"
 
 namespace ember {
@@ -87,6 +90,14 @@ Tensor normal__impl(const Tensor& self, double mean, double std, Generator* gen)
   if (!is_floating(self.dtype())) not_implemented("normal_kernel_cpu", self.dtype());
   ops::check_no_internal_overlap("normal_", self);
   if (needs_values(self)) cpu::normal_kernel(self, mean, std, draw_key(gen));
+  return ops::mark_written(self);
+}
+
+Tensor exponential__impl(const Tensor& self, double lambd, Generator* gen) {
+  EMBER_CHECK(lambd >= 0.0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
+  if (!is_floating(self.dtype())) not_implemented("exponential_cpu", self.dtype());
+  ops::check_no_internal_overlap("exponential_", self);
+  if (needs_values(self)) cpu::exponential_kernel(self, lambd, draw_key(gen));
   return ops::mark_written(self);
 }
 
@@ -200,6 +211,10 @@ Tensor& normal__op(Tensor& self, double mean, double std, Generator* gen) {
   dispatch::call<normal__impl>(OpId::normal_, self, mean, std, gen);
   return self;
 }
+Tensor& exponential__op(Tensor& self, double lambd, Generator* gen) {
+  dispatch::call<exponential__impl>(OpId::exponential_, self, lambd, gen);
+  return self;
+}
 Tensor& bernoulli__float_op(Tensor& self, double p, Generator* gen) {
   dispatch::call<bernoulli__float_impl>(OpId::bernoulli__float, self, p, gen);
   return self;
@@ -209,6 +224,23 @@ Tensor bernoulli_op(const Tensor& self, Generator* gen) {
 }
 Tensor& random__from_op(Tensor& self, int64_t from, std::optional<int64_t> to, Generator* gen) {
   dispatch::call<random__from_impl>(OpId::random__from, self, from, to, gen);
+  return self;
+}
+// random_() and random_(to) are random_(0, None) and random_(0, to), as PyTorch composes them.
+Tensor random__impl(const Tensor& self, Generator* gen) {
+  Tensor t = self;
+  return random__from_op(t, 0, std::nullopt, gen);
+}
+Tensor random__to_impl(const Tensor& self, int64_t to, Generator* gen) {
+  Tensor t = self;
+  return random__from_op(t, 0, to, gen);
+}
+Tensor& random__op(Tensor& self, Generator* gen) {
+  dispatch::call<random__impl>(OpId::random_, self, gen);
+  return self;
+}
+Tensor& random__to_op(Tensor& self, int64_t to, Generator* gen) {
+  dispatch::call<random__to_impl>(OpId::random__to, self, to, gen);
   return self;
 }
 
@@ -231,6 +263,76 @@ Tensor randint_impl(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype,
   return random__from_op(t, low, high, nullptr);
 }
 
+// The .generator overloads: the same fills, from the given generator.
+Tensor rand_generator_impl(IntArrayRef size, Generator* gen, OptDtype dtype, OptLayout,
+                           OptDevice device, OptBool) {
+  Tensor t = empty(size, factory_options(dtype, device));
+  return uniform__op(t, 0, 1, gen);
+}
+Tensor randn_generator_impl(IntArrayRef size, Generator* gen, OptDtype dtype, OptLayout,
+                            OptDevice device, OptBool) {
+  Tensor t = empty(size, factory_options(dtype, device));
+  return normal__op(t, 0, 1, gen);
+}
+Tensor randint_low_generator_impl(int64_t low, int64_t high, IntArrayRef size, Generator* gen,
+                                  OptDtype dtype, OptLayout, OptDevice device, OptBool) {
+  Tensor t = empty(size, factory_options(dtype.value_or(kInt64), device));
+  return random__from_op(t, low, high, gen);
+}
+
+// randperm: PyTorch's checks that n - 1 fits the dtype (its scalar_tensor(n - 1)) and that a
+// floating dtype holds every integer up to n exactly.
+Tensor randperm_common(int64_t n, Generator* gen, OptDtype dtype, OptDevice device) {
+  const ScalarType dt = dtype.value_or(kInt64);
+  EMBER_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
+  if (dt == kBool || is_quantized(dt)) not_implemented("randperm", dt);
+  if (n > 0) ops::check_scalar_fits(Scalar(n - 1), dt);
+  EMBER_CHECK(dt != kFloat16 || n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
+  EMBER_CHECK(dt != kFloat32 || n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
+  EMBER_CHECK(dt != kFloat64 || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
+  Tensor out = empty({n}, factory_options(dt, device));
+  if (needs_values(out)) cpu::randperm_kernel(out, n, draw_key(gen));
+  return out;
+}
+Tensor randperm_impl(int64_t n, OptDtype dtype, OptLayout, OptDevice device, OptBool) {
+  return randperm_common(n, nullptr, dtype, device);
+}
+Tensor randperm_generator_impl(int64_t n, Generator* gen, OptDtype dtype, OptLayout, OptDevice device,
+                               OptBool) {
+  return randperm_common(n, gen, dtype, device);
+}
+
+// normal(mean, std): N(0, 1) (or N(0, std)) values in the broadcast shape, scaled and shifted,
+// as PyTorch composes them; its std checks.
+void check_std_tensor(const Tensor& std) {
+  if (std.is_meta() || std.numel() == 0) return;
+  EMBER_CHECK(std.min().item().to_double() >= 0.0, "normal expects all elements of std >= 0.0");
+}
+Tensor normal_Tensor_float_impl(const Tensor& mean, double std, Generator* gen) {
+  EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  Tensor out = empty_like(mean, TensorOptions(), MemoryFormat::Contiguous);
+  normal__op(out, 0, std, gen);
+  return out.add_(mean);
+}
+Tensor normal_float_Tensor_impl(double mean, const Tensor& std, Generator* gen) {
+  check_std_tensor(std);
+  Tensor out = empty_like(std, TensorOptions(), MemoryFormat::Contiguous);
+  normal__op(out, 0, 1, gen);
+  return out.mul_(std).add_(mean);
+}
+Tensor normal_Tensor_Tensor_impl(const Tensor& mean, const Tensor& std, Generator* gen) {
+  check_std_tensor(std);
+  const auto shape = broadcast_shapes(mean.sizes(), std.sizes());
+  Tensor out = empty(shape, TensorOptions(result_type(mean, std)).device(mean.device()));
+  normal__op(out, 0, 1, gen);
+  return out.mul_(std).add_(mean);
+}
+Tensor normal_float_float_impl(double mean, double std, IntArrayRef size, Generator* gen,
+                               OptDtype dtype, OptLayout, OptDevice device, OptBool) {
+  Tensor out = empty(size, factory_options(dtype, device));
+  return normal__op(out, mean, std, gen);
+}
+
 Tensor rand_op(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
   return dispatch::call<rand_impl>(OpId::rand, size, dtype, layout, device, pin);
 }
@@ -240,6 +342,43 @@ Tensor randn_op(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice de
 Tensor randint_op(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
                   OptDevice device, OptBool pin) {
   return dispatch::call<randint_impl>(OpId::randint_low, low, high, size, dtype, layout, device, pin);
+}
+
+Tensor rand_generator_op(IntArrayRef size, Generator* gen, OptDtype dtype, OptLayout layout,
+                         OptDevice device, OptBool pin) {
+  return dispatch::call<rand_generator_impl>(OpId::rand_generator, size, gen, dtype, layout, device, pin);
+}
+Tensor randn_generator_op(IntArrayRef size, Generator* gen, OptDtype dtype, OptLayout layout,
+                          OptDevice device, OptBool pin) {
+  return dispatch::call<randn_generator_impl>(OpId::randn_generator, size, gen, dtype, layout, device, pin);
+}
+Tensor randint_low_generator_op(int64_t low, int64_t high, IntArrayRef size, Generator* gen,
+                                OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
+  return dispatch::call<randint_low_generator_impl>(OpId::randint_low_generator, low, high, size,
+                                                    gen, dtype, layout, device, pin);
+}
+
+Tensor randperm_op(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
+  return dispatch::call<randperm_impl>(OpId::randperm, n, dtype, layout, device, pin);
+}
+Tensor randperm_generator_op(int64_t n, Generator* gen, OptDtype dtype, OptLayout layout,
+                             OptDevice device, OptBool pin) {
+  return dispatch::call<randperm_generator_impl>(OpId::randperm_generator, n, gen, dtype, layout,
+                                                 device, pin);
+}
+Tensor normal_Tensor_float_op(const Tensor& mean, double std, Generator* gen) {
+  return dispatch::call<normal_Tensor_float_impl>(OpId::normal_Tensor_float, mean, std, gen);
+}
+Tensor normal_float_Tensor_op(double mean, const Tensor& std, Generator* gen) {
+  return dispatch::call<normal_float_Tensor_impl>(OpId::normal_float_Tensor, mean, std, gen);
+}
+Tensor normal_Tensor_Tensor_op(const Tensor& mean, const Tensor& std, Generator* gen) {
+  return dispatch::call<normal_Tensor_Tensor_impl>(OpId::normal_Tensor_Tensor, mean, std, gen);
+}
+Tensor normal_float_float_op(double mean, double std, IntArrayRef size, Generator* gen, OptDtype dtype,
+                             OptLayout layout, OptDevice device, OptBool pin) {
+  return dispatch::call<normal_float_float_impl>(OpId::normal_float_float, mean, std, size, gen,
+                                                 dtype, layout, device, pin);
 }
 
 // ---- dropout ----
@@ -311,27 +450,45 @@ Tensor bernoulli(const Tensor& self, Generator* gen) { return bernoulli_op(self,
 Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, Generator* gen) {
   return random__from_op(self, from, to, gen);
 }
-Tensor& random_(Tensor& self, int64_t to) { return random__from_op(self, 0, to, nullptr); }
+Tensor& random_(Tensor& self, int64_t to) { return random__to_op(self, to, nullptr); }
+Tensor& random_(Tensor& self) { return random__op(self, nullptr); }
 
-// With a generator the factories are empty + fill: rand.generator and its kin are separate
-// overloads in PyTorch, which ops.def does not list.
+// With a generator the factories are PyTorch's .generator overloads.
 Tensor rand(IntArrayRef sizes, TensorOptions o, Generator* gen) {
   if (!gen) return rand_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
-  Tensor t = empty(sizes, o);
-  return uniform_(t, 0, 1, gen);
+  return rand_generator_op(sizes, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
 }
 Tensor randn(IntArrayRef sizes, TensorOptions o, Generator* gen) {
   if (!gen) return randn_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
-  Tensor t = empty(sizes, o);
-  return normal_(t, 0, 1, gen);
+  return randn_generator_op(sizes, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o, Generator* gen) {
   if (!gen) return randint_op(low, high, sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
-  Tensor t = empty(sizes, o.dtype(o.dtype_.value_or(kInt64)));
-  return random_(t, low, high, gen);
+  return randint_low_generator_op(low, high, sizes, gen, o.dtype_, std::nullopt, o.device_,
+                                  std::nullopt);
 }
 Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o, Generator* gen) {
   return randint(0, high, sizes, o, gen);
+}
+
+Tensor& exponential_(Tensor& self, double lambd, Generator* gen) {
+  return exponential__op(self, lambd, gen);
+}
+Tensor randperm(int64_t n, TensorOptions o, Generator* gen) {
+  if (!gen) return randperm_op(n, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return randperm_generator_op(n, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
+}
+Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  return normal_Tensor_float_op(mean, std, gen);
+}
+Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  return normal_float_Tensor_op(mean, std, gen);
+}
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  return normal_Tensor_Tensor_op(mean, std, gen);
+}
+Tensor normal(double mean, double std, IntArrayRef size, TensorOptions o, Generator* gen) {
+  return normal_float_float_op(mean, std, size, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
 }
 
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
@@ -344,6 +501,18 @@ EMBER_REGISTER_OP(normal_, &normal__op);
 EMBER_REGISTER_OP(bernoulli__float, &bernoulli__float_op);
 EMBER_REGISTER_OP(bernoulli, &bernoulli_op);
 EMBER_REGISTER_OP(random__from, &random__from_op);
+EMBER_REGISTER_OP(random__to, &random__to_op);
+EMBER_REGISTER_OP(random_, &random__op);
+EMBER_REGISTER_OP(rand_generator, &rand_generator_op);
+EMBER_REGISTER_OP(randperm, &randperm_op);
+EMBER_REGISTER_OP(randperm_generator, &randperm_generator_op);
+EMBER_REGISTER_OP(exponential_, &exponential__op);
+EMBER_REGISTER_OP(normal_Tensor_float, &normal_Tensor_float_op);
+EMBER_REGISTER_OP(normal_float_Tensor, &normal_float_Tensor_op);
+EMBER_REGISTER_OP(normal_Tensor_Tensor, &normal_Tensor_Tensor_op);
+EMBER_REGISTER_OP(normal_float_float, &normal_float_float_op);
+EMBER_REGISTER_OP(randn_generator, &randn_generator_op);
+EMBER_REGISTER_OP(randint_low_generator, &randint_low_generator_op);
 EMBER_REGISTER_OP(rand, &rand_op);
 EMBER_REGISTER_OP(randn, &randn_op);
 EMBER_REGISTER_OP(randint_low, &randint_op);

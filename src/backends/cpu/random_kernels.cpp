@@ -526,6 +526,51 @@ void random_from_to_kernel_ref(const Tensor& self, uint64_t range, int64_t base,
   else run.template operator()<2>();
 }
 
+// ---- exponential: -log(1 - u) / lambda in double, u with 53 bits (64-bit units) ----
+namespace {
+struct ExponentialMap {
+  double lambda;
+  double operator()(uint64_t bits) const { return -std::log1p(-unit_double(bits)) / lambda; }
+};
+}  // namespace
+
+void exponential_kernel(const Tensor& self, double lambda, uint64_t key) {
+  const ExponentialMap map{lambda};
+  visit_floating(self.dtype(), [&]<class T>() {
+    fill_elements<T, 2>(self, key,
+        [&](T* out, const uint32_t* words, int64_t skip, int64_t len, uint64_t) {
+          for (int64_t k = 0; k < len; ++k) out[k] = convert<T>(map(Units<2>::get(words, skip + k)));
+        },
+        [&](T& v, uint64_t off, CounterCache& c) { v = convert<T>(map(Units<2>::get(c.get(off / 2), off % 2))); });
+  }, "exponential_cpu");
+}
+
+void exponential_kernel_ref(const Tensor& self, double lambda, uint64_t key) {
+  visit_floating(self.dtype(), [&]<class T>() {
+    for_each_element_ref<T>(self, [&](T& v, uint64_t off) {
+      v = convert<T>(-std::log1p(-unit_double(element_bits(key, off))) / lambda);
+    });
+  }, "exponential_cpu");
+}
+
+// ---- randperm: Fisher-Yates over 0..n-1, swap i drawing element i's 64 bits ----
+// Sequential by nature (each swap reads the previous ones), as PyTorch's CPU randperm; the
+// slight modulo bias of a 64-bit draw is PyTorch's too.
+void randperm_kernel(const Tensor& out, int64_t n, uint64_t key) {
+  std::vector<int64_t> r(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) r[static_cast<size_t>(i)] = i;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const auto z = static_cast<int64_t>(element_bits(key, static_cast<uint64_t>(i)) %
+                                        static_cast<uint64_t>(n - i));
+    std::swap(r[static_cast<size_t>(i)], r[static_cast<size_t>(i + z)]);
+  }
+  visit_dtype(out.dtype(), [&]<class T>() {
+    T* p = static_cast<T*>(out.data_ptr());
+    const int64_t stride = out.stride(0);
+    for (int64_t i = 0; i < n; ++i) p[i * stride] = convert<T>(r[static_cast<size_t>(i)]);
+  }, "randperm");
+}
+
 void dropout_kernel(const Tensor& out, const Tensor& mask, const Tensor& input, double p,
                     double scale, uint64_t key) {
   bernoulli_scalar_kernel(mask, 1 - p, key);

@@ -41,6 +41,13 @@ void bernoulli_tensor_kernel_ref(const Tensor& out, const Tensor& probs, uint64_
 void random_from_to_kernel(const Tensor& self, uint64_t range, int64_t base, uint64_t key);
 void random_from_to_kernel_ref(const Tensor& self, uint64_t range, int64_t base, uint64_t key);
 
+/// self ~ Exponential(lambda): -log(1 - u) / lambda (floating dtypes; lambda >= 0 checked).
+void exponential_kernel(const Tensor& self, double lambda, uint64_t key);
+void exponential_kernel_ref(const Tensor& self, double lambda, uint64_t key);
+
+/// out (1-d, n elements, any non-bool dtype that holds n - 1) = a random permutation of 0..n-1.
+void randperm_kernel(const Tensor& out, int64_t n, uint64_t key);
+
 /// Dropout in one pass over fresh outputs: mask ~ Bernoulli(1 - p) (bool, drawn as
 /// bernoulli_scalar_kernel draws), out = input * mask * scale in input's dtype (floating), as
 /// PyTorch's input.mul(mask).mul_(scale). out and mask have input's shape.
