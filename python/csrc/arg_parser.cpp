@@ -13,10 +13,10 @@
 // Note [out= arguments]
 // PyTorch's function forms (not the methods) of most ops take `out=`: a tensor (a tuple of them
 // for several results) that receives the result. ember binds `out` for the overloads whose
-// PyTorch Python signature has it (kOutOverloads, checked against torch's type stubs by
-// tests/python/binding/test_signatures.py calls each with out=), runs the functional op and writes the result into
-// `out` with ember::write_out (dtype check, resize with PyTorch's warning, copy); the call returns
-// the very `out` object(s). As in PyTorch, out= refuses inputs that require grad while grad
+// PyTorch Python signature has it (out_overloads() in signature_tables.cpp; the stub-driven
+// tests/python/binding/test_signatures.py calls each with out=), runs the functional op and
+// writes the result into `out` with ember::write_out (dtype check, resize with PyTorch's
+// warning, copy); the call returns the very `out` object(s). As in PyTorch, out= refuses inputs that require grad while grad
 // mode is on, and a factory without dtype= takes out's dtype.
 //
 // Note [Deprecated signatures]
@@ -37,57 +37,6 @@
 namespace ember::python {
 
 namespace {
-
-struct DeprecatedSpelling {
-  const char* python_name;
-  const char* op;        // the schema it stands for
-  const char* overload;
-  std::vector<const char*> positional;  // schema argument names in the deprecated order
-};
-
-const std::vector<DeprecatedSpelling>& deprecated_spellings() {
-  static const std::vector<DeprecatedSpelling> table = {
-      {"add", "aten::add", "Tensor", {"self", "alpha", "other"}},
-      {"add_", "aten::add_", "Tensor", {"self", "alpha", "other"}},
-      {"sub", "aten::sub", "Tensor", {"self", "alpha", "other"}},
-      {"sub_", "aten::sub_", "Tensor", {"self", "alpha", "other"}},
-      {"addcmul", "aten::addcmul", "default", {"self", "value", "tensor1", "tensor2"}},
-      {"addcmul_", "aten::addcmul_", "default", {"self", "value", "tensor1", "tensor2"}},
-      {"addcdiv", "aten::addcdiv", "default", {"self", "value", "tensor1", "tensor2"}},
-      {"addcdiv_", "aten::addcdiv_", "default", {"self", "value", "tensor1", "tensor2"}},
-      {"addmm", "aten::addmm", "default", {"beta", "self", "alpha", "mat1", "mat2"}},
-      {"addmm", "aten::addmm", "default", {"beta", "self", "mat1", "mat2"}},
-  };
-  return table;
-}
-
-// Overloads ("name.overload") whose PyTorch Python function signature has `out=`.
-const std::unordered_set<std::string>& out_overloads() {
-  static const std::unordered_set<std::string> set = {
-      "zeros.default", "ones.default", "full.default", "arange.start_step", "linspace.default",
-      "eye.m", "empty.memory_format", "bernoulli.default", "rand.default", "randn.default",
-      "randint.low", "nonzero.default", "neg.default", "abs.default", "sign.default",
-      "exp.default", "log.default", "log1p.default", "expm1.default", "sqrt.default",
-      "rsqrt.default", "sin.default", "cos.default", "tanh.default", "sigmoid.default",
-      "logical_not.default", "bitwise_not.default", "add.Tensor", "sub.Tensor", "mul.Tensor",
-      "div.Tensor", "div.Tensor_mode", "floor_divide.default", "remainder.Tensor",
-      "pow.Tensor_Tensor", "pow.Tensor_Scalar", "maximum.default", "minimum.default",
-      "bitwise_and.Tensor", "bitwise_or.Tensor", "bitwise_xor.Tensor", "eq.Tensor", "ne.Tensor",
-      "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "logical_and.default",
-      "logical_or.default", "logical_xor.default", "addcmul.default", "addcdiv.default",
-      "clamp.Tensor", "clamp.default", "where.self", "sum.dim_IntList", "mean.dim",
-      "prod.dim_int", "max.other", "max.dim", "min.other", "min.dim", "amax.default",
-      "amin.default", "argmax.default", "argmin.default", "var.correction", "std.correction",
-      "var.dim", "std.dim", "all.default", "all.dim", "any.default", "any.dim", "cumsum.default",
-      "softmax.int", "log_softmax.int", "_softmax.default", "_log_softmax.default",
-      "sort.default", "sort.stable", "topk.default", "mm.default", "bmm.default",
-      "addmm.default", "matmul.default", "cat.default", "stack.default", "index_select.default",
-      "gather.default", "scatter.src", "scatter.value", "scatter_add.default",
-      "native_batch_norm.default", "aminmax.default", "kthvalue.default",
-      // torch.norm calls _VF.norm(..., out=): ember.functional.norm does the same
-      "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype"};
-  return set;
-}
 
 ArgKind kind_of(const std::string& type_with_alias, int& list_size) {
   std::string type = type_with_alias;
@@ -416,6 +365,11 @@ OpSignatures::OpSignatures(std::vector<const OpHandle*> ops, std::string python_
     std::string key = op->name().substr(op->name().find("::") + 2) + "." + op->overload();
     sig.has_out = out_overloads().count(key) > 0;
     sig.n_returns = op->returns().size();
+    const size_t n = sig.args.size();
+    sig.self_index = n;
+    for (size_t a = 0; a < n && sig.self_index == n; ++a)
+      if (sig.args[a].name == "self" && sig.args[a].kind == ArgKind::Tensor) sig.self_index = a;
+    if (sig.self_index == n && n > 0 && sig.args[0].kind == ArgKind::Tensor) sig.self_index = 0;
     sigs_.push_back(std::move(sig));
   }
   // Note [Deprecated signatures]: after the table's, so they bind only what nothing else does.
@@ -452,6 +406,8 @@ OpSignatures::OpSignatures(std::vector<const OpHandle*> ops, std::string python_
       dep.schema_index.push_back(a);
     }
     dep.replacement = target_index;
+    dep.self_index = dep.args.size();
+    if (!dep.args.empty() && dep.args[0].kind == ArgKind::Tensor) dep.self_index = 0;
     sigs_.push_back(std::move(dep));
   }
 }
@@ -466,10 +422,8 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
   // self, other), whose method form is `x.where(condition, other)`.
   size_t self_slot = n;
   if (self) {
-    for (size_t a = 0; a < n && self_slot == n; ++a)
-      if (sig.args[a].name == "self" && sig.args[a].kind == ArgKind::Tensor) self_slot = a;
-    if (self_slot == n && n > 0 && sig.args[0].kind == ArgKind::Tensor) self_slot = 0;
-    if (self_slot == n) return false;
+    self_slot = sig.self_index;
+    if (self_slot >= n) return false;
     bound[self_slot] = self;
     if (self_slot == 0) ++next;
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common.h"
@@ -36,6 +37,7 @@ struct Signature {
   bool factory = false;   // has dtype/layout/device/pin_memory: accepts requires_grad=
   bool has_out = false;   // the function form takes out= (Note [out= arguments])
   size_t n_returns = 1;
+  size_t self_index = 0;  // where a method's tensor goes (`self`); args.size() when none fits
   // A deprecated PyTorch spelling (Note [Deprecated signatures]): args reordered; the bound
   // stack is put back in schema order through `schema_index` (args[i] is schema argument
   // schema_index[i]). `replacement` indexes the signature it stands for.
@@ -68,6 +70,17 @@ class OpSignatures {
   std::vector<Signature> sigs_;
   std::string name_;
 };
+
+/// A deprecated PyTorch spelling (Note [Deprecated signatures] in arg_parser.cpp).
+struct DeprecatedSpelling {
+  const char* python_name;
+  const char* op;        // the schema it stands for
+  const char* overload;
+  std::vector<const char*> positional;  // schema argument names in the deprecated order
+};
+const std::vector<DeprecatedSpelling>& deprecated_spellings();  // signature_tables.cpp
+/// Overloads ("add.Tensor") whose PyTorch Python function form takes out= (signature_tables.cpp).
+const std::unordered_set<std::string>& out_overloads();
 
 /// Whether keyword `kw` names parameter `spec` (position `index`): its name, `input` for the
 /// first `self`, and the numpy spellings PyTorch accepts (axis, keepdims, x / a / x1, x2).

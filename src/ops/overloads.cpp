@@ -257,12 +257,26 @@ std::vector<Tensor> nonzero_numpy(const Tensor& self) {
 std::vector<Tensor> where(const Tensor& condition) {
   return dispatch::call<where_condition_impl>(OpId::where, condition);
 }
-Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+namespace {
+Tensor clamp_tensor_op(const Tensor& self, const std::optional<Tensor>& min,
+                       const std::optional<Tensor>& max) {
   return dispatch::call<clamp_tensor_impl>(OpId::clamp_Tensor, self, min, max);
 }
-Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+Tensor& clamp__tensor_op(Tensor& self, const std::optional<Tensor>& min,
+                         const std::optional<Tensor>& max) {
   dispatch::call<clamp__tensor_impl>(OpId::clamp__Tensor, self, min, max);
   return self;
+}
+std::optional<Tensor> bound(const Tensor& t) {
+  return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
+}
+}  // namespace
+
+Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
+  return clamp_tensor_op(self, bound(min), bound(max));
+}
+Tensor& clamp_(Tensor& self, const Tensor& min, const Tensor& max) {
+  return clamp__tensor_op(self, bound(min), bound(max));
 }
 Tensor floor_divide(const Tensor& self, const Tensor& other) {
   return dispatch::call<floor_divide_impl>(OpId::floor_divide, self, other);
@@ -276,8 +290,6 @@ using SortFn = std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool);
 using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 using UnbiasedFn = Tensor (*)(const Tensor&, bool);
 using DimUnbiasedFn = Tensor (*)(const Tensor&, std::optional<std::vector<int64_t>>, bool, bool);
-using ClampFn = Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&);
-using ClampInplaceFn = Tensor& (*)(Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&);
 EMBER_REGISTER_OP(sort, static_cast<SortFn>(&sort));
 EMBER_REGISTER_OP(max_other, static_cast<BinaryFn>(&max));
 EMBER_REGISTER_OP(min_other, static_cast<BinaryFn>(&min));
@@ -305,8 +317,8 @@ EMBER_REGISTER_OP(split_sizes,
                   static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&split));
 EMBER_REGISTER_OP(nonzero_numpy, &nonzero_numpy);
 EMBER_REGISTER_OP(where, static_cast<std::vector<Tensor> (*)(const Tensor&)>(&where));
-EMBER_REGISTER_OP(clamp_Tensor, static_cast<ClampFn>(&clamp));
-EMBER_REGISTER_OP(clamp__Tensor, static_cast<ClampInplaceFn>(&clamp_));
+EMBER_REGISTER_OP(clamp_Tensor, &clamp_tensor_op);
+EMBER_REGISTER_OP(clamp__Tensor, &clamp__tensor_op);
 EMBER_REGISTER_OP(floor_divide, &floor_divide);
 EMBER_REGISTER_OP(floor_divide__Tensor, &floor_divide_);
 

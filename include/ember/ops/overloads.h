@@ -49,11 +49,11 @@ std::vector<Tensor> split(const Tensor& self, IntArrayRef split_sizes, int64_t d
 /// nonzero as one index tensor per dimension (nonzero(as_tuple=True), where(condition)).
 std::vector<Tensor> nonzero_numpy(const Tensor& self);
 std::vector<Tensor> where(const Tensor& condition);
-/// clamp.Tensor: bounds given as tensors (broadcast and promoted with self).
-Tensor clamp(const Tensor& self, const std::optional<Tensor>& min,
-             const std::optional<Tensor>& max = std::nullopt);
-Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min,
-               const std::optional<Tensor>& max = std::nullopt);
+/// clamp.Tensor: bounds given as tensors (broadcast and promoted with self); an undefined
+/// Tensor() is no bound. (Defined tensors, not optionals, so that clamp(t, std::nullopt, 1)
+/// still means the Scalar overload.)
+Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max = Tensor());
+Tensor& clamp_(Tensor& self, const Tensor& min, const Tensor& max = Tensor());
 /// The quotient rounded towards minus infinity (Python's //), as PyTorch 1.13's floor_divide.
 Tensor floor_divide(const Tensor& self, const Tensor& other);
 Tensor& floor_divide_(Tensor& self, const Tensor& other);
