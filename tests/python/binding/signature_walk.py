@@ -228,7 +228,7 @@ def fit(value, ann):
     if isinstance(value, T):
         if "Tensor" in ann:
             return value
-        return 2 if "_int" in ann else 0.5
+        return 2 if "_int" in ann or value.kind == "int" else 0.5
     if isinstance(value, (int, float)) and not isinstance(value, bool) and tensor_only and "Tuple" not in ann:
         return ("scalar_tensor", value)
     if isinstance(value, list) and ann in ("_int", "Union[_int, SymInt]"):
