@@ -20,36 +20,29 @@ def _numpy_operand(other):
     return None
 
 
-def _binary(method_name):
-    method = _C._op_methods[method_name]
+def _operator(fn, name, reflected=False):
+    """A binary operator over fn(a, b): a numpy array on the other side becomes a tensor; other
+    operands that do not bind give NotImplemented, so Python tries the other side, as PyTorch."""
 
     def dunder(self, other):
         try:
-            return method(self, other)
+            return fn(other, self) if reflected else fn(self, other)
         except TypeError:
             converted = _numpy_operand(other)
-            if converted is not None:
-                return method(self, converted)
-            return NotImplemented  # let Python try the reflected operation, as PyTorch does
+            if converted is None:
+                return NotImplemented
+            return fn(converted, self) if reflected else fn(self, converted)
 
-    dunder.__name__ = f"__{method_name}__"
+    dunder.__name__ = name
     return dunder
+
+
+def _binary(method_name):
+    return _operator(_C._op_methods[method_name], f"__{method_name}__")
 
 
 def _reflected(function_name):
-    fn = _ops[function_name]
-
-    def dunder(self, other):
-        try:
-            return fn(other, self)
-        except TypeError:
-            converted = _numpy_operand(other)
-            if converted is not None:
-                return fn(converted, self)
-            return NotImplemented
-
-    dunder.__name__ = f"__r{function_name}__"
-    return dunder
+    return _operator(_ops[function_name], f"__r{function_name}__", reflected=True)
 
 
 def _inplace(method_name):
@@ -107,23 +100,8 @@ class Tensor(_C.TensorBase):
     __rfloordiv__ = _reflected("floor_divide")
 
     # Python's divmod: (a // b, a % b), the floor quotient and the remainder with b's sign.
-    def __divmod__(self, other):
-        try:
-            return _divmod(self, other)
-        except TypeError:
-            converted = _numpy_operand(other)
-            if converted is not None:
-                return _divmod(self, converted)
-            return NotImplemented
-
-    def __rdivmod__(self, other):
-        try:
-            return _divmod(other, self)
-        except TypeError:
-            converted = _numpy_operand(other)
-            if converted is not None:
-                return _divmod(converted, self)
-            return NotImplemented
+    __divmod__ = _operator(_divmod, "__divmod__")
+    __rdivmod__ = _operator(_divmod, "__rdivmod__", reflected=True)
 
     __iadd__ = _inplace("add_")
     __isub__ = _inplace("sub_")
