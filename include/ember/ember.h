@@ -18,6 +18,7 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/normalization.h"
+#include "ember/ops/overloads.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/random.h"

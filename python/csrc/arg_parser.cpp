@@ -9,7 +9,27 @@
 // parameter; `int[N]` takes a single int
 // for N copies; factories accept `requires_grad=`. No match is a TypeError listing the
 // signatures, as PyTorch's "received an invalid combination of arguments".
+//
+// Note [out= arguments]
+// PyTorch's function forms (not the methods) of most ops take `out=`: a tensor (a tuple of them
+// for several results) that receives the result. ember binds `out` for the overloads whose
+// PyTorch Python signature has it (out_overloads() in signature_tables.cpp; the stub-driven
+// tests/python/binding/test_signatures.py calls each with out=), runs the functional op and
+// writes the result into `out` with ember::write_out (dtype check, resize with PyTorch's
+// warning, copy); the call returns the very `out` object(s). As in PyTorch, out= refuses inputs that require grad while grad
+// mode is on, and a factory without dtype= takes out's dtype.
+//
+// Note [Deprecated signatures]
+// PyTorch 1.13 still binds a few older spellings that put a scalar before the tensors
+// (`torch.add(x, 2, y)` for x + 2 * y, `torch.addmm(beta, M, alpha, a, b)`), warning once that
+// they are deprecated (its deprecated.yaml). ember binds the same ones, after every other
+// signature, with the same warning; they are left out of the "expected one of" listings.
 #include "arg_parser.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ember/warning.h"
 
 #include "dispatch/schema.h"
 #include "ember/ops/factory.h"
@@ -124,9 +144,9 @@ bool get_scalar(PyObject* obj, Scalar& out) {
     out = Scalar(PyFloat_AS_DOUBLE(obj));
     return true;
   }
-  if (is_tensor(obj)) {  // a one-element tensor as a Number
+  if (is_tensor(obj)) {  // a 0-d tensor as a Number (PyTorch refuses other shapes)
     const Tensor& t = unpack(obj);
-    if (t.numel() == 1 && t.is_cpu() && !t.is_quantized()) {
+    if (t.dim() == 0 && t.is_cpu() && !t.is_quantized()) {
       out = t.item();
       return true;
     }
@@ -153,6 +173,16 @@ bool get_scalar(PyObject* obj, Scalar& out) {
 bool is_sequence(PyObject* obj) { return PyTuple_Check(obj) || PyList_Check(obj); }
 
 }  // namespace
+
+bool keyword_matches(const ArgSpec& spec, size_t /*index*/, std::string_view kw) {
+  // The schema's `self` is `input` in Python (never `self=`), wherever it stands (where.self).
+  if (spec.name == "self") return kw == "input" || kw == "x" || kw == "a" || kw == "x1";
+  if (spec.name == kw) return true;
+  if (spec.name == "dim") return kw == "axis";
+  if (spec.name == "keepdim") return kw == "keepdims";
+  if (spec.name == "other") return kw == "x2";
+  return false;
+}
 
 bool convert_arg(const ArgSpec& spec, PyObject* obj, bool loose, Value& out) {
   if (obj == Py_None) {
@@ -296,8 +326,9 @@ std::string Signature::describe(bool method) const {
   std::string s = "(";
   bool star = false;
   bool first = true;
-  for (size_t i = method ? 1 : 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size(); ++i) {
     const ArgSpec& a = args[i];
+    if (method && a.name == "self") continue;
     if (a.kwarg_only && !star) {
       s += first ? "*" : ", *";
       star = true;
@@ -308,6 +339,10 @@ std::string Signature::describe(bool method) const {
     s += kind_display(a.kind);
     if (a.optional && a.kind != ArgKind::Tensor) s += "?";
     s += " " + (a.name == "self" ? std::string("input") : a.name);
+  }
+  if (has_out && !method) {
+    s += star ? ", " : (first ? "*, " : ", *, ");
+    s += n_returns == 1 ? "Tensor out" : "tuple of Tensors out";
   }
   return s + ")";
 }
@@ -329,7 +364,53 @@ OpSignatures::OpSignatures(std::vector<const OpHandle*> ops, std::string python_
       if (spec.kind == ArgKind::Layout) sig.factory = true;
       sig.args.push_back(std::move(spec));
     }
+    std::string key = op->name().substr(op->name().find("::") + 2) + "." + op->overload();
+    sig.has_out = out_overloads().count(key) > 0;
+    sig.n_returns = op->returns().size();
+    const size_t n = sig.args.size();
+    sig.self_index = n;
+    for (size_t a = 0; a < n && sig.self_index == n; ++a)
+      if (sig.args[a].name == "self" && sig.args[a].kind == ArgKind::Tensor) sig.self_index = a;
+    if (sig.self_index == n && n > 0 && sig.args[0].kind == ArgKind::Tensor) sig.self_index = 0;
     sigs_.push_back(std::move(sig));
+  }
+  // Note [Deprecated signatures]: after the table's, so they bind only what nothing else does.
+  const size_t primary = sigs_.size();
+  for (const DeprecatedSpelling& d : deprecated_spellings()) {
+    if (name_ != d.python_name) continue;
+    size_t target_index = primary;
+    for (size_t k = 0; k < primary; ++k)
+      if (sigs_[k].op->name() == d.op && sigs_[k].op->overload() == d.overload) target_index = k;
+    if (target_index == primary) continue;
+    const Signature* target = &sigs_[target_index];
+    Signature dep;
+    dep.op = target->op;
+    dep.has_out = target->has_out;
+    dep.n_returns = target->n_returns;
+    dep.deprecated = true;
+    for (const char* pname : d.positional) {
+      for (size_t a = 0; a < target->args.size(); ++a) {
+        if (target->args[a].name != pname) continue;
+        ArgSpec spec = target->args[a];
+        spec.kwarg_only = false;
+        spec.has_default = false;
+        dep.args.push_back(spec);
+        dep.schema_index.push_back(a);
+      }
+    }
+    dep.positional = static_cast<int>(dep.args.size());
+    for (size_t a = 0; a < target->args.size(); ++a) {  // the rest keep their defaults
+      if (std::find(dep.schema_index.begin(), dep.schema_index.end(), a) != dep.schema_index.end())
+        continue;
+      ArgSpec spec = target->args[a];
+      spec.kwarg_only = true;
+      dep.args.push_back(spec);
+      dep.schema_index.push_back(a);
+    }
+    dep.replacement = target_index;
+    dep.self_index = dep.args.size();
+    if (!dep.args.empty() && dep.args[0].kind == ArgKind::Tensor) dep.self_index = 0;
+    sigs_.push_back(std::move(dep));
   }
 }
 
@@ -339,9 +420,14 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
   const size_t n = sig.args.size();
   std::vector<PyObject*> bound(n, nullptr);
   size_t next = 0;
+  // A method's tensor fills the schema's `self`: first, or later as in where.self(condition,
+  // self, other), whose method form is `x.where(condition, other)`.
+  size_t self_slot = n;
   if (self) {
-    if (n == 0 || sig.args[0].kind != ArgKind::Tensor) return false;
-    bound[next++] = self;
+    self_slot = sig.self_index;
+    if (self_slot >= n) return false;
+    bound[self_slot] = self;
+    if (self_slot == 0) ++next;
   }
   // Positional arguments; an int[] parameter swallows trailing ints (varargs form) when it is
   // the only positional parameter, as PyTorch's max_pos_args == 1 (not conv2d's stride).
@@ -350,6 +436,7 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
   PyObject* varargs_tuple = nullptr;
   py::object varargs_holder;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (next == self_slot) ++next;
     if (next >= n || sig.args[next].kwarg_only) return false;
     const ArgSpec& spec = sig.args[next];
     if (spec.kind == ArgKind::IntList && is_int_like(args[i]) && nargs - i > 1 &&
@@ -373,6 +460,7 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
   }
   // Keyword arguments.
   bool requires_grad = false;
+  PyObject* out_obj = nullptr;
   if (kwnames) {
     const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t k = 0; k < nkw; ++k) {
@@ -386,9 +474,20 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
         requires_grad = value == Py_True;
         continue;
       }
+      if (kw == "out" && sig.has_out && !self) {
+        if (out_obj) return false;
+        if (value != Py_None) {
+          if (sig.n_returns == 1 ? !is_tensor(value) : !is_sequence(value)) return false;
+          out_obj = value;
+        }
+        continue;
+      }
       size_t idx = n;
       for (size_t a = 0; a < n; ++a) {
-        if (sig.args[a].name == kw || (kw == "input" && sig.args[a].name == "self" && a == 0)) {
+        // `self=` names a Number in PyTorch's Scalar-first overloads (pow(self=2, exponent=t));
+        // ember binds those through the Tensor overload's wrapped-number pass.
+        if (keyword_matches(sig.args[a], a, kw) ||
+            (loose && kw == "self" && sig.args[a].name == "self" && !is_tensor(value))) {
           idx = a;
           break;
         }
@@ -406,12 +505,37 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
       out.stack.push_back(spec.default_value);
       continue;
     }
+    if (spec.kind == ArgKind::IntList && is_sequence(bound[a])) {
+      // As PyTorch: a list whose first element is an int matches; a later non-int is an error.
+      py::sequence seq = py::reinterpret_borrow<py::sequence>(bound[a]);
+      int64_t v0;
+      if (seq.size() > 1 && get_int(seq[0].ptr(), v0)) {
+        for (size_t j = 1; j < seq.size(); ++j) {
+          if (get_int(seq[j].ptr(), v0)) continue;
+          EMBER_FAIL_KIND(ErrorKind::Type, name_, "(): argument '", spec.name == "self" ? "input" : spec.name,
+                          "' must be tuple of ints, but found element of type ",
+                          Py_TYPE(seq[j].ptr())->tp_name, " at pos ", j + 1);
+        }
+      }
+    }
     Value v;
     if (!convert_arg(spec, bound[a], loose, v)) return false;
     out.stack.push_back(std::move(v));
   }
+  if (out_obj && sig.factory) {  // a factory without dtype= makes out's dtype
+    for (size_t a = 0; a < n; ++a) {
+      if (sig.args[a].kind == ArgKind::Dtype && out.stack[a].is_none())
+        out.stack[a] = Value(unpack(out_obj).dtype());
+    }
+  }
+  if (sig.deprecated) {  // back to schema order
+    Stack ordered(n);
+    for (size_t a = 0; a < n; ++a) ordered[sig.schema_index[a]] = std::move(out.stack[a]);
+    out.stack = std::move(ordered);
+  }
   out.sig = &sig;
   out.requires_grad = requires_grad;
+  out.out = out_obj;
   return true;
 }
 
@@ -436,70 +560,109 @@ std::string type_summary(PyObject* self, PyObject* const* args, Py_ssize_t nargs
     s += (first ? "" : ", ") + name_of(args[i]);
     first = false;
   }
-  if (kwnames) {
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k) {
-      s += (first ? "" : ", ") + std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k))) + "=" +
-           name_of(args[nargs + k]);
-      first = false;
-    }
+  // PyTorch sorts the keywords and, with no positional argument, leaves a trailing ", ".
+  std::vector<std::string> kws;
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
+    kws.push_back(std::string(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k))) + "=" +
+                  name_of(args[nargs + k]));
+  std::sort(kws.begin(), kws.end());
+  for (const std::string& kw : kws) {
+    s += (first ? "" : ", ") + kw;
+    first = false;
   }
+  if (nargs == 0 && !kws.empty()) s += ", ";
   return s + ")";
 }
 }  // namespace
 
 namespace {
-// PyTorch's "plausible" signature: the positional count fits and every keyword is a parameter.
+// PyTorch's "plausible" signatures: the number of arguments given (positional and keyword) lies
+// between the signature's required and total parameter counts.
 bool plausible(const Signature& sig, bool has_self, Py_ssize_t nargs, PyObject* kwnames) {
-  int min_args = 0;
-  for (const ArgSpec& a : sig.args) {
-    if (a.kwarg_only || a.has_default) break;
-    ++min_args;
-  }
-  const Py_ssize_t given = nargs + (has_self ? 1 : 0);
-  if (given < min_args || given > sig.positional) return false;
-  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k) {
-    std::string_view kw = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    bool known = false;
-    for (const ArgSpec& a : sig.args) known = known || a.name == kw || (kw == "input" && a.name == "self");
-    if (!known) return false;
-  }
-  return true;
+  size_t min_args = 0, max_args = sig.args.size();
+  for (const ArgSpec& a : sig.args) min_args += a.has_default ? 0 : 1;
+  if (sig.has_out && !has_self) ++max_args;
+  if (sig.factory) ++max_args;  // requires_grad
+  const size_t given = static_cast<size_t>(nargs) + (has_self ? 1 : 0) +
+                       (kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0);
+  return given >= min_args && given <= max_args;
 }
 
 std::string python_type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
 
-// With a single plausible signature PyTorch names the first argument that does not convert:
-// "mean(): argument 'input' (position 1) must be Tensor, not ScalarTensor". Empty when the
-// call does not have that shape (the caller then lists every signature).
+std::string param_name(const ArgSpec& spec) { return spec.name == "self" ? "input" : spec.name; }
+
+// With a single plausible signature PyTorch names what is wrong with the call, in its words:
+// "mean(): argument 'input' (position 1) must be Tensor, not ScalarTensor", "got an unexpected
+// keyword argument", "missing required argument", "takes N positional arguments". Empty when
+// the call does not have that shape (the caller then lists every signature).
 std::string first_bad_argument(const std::vector<Signature>& sigs, const std::string& name_,
                                PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                                PyObject* kwnames) {
-  const Signature* only = nullptr;
-  for (const Signature& sig : sigs) {
-    if (!plausible(sig, self != nullptr, nargs, kwnames)) continue;
+  // A name with one signature always explains; otherwise only a single plausible one does.
+  const Signature* only = sigs.size() == 1 ? &sigs[0] : nullptr;
+  for (size_t k = 0; k < sigs.size() && sigs.size() > 1; ++k) {
+    const Signature& sig = sigs[k];
+    if (sig.deprecated || !plausible(sig, self != nullptr, nargs, kwnames)) continue;
     if (only) return {};
     only = &sig;
   }
   if (!only) return {};
   const size_t first = self ? 1 : 0;
+  const size_t positional = static_cast<size_t>(only->positional) - first;
+  std::vector<bool> given(only->args.size(), false);
+  for (size_t i = 0; i < first; ++i) given[i] = true;
+  if (static_cast<size_t>(nargs) > positional) {
+    bool varargs = false;
+    for (size_t a = first; a < only->args.size(); ++a)
+      varargs = varargs || (!only->args[a].kwarg_only && only->args[a].kind == ArgKind::IntList);
+    if (varargs) return {};
+    size_t min_args = 0;
+    for (size_t a = first; a < only->args.size(); ++a) min_args += only->args[a].has_default ? 0 : 1;
+    if (min_args != positional)
+      return name_ + "() takes from " + std::to_string(min_args) + " to " + std::to_string(positional) +
+             " positional arguments but " + std::to_string(nargs) + " were given";
+    return name_ + "() takes " + std::to_string(positional) + " positional argument" +
+           (positional == 1 ? "" : "s") + " but " + std::to_string(nargs) + " " +
+           (nargs == 1 ? "was" : "were") + " given";
+  }
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     const ArgSpec& spec = only->args[first + static_cast<size_t>(i)];
+    given[first + static_cast<size_t>(i)] = true;
     if (spec.kind == ArgKind::IntList) return {};  // varargs forms: no single culprit
     Value v;
     if (convert_arg(spec, args[i], true, v)) continue;
-    return name_ + "(): argument '" + (spec.name == "self" ? "input" : spec.name) +
-           "' (position " + std::to_string(i + 1) + ") must be " + kind_display(spec.kind) +
-           ", not " + python_type_name(args[i]);
+    return name_ + "(): argument '" + param_name(spec) + "' (position " + std::to_string(i + 1) +
+           ") must be " + kind_display(spec.kind) + ", not " + python_type_name(args[i]);
   }
   for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k) {
     std::string_view kw = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    for (const ArgSpec& spec : only->args) {
-      if (spec.name != kw && !(kw == "input" && spec.name == "self")) continue;
-      Value v;
-      if (spec.kind == ArgKind::IntList || convert_arg(spec, args[nargs + k], true, v)) break;
-      return name_ + "(): argument '" + std::string(kw) + "' must be " + kind_display(spec.kind) +
-             ", not " + python_type_name(args[nargs + k]);
+    if ((kw == "out" && only->has_out && !self) || (kw == "requires_grad" && only->factory)) continue;
+    size_t idx = only->args.size();
+    for (size_t a = 0; a < only->args.size(); ++a)
+      if (keyword_matches(only->args[a], a, kw)) idx = a;
+    if (idx == only->args.size())
+      return name_ + "() got an unexpected keyword argument '" + std::string(kw) + "'";
+    const ArgSpec& spec = only->args[idx];
+    if (given[idx]) return name_ + "() got multiple values for argument '" + param_name(spec) + "'";
+    given[idx] = true;
+    Value v;
+    if (spec.kind == ArgKind::IntList || convert_arg(spec, args[nargs + k], true, v)) continue;
+    return name_ + "(): argument '" + std::string(kw) + "' must be " + kind_display(spec.kind) +
+           ", not " + python_type_name(args[nargs + k]);
+  }
+  // PyTorch's text, its plural included ("missing 1 required positional arguments: \"k\"").
+  for (size_t a = 0; a < only->args.size(); ++a) {
+    if (given[a] || only->args[a].has_default) continue;
+    int missing = 0;
+    std::string names;
+    for (size_t b = a; b < only->args.size(); ++b) {
+      if (only->args[b].has_default) continue;
+      names += (missing ? ", \"" : "\"") + param_name(only->args[b]) + "\"";
+      ++missing;
     }
+    return name_ + "() missing " + std::to_string(missing) + " required positional argument" +
+           (missing == 1 ? "s" : "") + ": " + names;
   }
   return {};
 }
@@ -510,16 +673,27 @@ ParsedCall OpSignatures::parse(PyObject* self, PyObject* const* args, Py_ssize_t
   ParsedCall out;
   for (bool loose : {false, true}) {
     for (const Signature& sig : sigs_) {
-      if (try_bind(sig, self, args, nargs, kwnames, loose, out)) return out;
+      if (!try_bind(sig, self, args, nargs, kwnames, loose, out)) continue;
+      if (sig.deprecated && !sig.warned) {
+        sig.warned = true;
+        warn("This overload of " + name_ + " is deprecated:\n\t" + name_ + sig.describe(self != nullptr) +
+             "\nConsider using one of the following signatures instead:\n\t" + name_ +
+             sigs_[sig.replacement].describe(self != nullptr));
+      }
+      return out;
     }
   }
   if (std::string bad = first_bad_argument(sigs_, name_, self, args, nargs, kwnames); !bad.empty())
     EMBER_FAIL_KIND(ErrorKind::Type, bad);
   std::string msg = name_ + "() received an invalid combination of arguments - got " +
                     type_summary(self, args, nargs, kwnames) + ", but expected one of:";
-  if (sigs_.size() == 1) msg = name_ + "() received an invalid combination of arguments - got " +
-                               type_summary(self, args, nargs, kwnames) + ", but expected";
-  for (const Signature& sig : sigs_) msg += "\n * " + sig.describe(self != nullptr);
+  if (std::count_if(sigs_.begin(), sigs_.end(), [](const Signature& g) { return !g.deprecated; }) == 1) {
+    msg = name_ + "() received an invalid combination of arguments - got " +
+          type_summary(self, args, nargs, kwnames) + ", but expected " + sigs_[0].describe(self != nullptr);
+  } else {
+    for (const Signature& sig : sigs_)
+      if (!sig.deprecated) msg += "\n * " + sig.describe(self != nullptr);
+  }
   EMBER_FAIL_KIND(ErrorKind::Type, msg);
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common.h"
@@ -34,6 +35,16 @@ struct Signature {
   std::vector<ArgSpec> args;
   int positional = 0;     // arguments that may be given positionally
   bool factory = false;   // has dtype/layout/device/pin_memory: accepts requires_grad=
+  bool has_out = false;   // the function form takes out= (Note [out= arguments])
+  size_t n_returns = 1;
+  size_t self_index = 0;  // where a method's tensor goes (`self`); args.size() when none fits
+  // A deprecated PyTorch spelling (Note [Deprecated signatures]): args reordered; the bound
+  // stack is put back in schema order through `schema_index` (args[i] is schema argument
+  // schema_index[i]). `replacement` indexes the signature it stands for.
+  bool deprecated = false;
+  mutable bool warned = false;  // PyTorch warns once (under the GIL)
+  std::vector<size_t> schema_index;
+  size_t replacement = 0;
   std::string describe(bool method) const;  // "(Tensor input, Tensor other, *, Number alpha)"
 };
 
@@ -41,6 +52,7 @@ struct ParsedCall {
   const Signature* sig = nullptr;
   Stack stack;
   bool requires_grad = false;  // a factory's requires_grad=True
+  PyObject* out = nullptr;     // borrowed: the out= argument (a Tensor or a sequence of them)
 };
 
 /// How a Python number reaches a Tensor parameter: never (exact pass) or as a wrapped number.
@@ -58,6 +70,21 @@ class OpSignatures {
   std::vector<Signature> sigs_;
   std::string name_;
 };
+
+/// A deprecated PyTorch spelling (Note [Deprecated signatures] in arg_parser.cpp).
+struct DeprecatedSpelling {
+  const char* python_name;
+  const char* op;        // the schema it stands for
+  const char* overload;
+  std::vector<const char*> positional;  // schema argument names in the deprecated order
+};
+const std::vector<DeprecatedSpelling>& deprecated_spellings();  // signature_tables.cpp
+/// Overloads ("add.Tensor") whose PyTorch Python function form takes out= (signature_tables.cpp).
+const std::unordered_set<std::string>& out_overloads();
+
+/// Whether keyword `kw` names parameter `spec` (position `index`): its name, `input` for the
+/// first `self`, and the numpy spellings PyTorch accepts (axis, keepdims, x / a / x1, x2).
+bool keyword_matches(const ArgSpec& spec, size_t index, std::string_view kw);
 
 /// Converts one Python object for a parameter; false when it does not fit.
 bool convert_arg(const ArgSpec& spec, PyObject* obj, bool loose, Value& out);

@@ -5,6 +5,7 @@
 #include <pybind11/functional.h>
 
 #include "nn.h"
+#include "tensor_api.h"
 
 #include "ember/optim/adam.h"
 #include "ember/optim/lr_scheduler.h"
@@ -46,11 +47,18 @@ py::list tensors_to_py(const std::vector<Tensor>& ts) {
   return l;
 }
 
+// PyTorch's Optimizer refuses a lone tensor (iterating it would give its rows), naming it as
+// torch.typename does ("ember.FloatTensor").
+void check_not_a_tensor(py::handle params) {
+  if (!is_tensor(params.ptr())) return;
+  const Tensor& t = unpack(params.ptr());
+  EMBER_FAIL_KIND(ErrorKind::Type, "params argument given to the optimizer should be an iterable of "
+                  "Tensors or dicts, but got ", type_string(t.dtype(), t.device()));
+}
+
 std::vector<Tensor> params_from_py(py::handle params) {
   std::vector<Tensor> out;
-  EMBER_CHECK_TYPE(!is_tensor(params.ptr()),
-                   "params argument given to the optimizer should be an iterable of Tensors or "
-                   "dicts, but got ", Py_TYPE(params.ptr())->tp_name);
+  check_not_a_tensor(params);
   for (auto p : params) {
     EMBER_CHECK_TYPE(is_tensor(p.ptr()), "optimizer can only optimize Tensors, but one of the "
                      "params is ", Py_TYPE(p.ptr())->tp_name);
@@ -77,6 +85,7 @@ ParamGroup group_from_py(py::handle d) {
 }
 
 std::vector<ParamGroup> groups_from_py(py::handle params) {
+  check_not_a_tensor(params);
   py::list items = py::list(params.is_none() ? py::list() : py::reinterpret_borrow<py::object>(params));
   std::vector<ParamGroup> groups;
   if (items.size() > 0 && py::isinstance<py::dict>(items[0])) {

@@ -21,6 +21,10 @@ py::cpp_function overridable(const char* name, Body body);
 /// so handlers can compare `func is ember.Tensor.<name>`.
 void def_overridable_method(const char* name, Body body);
 
+/// PyTorch's legacy type name of a tensor: "ember.FloatTensor" (cpu), "ember.meta.FloatTensor"
+/// (Tensor.type(), torch.typename).
+std::string type_string(ScalarType dtype, Device device);
+
 // ---- Python data -> tensors (tensor_api.cpp, numpy.cpp) ----
 
 /// torch.tensor's conversion: a number, a (nested) sequence of numbers / one-element tensors /

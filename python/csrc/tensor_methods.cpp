@@ -145,6 +145,8 @@ void init_tensor_methods(py::module_& m) {
   add_property("_version", py::cpp_function([](py::handle self) { return self_tensor(self).version(); }));
   add_method("_use_count", py::cpp_function([](py::handle self) { return unpack(self.ptr()).use_count(); }));
   add_method("item", py::cpp_function([](py::handle self) -> py::object {
+    EMBER_CHECK_VALUE(self_tensor(self).numel() == 1,
+                      "only one element tensors can be converted to Python scalars");
     Scalar s = self_tensor(self).item();
     if (s.is_bool()) return py::bool_(s.to_bool());
     if (s.is_integral()) return py::int_(s.to_int());
@@ -171,7 +173,7 @@ void init_tensor_methods(py::module_& m) {
   add_property(
       "data", py::cpp_function([](py::handle self) { return self_tensor(self).variable_data(); }),
       py::cpp_function([](py::handle self, py::handle other) {
-        EMBER_CHECK_TYPE(is_tensor(other.ptr()), "data must be a Tensor, not ",
+        EMBER_CHECK_TYPE(is_tensor(other.ptr()), "Variable data has to be a tensor, but got ",
                          Py_TYPE(other.ptr())->tp_name);
         self_tensor(self).set_data(unpack(other.ptr()));
       }));

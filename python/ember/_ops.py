@@ -8,6 +8,7 @@ reaches the layers below (a dispatch mode is popped while its handler runs).
 import types as _types
 
 from . import _C
+from . import return_types  # noqa: F401  (ember.return_types, the named results of ops)
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket"]
 

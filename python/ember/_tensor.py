@@ -4,34 +4,66 @@ The C part holds the tensor and gives every op of the table as a method (ember._
 this file adds what PyTorch writes in Python: operators and their reflected forms, conversions to
 Python numbers, and the default __torch_function__.
 """
+import sys
+
 from . import _C
 
 _ops = _C._op_functions
 
 
+def _numpy_operand(other):
+    """A numpy array on the other side of an operator as a tensor (a 0-d array like a 0-d
+    tensor, so `x * np.array(2.0)` keeps x's dtype as in PyTorch), else None."""
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(other, np.ndarray):
+        return _C.as_tensor(other)
+    return None
+
+
+def _operator(fn, name, reflected=False):
+    """A binary operator over fn(a, b): a numpy array on the other side becomes a tensor; other
+    operands that do not bind give NotImplemented, so Python tries the other side, as PyTorch."""
+
+    def dunder(self, other):
+        try:
+            return fn(other, self) if reflected else fn(self, other)
+        except TypeError:
+            converted = _numpy_operand(other)
+            if converted is None:
+                return NotImplemented
+            return fn(converted, self) if reflected else fn(self, converted)
+
+    dunder.__name__ = name
+    return dunder
+
+
 def _binary(method_name):
+    return _operator(_C._op_methods[method_name], f"__{method_name}__")
+
+
+def _reflected(function_name):
+    return _operator(_ops[function_name], f"__r{function_name}__", reflected=True)
+
+
+def _inplace(method_name):
     method = _C._op_methods[method_name]
 
     def dunder(self, other):
         try:
             return method(self, other)
         except TypeError:
-            return NotImplemented  # let Python try the reflected operation, as PyTorch does
-
-    dunder.__name__ = f"__{method_name}__"
-    return dunder
-
-
-def _reflected(function_name):
-    fn = _ops[function_name]
-
-    def dunder(self, other):
-        try:
-            return fn(other, self)
-        except TypeError:
+            if _numpy_operand(other) is None:
+                raise
+            # PyTorch's in-place operators refuse numpy arrays, so Python falls back to
+            # `x = x op array` (a new tensor): the same here
             return NotImplemented
 
+    dunder.__name__ = f"__i{method_name[:-1]}__"
     return dunder
+
+
+def _divmod(a, b):
+    return _ops["floor_divide"](a, b), _ops["remainder"](a, b)
 
 
 class Tensor(_C.TensorBase):
@@ -64,10 +96,18 @@ class Tensor(_C.TensorBase):
     __le__ = _binary("le")
     __gt__ = _binary("gt")
     __ge__ = _binary("ge")
-    __iadd__ = _C._op_methods["add_"]
-    __isub__ = _C._op_methods["sub_"]
-    __imul__ = _C._op_methods["mul_"]
-    __itruediv__ = _C._op_methods["div_"]
+    __floordiv__ = _binary("floor_divide")
+    __rfloordiv__ = _reflected("floor_divide")
+
+    # Python's divmod: (a // b, a % b), the floor quotient and the remainder with b's sign.
+    __divmod__ = _operator(_divmod, "__divmod__")
+    __rdivmod__ = _operator(_divmod, "__rdivmod__", reflected=True)
+
+    __iadd__ = _inplace("add_")
+    __isub__ = _inplace("sub_")
+    __imul__ = _inplace("mul_")
+    __itruediv__ = _inplace("div_")
+    __ifloordiv__ = _inplace("floor_divide_")
     __neg__ = _C._op_methods["neg"]
     __abs__ = _C._op_methods["abs"]
     __invert__ = _C._op_methods["bitwise_not"]
@@ -108,6 +148,15 @@ class Tensor(_C.TensorBase):
         """np.asarray(t): the zero-copy t.numpy(), converted only when a dtype is asked for."""
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """See ember.norm (PyTorch writes Tensor.norm in Python too)."""
+        from .functional import norm
+        from .overrides import handle_torch_function, has_torch_function_unary
+        if has_torch_function_unary(self):
+            return handle_torch_function(Tensor.norm, (self,), self, p=p, dim=dim,
+                                         keepdim=keepdim, dtype=dtype)
+        return norm(self, p, dim, keepdim, dtype=dtype)
 
     @property
     def T(self):

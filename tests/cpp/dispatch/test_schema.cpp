@@ -88,7 +88,7 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "ScalarType",   "ScalarType?",   "Layout?",    "Device",    "Device?",
       "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?",
       "int[2]",       "int[4]",        "SymInt",     "SymInt[2]", "SymInt[4]",
-      "SymInt[]?",    "bool[3]"};  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      "SymInt[]?",    "SymInt[]",     "bool[3]"};  // convolution_backward's output_mask (bool[3]: boxed as ints)
   for (const OpHandle& op : all_ops()) {
     SCOPED_TRACE(op.schema());
     std::set<std::string> names;

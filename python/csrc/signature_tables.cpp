@@ -1,0 +1,55 @@
+// The data of the argument parser (arg_parser.cpp): which overloads take out= and which
+// deprecated spellings PyTorch 1.13 still binds.
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "arg_parser.h"
+
+namespace ember::python {
+
+const std::vector<DeprecatedSpelling>& deprecated_spellings() {
+  static const std::vector<DeprecatedSpelling> table = {
+      {"add", "aten::add", "Tensor", {"self", "alpha", "other"}},
+      {"add_", "aten::add_", "Tensor", {"self", "alpha", "other"}},
+      {"sub", "aten::sub", "Tensor", {"self", "alpha", "other"}},
+      {"sub_", "aten::sub_", "Tensor", {"self", "alpha", "other"}},
+      {"addcmul", "aten::addcmul", "default", {"self", "value", "tensor1", "tensor2"}},
+      {"addcmul_", "aten::addcmul_", "default", {"self", "value", "tensor1", "tensor2"}},
+      {"addcdiv", "aten::addcdiv", "default", {"self", "value", "tensor1", "tensor2"}},
+      {"addcdiv_", "aten::addcdiv_", "default", {"self", "value", "tensor1", "tensor2"}},
+      {"addmm", "aten::addmm", "default", {"beta", "self", "alpha", "mat1", "mat2"}},
+      {"addmm", "aten::addmm", "default", {"beta", "self", "mat1", "mat2"}},
+  };
+  return table;
+}
+
+// Overloads ("name.overload") whose PyTorch Python function signature has `out=`.
+const std::unordered_set<std::string>& out_overloads() {
+  static const std::unordered_set<std::string> set = {
+      "zeros.default", "ones.default", "full.default", "arange.start_step", "linspace.default",
+      "eye.m", "empty.memory_format", "bernoulli.default", "rand.default", "randn.default",
+      "randint.low", "nonzero.default", "neg.default", "abs.default", "sign.default",
+      "exp.default", "log.default", "log1p.default", "expm1.default", "sqrt.default",
+      "rsqrt.default", "sin.default", "cos.default", "tanh.default", "sigmoid.default",
+      "logical_not.default", "bitwise_not.default", "add.Tensor", "sub.Tensor", "mul.Tensor",
+      "div.Tensor", "div.Tensor_mode", "floor_divide.default", "remainder.Tensor",
+      "pow.Tensor_Tensor", "pow.Tensor_Scalar", "maximum.default", "minimum.default",
+      "bitwise_and.Tensor", "bitwise_or.Tensor", "bitwise_xor.Tensor", "eq.Tensor", "ne.Tensor",
+      "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "logical_and.default",
+      "logical_or.default", "logical_xor.default", "addcmul.default", "addcdiv.default",
+      "clamp.Tensor", "clamp.default", "where.self", "sum.dim_IntList", "mean.dim",
+      "prod.dim_int", "max.other", "max.dim", "min.other", "min.dim", "amax.default",
+      "amin.default", "argmax.default", "argmin.default", "var.correction", "std.correction",
+      "var.dim", "std.dim", "all.default", "all.dim", "any.default", "any.dim", "cumsum.default",
+      "softmax.int", "log_softmax.int", "_softmax.default", "_log_softmax.default",
+      "sort.default", "sort.stable", "topk.default", "mm.default", "bmm.default",
+      "addmm.default", "matmul.default", "cat.default", "stack.default", "index_select.default",
+      "gather.default", "scatter.src", "scatter.value", "scatter_add.default",
+      "native_batch_norm.default", "aminmax.default", "kthvalue.default",
+      // torch.norm calls _VF.norm(..., out=): ember.functional.norm does the same
+      "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype"};
+  return set;
+}
+
+}  // namespace ember::python

@@ -1,0 +1,240 @@
+"""The data of test_signatures.py: every overload of every bound op name as torch 1.13's type stubs
+list it, and the small inputs each parameter gets.
+
+A stub overload becomes calls (required arguments only; every argument; every argument by
+keyword; with out=) made on both sides with the same values. Values come from the parameter's
+name (PARAMS), overridden per op (OPS); a tensor spec is built twice from one numpy array.
+"""
+import ast
+import pathlib
+
+import numpy as np
+import torch
+
+STUBS = pathlib.Path(torch.__file__).parent / "_C"
+
+# Overloads ember deliberately does not bind, each with the reason: predicates over
+# (kind, name, parameters), kind "function" or "method".
+UNSUPPORTED = [
+    # Named tensors (a dim given as a str, names=): ember has no dimension names.
+    ("named tensors", lambda kind, name, params: any("str, ellipsis" in p.ann for p in params)
+     or any(p.name == "names" for p in params)),
+    # scatter(reduce="add" | "multiply"), deprecated by PyTorch for scatter_reduce: ember has no
+    # multiplicative scatter kernel.
+    ("scatter with reduce=", lambda kind, name, params: name.startswith("scatter")
+     and any(p.name == "reduce" for p in params)),
+    # view(dtype) reinterprets the bytes as another dtype: ember's views keep their dtype.
+    ("view(dtype)", lambda kind, name, params: name == "view" and params
+     and params[0].ann == "_dtype"),
+]
+
+# Where torch 1.13 itself misbehaves on the stub's signature: (kind, name, form) -> reason.
+TORCH_QUIRKS = {
+    ("function", "binary_cross_entropy_with_logits", "required"):
+        "torch 1.13's binding reads the default reduction as 0 (none); ember's is the schema's mean",
+    ("function", "native_batch_norm", "out"):
+        "torch 1.13 has no CPU kernel for native_batch_norm.out",
+    ("method", "copy_", "keywords"):
+        "torch 1.13's Tensor.copy_ binding calls its argument 'other' (the stub says 'src')",
+}
+
+
+class Param:
+    def __init__(self, name, ann, kind, has_default):
+        self.name, self.ann, self.kind, self.has_default = name, ann, kind, has_default
+
+    def __repr__(self):
+        return f"{self.name}: {self.ann}{'=…' if self.has_default else ''}"
+
+
+def _params(args: ast.arguments, method: bool):
+    pos = args.posonlyargs + args.args
+    if method:
+        pos = pos[1:]  # self
+    first_default = len(pos) - len(args.defaults)
+    out = [Param(a.arg, ast.unparse(a.annotation) if a.annotation else "", "pos", i >= first_default)
+           for i, a in enumerate(pos)]
+    if args.vararg:
+        out.append(Param(args.vararg.arg, ast.unparse(args.vararg.annotation), "varargs", False))
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        out.append(Param(a.arg, ast.unparse(a.annotation) if a.annotation else "", "kwonly", d is not None))
+    return out
+
+
+def stub_overloads(names_functions, names_methods):
+    """[(kind, name, params, stub text)] for the names given, in stub order."""
+    result = []
+    tree = ast.parse((STUBS / "_VariableFunctions.pyi").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in names_functions:
+            result.append(("function", node.name, _params(node.args, False), ast.unparse(node.args)))
+    tree = ast.parse((STUBS / "__init__.pyi").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_TensorBase")
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name in names_methods:
+            result.append(("method", node.name, _params(node.args, True), ast.unparse(node.args)))
+    return result
+
+
+# ---- values ----
+class T:
+    """A tensor spec: shape, dtype and a value kind, built identically for torch and ember."""
+
+    def __init__(self, *shape, dtype="float32", kind="randn", high=3):
+        self.shape, self.dtype, self.kind, self.high = shape, dtype, kind, high
+
+    def array(self, rng):
+        if self.kind == "int":
+            return rng.integers(0, self.high, size=self.shape).astype(self.dtype)
+        if self.kind == "bool":
+            return rng.integers(0, 2, size=self.shape).astype(bool)
+        if self.kind == "prob":
+            return rng.random(self.shape).astype(self.dtype)
+        if self.kind == "ones":
+            return np.ones(self.shape, dtype=self.dtype)
+        return rng.standard_normal(self.shape).astype(self.dtype)
+
+
+class Dtype:
+    def __init__(self, name):
+        self.name = name
+
+
+def I(*shape, high=3):  # noqa: E743  an int64 index tensor
+    return T(*shape, dtype="int64", kind="int", high=high)
+
+
+def B(*shape):
+    return T(*shape, kind="bool")
+
+
+# By parameter name: (tensor spec, number, int, int list); the annotation picks one.
+PARAMS = {
+    "input": T(3, 4), "self": T(3, 4), "other": T(3, 4), "src": T(3, 4), "values": T(2, 4),
+    "tensor1": T(3, 4), "tensor2": T(3, 4), "mask": B(3, 4), "condition": B(3, 4),
+    "index": I(3, 4), "exponent": T(3, 4), "min": -0.5, "max": 0.5, "alpha": 2, "beta": 0.5,
+    "value": 0.5, "fill_value": 2, "dim": 1, "dim0": 0, "dim1": 1, "keepdim": True,
+    "descending": True, "stable": True, "largest": False, "sorted": True, "unbiased": False,
+    "correction": 0, "k": 2, "p": 0.5, "train": False, "size": [2, 3], "shape": [4, 3],
+    "dims": [1, 0], "split_size": 2, "split_sizes": [1, 3], "chunks": 2, "start_dim": 0,
+    "end_dim": 1, "start": 0, "end": 5, "step": 1, "steps": 5, "length": 2, "n": 3, "m": 2,
+    "low": 0, "high": 5, "dtype": Dtype("float64"), "accumulate": True, "non_blocking": False,
+    "copy": True, "rounding_mode": "floor", "approximate": "tanh", "half_to_float": False,
+    "tensors": [T(3, 4), T(3, 4)], "indices": [I(2, high=3)], "stride": [1, 2],
+    "storage_offset": 1, "sizes": [2, 2], "pad": [1, 1], "mode": "constant", "from": 0, "to": 5,
+    "mean": 0.0, "std": 1.0, "generator": None, "memory_format": "contiguous_format",
+    "device": "cpu", "layout": "strided", "pin_memory": False, "requires_grad": False,
+    "implicit": False, "sparse_grad": False, "reduce": "add",
+}
+
+
+def literal(ann):
+    """The value a Literal[...] annotation allows (nonzero's as_tuple)."""
+    return {"Literal[True]": True, "Literal[False]": False}.get(ann)
+
+# Per op name: parameter values that differ from PARAMS.
+OPS = {
+    "mm": {"mat2": T(4, 2)}, "matmul": {"other": T(4, 2)},
+    "bmm": {"input": T(2, 3, 4), "self": T(2, 3, 4), "mat2": T(2, 4, 2)},
+    "addmm": {"input": T(3, 2), "self": T(3, 2), "mat1": T(3, 4), "mat2": T(4, 2)},
+    "index_select": {"index": I(2)},
+    "embedding": {"weight": T(5, 3), "indices": I(2, 3, high=5), "padding_idx": 1},
+    "bitwise_and": {"input": I(3, 4, high=8), "self": I(3, 4, high=8), "other": I(3, 4, high=8)},
+    "bitwise_or": {"input": I(3, 4, high=8), "self": I(3, 4, high=8), "other": I(3, 4, high=8)},
+    "bitwise_xor": {"input": I(3, 4, high=8), "self": I(3, 4, high=8), "other": I(3, 4, high=8)},
+    "bitwise_not": {"input": I(3, 4, high=8), "self": I(3, 4, high=8)},
+    "bitwise_and_": {"self": I(3, 4, high=8), "other": I(3, 4, high=8)},
+    "bitwise_or_": {"self": I(3, 4, high=8), "other": I(3, 4, high=8)},
+    "bitwise_xor_": {"self": I(3, 4, high=8), "other": I(3, 4, high=8)},
+    "bitwise_not_": {"self": I(3, 4, high=8)},
+    "conv1d": {"input": T(1, 2, 5), "weight": T(3, 2, 3), "bias": T(3), "padding": 1},
+    "conv2d": {"input": T(1, 2, 5, 5), "weight": T(3, 2, 3, 3), "bias": T(3), "padding": 1},
+    "conv_transpose2d": {"input": T(1, 2, 4, 4), "weight": T(2, 3, 3, 3), "bias": T(3)},
+    "convolution": {"input": T(1, 2, 5, 5), "weight": T(3, 2, 3, 3), "bias": T(3),
+                    "stride": [1, 1], "padding": [0, 0], "dilation": [1, 1],
+                    "transposed": False, "output_padding": [0, 0], "groups": 1},
+    "batch_norm": {"input": T(2, 3, 4), "weight": T(3), "bias": T(3), "running_mean": T(3),
+                   "running_var": T(3, kind="ones"), "training": False, "momentum": 0.1,
+                   "eps": 1e-5, "cudnn_enabled": False},
+    "native_batch_norm": {"input": T(2, 3, 4), "weight": T(3), "bias": T(3),
+                          "running_mean": T(3), "running_var": T(3, kind="ones"),
+                          "training": False, "momentum": 0.1, "eps": 1e-5},
+    "group_norm": {"input": T(2, 4, 3), "num_groups": 2, "weight": T(4), "bias": T(4)},
+    "native_group_norm": {"input": T(2, 4, 3), "weight": T(4), "bias": T(4), "N": 2, "C": 4,
+                          "HxW": 3, "group": 2, "eps": 1e-5},
+    "layer_norm": {"normalized_shape": [4], "weight": T(4), "bias": T(4)},
+    "bilinear": {"input1": T(2, 3), "input2": T(2, 4), "weight": T(5, 3, 4), "bias": T(5)},
+    "_adaptive_avg_pool2d": {"input": T(1, 2, 4, 4), "output_size": [2, 2]},
+    "max_pool2d": {"input": T(1, 2, 4, 4), "kernel_size": 2},
+    "as_strided": {"size": [2, 2], "stride": [1, 2]},
+    "empty_strided": {"size": [2, 3], "stride": [3, 1]},
+    "view": {"size": [4, 3], "dtype": Dtype("int32")}, "reshape": {"shape": [4, 3]},
+    "expand": {"input": T(3, 1), "self": T(3, 1), "size": [3, 4]},
+    "expand_as": {"input": T(3, 1), "self": T(3, 1)},
+    "squeeze": {"input": T(3, 1, 4), "self": T(3, 1, 4)},
+    "unsqueeze": {"dim": 1}, "select": {"index": 1}, "narrow": {"start": 1},
+    "unflatten": {"sizes": [2, 2]}, "split": {"split_size": [1, 3]},
+    "index_put_": {"values": T(2, 4)},
+    "scatter": {"reduce": "add"}, "scatter_": {"reduce": "add"},
+    "masked_fill": {"value": 0.5}, "masked_fill_": {"value": 0.5},
+    "bernoulli": {"input": T(3, 4, kind="prob"), "self": T(3, 4, kind="prob")},
+    "bernoulli_": {"p": 0.5},
+    "pow": {"exponent": 2}, "pow_": {"exponent": 2},
+    "fill_": {"value": 2},
+    "random_": {"from": 0, "to": 5},
+    "linspace": {"steps": 5, "end": 1},
+    "randint": {"size": [2, 3]},
+    "topk": {"k": 2}, "kthvalue": {"k": 2},
+    "t": {"input": T(3, 4)},
+    "transpose": {"dim0": 0, "dim1": 1},
+    "dropout": {"train": False},
+    "native_dropout": {"train": False},
+    "log_softmax": {"dtype": Dtype("float64")}, "softmax": {"dtype": Dtype("float64")},
+    "std": {"dim": [0, 1]}, "var": {"dim": [1]},
+    "amax": {"dim": [1]}, "amin": {"dim": [1]},
+    "sum": {"dim": [0, 1]}, "mean": {"dim": [1]},
+    "uniform_": {"from": -1.0, "to": 1.0},
+    "to": {"other": T(2, dtype="float64"), "dtype": Dtype("float64")},
+    "full": {"size": [2, 3]},
+    "eye": {"n": 3, "m": 2},
+    "index": {},
+}
+
+# Ops whose values are random (or uninitialized): only dtypes, shapes and structure compare.
+RANDOM = {"empty", "empty_like", "empty_strided", "rand", "randn", "randint", "bernoulli",
+          "bernoulli_", "normal_", "uniform_", "random_", "native_dropout"}
+
+
+def value_for(op, param):
+    if literal(param.ann) is not None:
+        return literal(param.ann)
+    table = OPS.get(op, {})
+    if param.name in table:
+        return table[param.name]
+    if param.name in PARAMS:
+        return PARAMS[param.name]
+    # by annotation alone
+    for key, value in (("Tensor", T(3, 4)), ("bool", False), ("_float", 0.5), ("Number", 2),
+                       ("_int", 1), ("str", "mean")):
+        if key in param.ann:
+            return value
+    raise KeyError(f"no value for {op}({param.name}: {param.ann})")
+
+
+def fit(value, ann):
+    """Shape a table value to the annotation: a number where a Number is asked, a tensor where
+    only a Tensor fits, an int list for a size, a bool for a bool."""
+    tensor_only = "Tensor" in ann and "Number" not in ann and "_int" not in ann and "_float" not in ann
+    if isinstance(value, T):
+        if "Tensor" in ann:
+            return value
+        return 2 if "_int" in ann or value.kind == "int" else 0.5
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and tensor_only and "Tuple" not in ann:
+        return ("scalar_tensor", value)
+    if isinstance(value, list) and ann in ("_int", "Union[_int, SymInt]"):
+        return value[0]
+    if isinstance(value, int) and not isinstance(value, bool) and "_size" in ann and "_int" not in ann:
+        return [value]
+    if ann == "_float" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
