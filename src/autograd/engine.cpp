@@ -298,8 +298,8 @@ tensor_list make_root_grads(const tensor_list& outputs, const tensor_list& grad_
       grads.push_back(root_ones_like(out));
     } else {
       EMBER_CHECK(g.sizes() == out.sizes(), "Mismatch in shape: grad_output[", i,
-                  "] has a shape of torch.Size(", g.sizes(), ") and output[", i,
-                  "] has a shape of torch.Size(", out.sizes(), ").");
+                  "] has a shape of ember.Size(", g.sizes(), ") and output[", i,
+                  "] has a shape of ember.Size(", out.sizes(), ").");
       grads.push_back(g);
     }
   }

@@ -87,7 +87,7 @@ tensor_list AccumulateGrad::apply(tensor_list&& grads) {
   EMBER_CHECK(!poisoned_,
               "Trying to execute AccumulateGrad node that was poisoned by swap_tensors this can "
               "happen when you try to run backward on a tensor that was swapped. For a module m "
-              "with `torch.__future__.set_swap_module_params_on_conversion(True)` you should not "
+              "with `ember.__future__.set_swap_module_params_on_conversion(True)` you should not "
               "change the device or dtype of the module (e.g. `m.cpu()` or `m.half()`) between "
               "running forward and backward. To resolve this, please only change the device/dtype "
               "before running forward (or after both forward and backward).");

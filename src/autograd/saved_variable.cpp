@@ -25,7 +25,7 @@ std::string legacy_type_name(const Tensor& t) {
     case ScalarType::QInt32: name = "QInt32"; break;
     case ScalarType::Undefined: name = "Undefined"; break;
   }
-  return std::string("torch.") + name + "Tensor";
+  return std::string("ember.") + name + "Tensor";
 }
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
@@ -78,7 +78,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
                "inplace operation: [", legacy_type_name(data_), " ", data_.sizes(), "]", which,
                " is at version ", current, "; expected version ", saved_version_,
                " instead. Hint: enable anomaly detection to find the operation that failed to "
-               "compute its gradient, with torch.autograd.set_detect_anomaly(True).");
+               "compute its gradient, with ember.autograd.set_detect_anomaly(True).");
   }
   if (!is_output_) return data_;
   // A saved output comes back as a new tensor (PyTorch's make_variable): through the dispatch

@@ -3,6 +3,7 @@
 #include "ember/error.h"
 
 #include <immintrin.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +30,13 @@ namespace ember {
 // the workers take chunks until none is left. Workers spin briefly (~50 us) on the job counter
 // before sleeping, because waking a sleeping thread costs tens of microseconds — as much as a
 // whole 1M-element add — and kernels tend to come in bursts.
+//
+// Note [Thread pool after fork]
+// A forked child (a DataLoader worker) has only the thread that forked: the pool's workers are
+// gone, and a mutex another thread held at the fork stays locked for ever. A pthread_atfork
+// child handler makes the child forget the parent's pool (the thread handles are leaked, never
+// joined: joining a thread of another process would wait for ever) and reset the locks; the
+// child's first parallel region starts a pool of its own, as PyTorch's child handler arranges.
 
 namespace {
 
@@ -92,6 +100,16 @@ class ThreadPool {
   }
   int workers() const { return static_cast<int>(threads_.size()); }
 
+  // In a forked child (Note [Thread pool after fork]): none of threads_ exists here.
+  void forget_after_fork() {
+    new std::vector<std::thread>(std::move(threads_));  // leaked on purpose: never joined
+    threads_.clear();
+    new (&mu_) std::mutex();
+    new (&cv_) std::condition_variable();
+    current_.reset();
+    stop_ = false;
+  }
+
   void run(const std::shared_ptr<Job>& job) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -154,6 +172,14 @@ std::mutex g_pool_mu;  // one parallel region (or resize) at a time from outside
 
 ThreadPool& pool() {
   static ThreadPool p(get_num_threads() - 1);
+  static const bool fork_handler = [] {
+    pthread_atfork(nullptr, nullptr, [] {
+      new (&g_pool_mu) std::mutex();
+      pool().forget_after_fork();
+    });
+    return true;
+  }();
+  (void)fork_handler;
   return p;
 }
 
@@ -199,7 +225,10 @@ void parallel_run(int64_t begin, int64_t end, int64_t grain,
   job->nchunks = (range + job->chunk - 1) / job->chunk;
   {
     std::lock_guard<std::mutex> lock(g_pool_mu);
-    pool().run(job);
+    ThreadPool& p = pool();
+    // A forked child starts with no workers (Note [Thread pool after fork]).
+    if (p.workers() != get_num_threads() - 1) p.resize(get_num_threads() - 1);
+    p.run(job);
   }
   if (job->error) std::rethrow_exception(job->error);
 }

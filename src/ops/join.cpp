@@ -36,7 +36,7 @@ Tensor cat_impl(ArrayRef<Tensor> tensors, int64_t dim) {
     EMBER_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i,
                 ") cannot be concatenated");
   }
-  EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  EMBER_CHECK(!tensors.empty(), "ember.cat(): expected a non-empty list of Tensors");
   const ScalarType dtype = result_type(tensors);
   Device device = kCPU;
   const Tensor* first = nullptr;  // the first tensor that is not skipped

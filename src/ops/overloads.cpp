@@ -128,7 +128,7 @@ std::vector<Tensor> where_condition_impl(const Tensor& condition) {
 Tensor clamp_tensor_impl(const Tensor& self, const std::optional<Tensor>& min,
                          const std::optional<Tensor>& max) {
   const bool has_min = min && min->defined(), has_max = max && max->defined();
-  EMBER_CHECK(has_min || has_max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK(has_min || has_max, "ember.clamp: At least one of 'min' or 'max' must not be None");
   Tensor out = self;
   if (has_min) out = maximum(out, *min);
   if (has_max) out = minimum(out, *max);

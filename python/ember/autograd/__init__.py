@@ -73,7 +73,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if not only_inputs:
         warnings.warn("only_inputs argument is deprecated and is ignored now "
                       "(defaults to True). To accumulate gradient for other "
-                      "parts of the graph, please use torch.autograd.backward.")
+                      "parts of the graph, please use ember.autograd.backward.")
     if is_grads_batched:
         raise NotImplementedError("grad: is_grads_batched=True is not supported by ember "
                                   "(it has no vmap)")

@@ -150,8 +150,8 @@ TEST(AutogradApi, GradErrors) {
   testing::expect_error([&] { (x * 2.0).backward(); },
                         "grad can be implicitly created only for scalar outputs");
   testing::expect_error([&] { (x * 2.0).backward(ones({3}, kFloat64)); },
-                        "Mismatch in shape: grad_output[0] has a shape of torch.Size([3]) and "
-                        "output[0] has a shape of torch.Size([2]).");
+                        "Mismatch in shape: grad_output[0] has a shape of ember.Size([3]) and "
+                        "output[0] has a shape of ember.Size([2]).");
   (x * 2.0).backward(vec({1, 10}));
   testing::expect_values(x.grad(), {2}, {2, 20});
 }

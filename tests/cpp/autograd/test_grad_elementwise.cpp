@@ -297,10 +297,10 @@ TEST(GradElementwiseUnary, ModifiedSavedResultIsAnError) {
   testing::expect_error(
       [&] { y.sum().backward(); },
       "one of the variables needed for gradient computation has been modified by an "
-      "inplace operation: [torch.FloatTensor [3]], which is output 0 of ExpBackward0, is "
+      "inplace operation: [ember.FloatTensor [3]], which is output 0 of ExpBackward0, is "
       "at version 1; expected version 0 instead. Hint: enable anomaly detection to find "
       "the operation that failed to compute its gradient, with "
-      "torch.autograd.set_detect_anomaly(True).");
+      "ember.autograd.set_detect_anomaly(True).");
   const std::vector<std::pair<UnaryFn, const char*>> result_savers{
       {&expm1, "Expm1Backward0"}, {&sqrt, "SqrtBackward0"},       {&rsqrt, "RsqrtBackward0"},
       {&tanh, "TanhBackward0"},   {&sigmoid, "SigmoidBackward0"}, {&relu, "ReluBackward0"}};
@@ -318,7 +318,7 @@ TEST(GradElementwiseUnary, ModifiedSavedResultIsAnError) {
   z.add_(1);
   testing::expect_error(
       [&] { z.sum().backward(); },
-      "[torch.FloatTensor [3]], which is output 0 of ExpBackward0, is at version 2; "
+      "[ember.FloatTensor [3]], which is output 0 of ExpBackward0, is at version 2; "
       "expected version 1 instead.");
 }
 

@@ -197,7 +197,7 @@ TEST(UserFunctions, SavedTensorsAreVersionCheckedAndFreed) {
   }
   testing::expect_error([&] { z.backward(); },
                         "one of the variables needed for gradient computation has been modified by an "
-                        "inplace operation: [torch.FloatTensor [3]], which is output 0 of "
+                        "inplace operation: [ember.FloatTensor [3]], which is output 0 of "
                         "SavesTwoBackward, is at version 1; expected version 0 instead. Hint:");
   Tensor y2 = SavesTwo::apply(x);
   Tensor z2 = y2.sum();

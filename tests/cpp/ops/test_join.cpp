@@ -108,7 +108,7 @@ TEST(Cat, Errors) {
   expect_error([&] { cat({a, a, ones({3, 2})}, 1); },
                "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 "
                "for tensor number 2 in the list.");
-  expect_error([&] { cat(std::vector<Tensor>{}); }, "torch.cat(): expected a non-empty list of Tensors");
+  expect_error([&] { cat(std::vector<Tensor>{}); }, "ember.cat(): expected a non-empty list of Tensors");
   expect_error([&] { cat({a, ones({2})}); }, "Tensors must have same number of dimensions: got 2 and 1");
   expect_error([&] { cat({ones({3}), ones({0, 1})}); },
                "Tensors must have same number of dimensions: got 1 and 2");

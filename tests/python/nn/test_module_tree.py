@@ -328,6 +328,25 @@ def test_share_memory_half_double_type():
     assert [str(x).replace("torch", "ember") for x in e] == [str(x).replace("torch", "ember") for x in t]
 
 
+def test_share_memory_moves_storages_in_place():
+    def run(lib):
+        m = lib.nn.Linear(2, 2)
+        w = m.weight
+        before = [t.is_shared() for t in m.parameters()]
+        m.share_memory()
+        return before, [t.is_shared() for t in m.parameters()], m.weight is w
+
+    e, t = both(run)
+    assert e == t == ([False, False], [True, True], True)
+
+
+def test_module_cuda_raises_the_no_cuda_assertion():
+    m = nn.Linear(2, 2)
+    with pytest.raises(AssertionError, match="not compiled with CUDA enabled"):
+        m.cuda()
+    assert m.weight.device == ember.device("cpu")
+
+
 # ---- messages ----
 
 def test_load_state_dict_size_mismatch_names_ember():

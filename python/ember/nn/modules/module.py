@@ -568,9 +568,14 @@ def named_modules(self, memo=None, prefix="", remove_duplicate=True):
 
 
 def share_memory(self):
-    # Shared memory is what CPU storages already are to this process; PyTorch moves them to
-    # shared segments for multiprocessing, which ember's modules do not cross yet.
-    return self
+    # As PyTorch: every parameter's and buffer's storage moves into a shared-memory segment in
+    # place (Tensor.share_memory_), so the same objects cross to worker processes without copies.
+    return self._apply(lambda t: t.share_memory_())
+
+
+def cuda(self, device=None):
+    # As PyTorch's Module.cuda: each tensor's .cuda(), which raises ember's no-CUDA AssertionError.
+    return self._apply(lambda t: t.cuda(device))
 
 
 def _type(self, dst_type):
@@ -695,6 +700,7 @@ Module.get_submodule = get_submodule
 Module.get_parameter = get_parameter
 Module.get_buffer = get_buffer
 Module.share_memory = share_memory
+Module.cuda = cuda
 Module.type = _type
 Module.parameters = parameters
 Module.buffers = buffers
