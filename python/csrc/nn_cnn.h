@@ -19,6 +19,7 @@
 #include "nn.h"
 
 #include "ember/nn/module.h"
+#include "ember/nn/module_clone.h"
 #include "ember/nn/modules/utils.h"
 
 namespace ember::python {
@@ -60,6 +61,9 @@ inline std::string instance_class_name(py::detail::value_and_holder& v_h) {
 template <class T, class... Args>
 void construct_layer(py::detail::value_and_holder& v_h, Args&&... args) {
   if (is_subclass_instance(v_h)) {
+    // Note [Cloning modules]: deep copies copy the trampoline too.
+    static const bool cloneable = (nn::register_cloneable<PyLayer<T>, T>(), true);
+    (void)cloneable;
     v_h.value_ptr() = new PyLayer<T>(std::forward<Args>(args)...);
   } else {
     v_h.value_ptr() = new T(std::forward<Args>(args)...);
