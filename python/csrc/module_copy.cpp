@@ -88,13 +88,16 @@ void init_module_copy(py::module_& nn_module) {
                        " returned a ", Py_TYPE(copy.ptr())->tp_name, ", not a tensor");
       return unpack(copy.ptr());
     };
-    cm.on_module = [&](const nn::Module& original, const std::shared_ptr<nn::Module>& copy) {
+    cm.on_module = [&](const nn::Module& original,
+                       const std::shared_ptr<nn::Module>& copy) -> std::shared_ptr<nn::Module> {
       PyObject* obj = existing_object(original);
-      if (!obj) return;  // built in C++ and never seen by Python: nothing Python to copy
+      if (!obj) return nullptr;  // built in C++ and never seen by Python: nothing Python to copy
       py::object fresh = adopt(py::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj))), copy);
       memo[py::int_(reinterpret_cast<uintptr_t>(obj))] = fresh;
       keep.append(py::handle(obj));
       created.append(py::make_tuple(py::handle(obj), fresh));
+      // The copied parent holds the child through its Python object, as module_from_py does.
+      return module_from_py(fresh);
     };
     std::shared_ptr<nn::Module> copy = root.clone(cm);
     return py::make_tuple(module_to_py(copy), created);

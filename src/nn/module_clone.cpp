@@ -155,8 +155,11 @@ std::shared_ptr<Module> Module::clone(CloneMemo& memo) const {
   auto found = memo.modules.find(this);
   if (found != memo.modules.end()) return found->second;
   std::shared_ptr<Module> copy = shallow_copy(*this);
-  memo.modules.emplace(this, copy);
-  if (memo.on_module) memo.on_module(*this, copy);
+  std::shared_ptr<Module>& handle = memo.modules.emplace(this, copy).first->second;
+  if (memo.on_module) {
+    if (auto h = memo.on_module(*this, copy)) handle = std::move(h);
+  }
+  std::shared_ptr<Module> result = handle;
   auto copy_tensor = [&memo](const Tensor& t) {
     if (!t.defined()) return t;
     return memo.copy_tensor ? memo.copy_tensor(t, memo) : deep_copy(t, memo);
@@ -175,7 +178,7 @@ std::shared_ptr<Module> Module::clone(CloneMemo& memo) const {
     for (auto it = range.first; it != range.second; ++it) fixups.push_back(it->second);
   }
   for (detail::FixupFn f : fixups) f(*copy, memo);
-  return copy;
+  return result;
 }
 
 }  // namespace ember::nn

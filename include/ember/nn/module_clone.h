@@ -42,8 +42,12 @@ struct CloneMemo {
   std::unordered_map<const Storage*, intrusive_ptr<Storage>> storages;
   /// Replaces deep_copy for the tensors of modules (the Python front end's Tensor.__deepcopy__).
   std::function<Tensor(const Tensor&, CloneMemo&)> copy_tensor;
-  /// Called with each new module copy, before its members are copied.
-  std::function<void(const Module& original, const std::shared_ptr<Module>& copy)> on_module;
+  /// Called with each new module copy, before its members are copied; returns the handle the
+  /// copied tree holds it by (the Python front end's keeps its Python object alive: Note
+  /// [Python modules under C++ parents]), or null to hold `copy` itself.
+  std::function<std::shared_ptr<Module>(const Module& original,
+                                        const std::shared_ptr<Module>& copy)>
+      on_module;
 };
 
 /// copy.deepcopy of a tensor (see the Note): undefined stays undefined.

@@ -1,7 +1,9 @@
 """copy.copy, copy.deepcopy and pickle of modules: C++ layers, containers, Python subclasses,
 the C++ models, tied weights, hooks; compared with torch 1.13 where the behaviour is observable."""
 import copy
+import gc
 import pickle
+import weakref
 
 import pytest
 import torch
@@ -183,3 +185,20 @@ def test_subclass_of_cpp_layer():
         assert ember.allclose(c(x), m(x))
         # inside a C++ parent the copy's Python forward still runs
         assert ember.allclose(nn.Sequential(c)(x), m(x))
+
+
+def test_python_children_live_on_in_the_copy():
+    # The copied parent holds each copied Python child by its Python object (class, __dict__,
+    # forward), also when nothing else refers to it.
+    seq = nn.Sequential(MyConv(), nn.ReLU())
+    seq[1].tag = "relu"
+    for make in (lambda: copy.deepcopy(seq), lambda: pickle.loads(pickle.dumps(seq))):
+        c = make()
+        gc.collect()
+        assert type(c[0]) is MyConv and c[0].note == "mine" and c[1].tag == "relu"
+        x = ember.randn(1, 2, 5, 5)
+        assert ember.allclose(c(x), seq(x))
+        wr = weakref.ref(c[0])
+        del c
+        gc.collect()
+        assert wr() is None  # and the copy is freed with its parent
