@@ -3,6 +3,7 @@
 //   ()                          an empty 1-d tensor
 //   (Tensor other)              an alias of other (same storage and geometry, its dtype)
 //   (Size or ints... size)      an uninitialised tensor of that size
+//   (Storage storage)           a 1-d tensor over the whole storage (a TypedStorage: same dtype)
 //   (object data)               a copy of a sequence / numpy array, like ember.tensor(data)
 // each with an optional keyword `device`, which must be the expected device type (cpu for
 // ember.Tensor, self's for new). ember.Tensor makes the default dtype; new makes self's dtype
@@ -110,6 +111,13 @@ Tensor legacy_new(const py::tuple& args, const py::dict& kwargs, ScalarType dtyp
   if (n != 1) invalid_combination(args, kwargs);
   if (PyObject_IsInstance(first.ptr(), py::module_::import("ember").attr("Size").ptr()) == 1) {
     return empty(first.cast<std::vector<int64_t>>(), TensorOptions(dtype).device(where));
+  }
+  py::module_ storage = py::module_::import("ember.storage");
+  if (py::isinstance(first, storage.attr("TypedStorage")) ||
+      py::isinstance(first, storage.attr("UntypedStorage"))) {
+    py::object over = storage.attr("_legacy_tensor_over")(
+        first, py::reinterpret_borrow<py::object>(dtype_object(dtype)));
+    return find_op("aten::alias").call({Value(unpack(over.ptr()))})[0].to_tensor();
   }
   EMBER_CHECK_TYPE(!PyUnicode_Check(first.ptr()) && !PyBytes_Check(first.ptr()),
                    "new(): invalid data type '", Py_TYPE(first.ptr())->tp_name, "'");

@@ -40,6 +40,23 @@ def _rebuild_typed_storage(untyped, dtype):
     return TypedStorage(wrap_storage=untyped, dtype=dtype)
 
 
+_C10_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+              "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+              "bool": "Bool"}
+
+
+def _legacy_tensor_over(storage, dtype):
+    """ember.Tensor(storage) / t.new(storage): a 1-d tensor of `dtype` over the whole storage."""
+    if isinstance(storage, TypedStorage):
+        if storage.dtype != dtype:
+            name = lambda d: _C10_NAMES[str(d).rsplit(".", 1)[-1]]  # noqa: E731
+            raise RuntimeError(f"Expected a Storage of type {name(dtype)} or an UntypedStorage, "
+                               f"but got type {name(storage.dtype)} for argument 1 'storage'")
+        storage = storage.untyped()
+    t = _C._op_functions["empty"](0, dtype=dtype, device=storage.device)
+    return t.set_(storage, 0, (storage.nbytes() // dtype.itemsize,), (1,))
+
+
 class UntypedStorage:
     """Bytes on a device (PyTorch's torch.UntypedStorage)."""
 

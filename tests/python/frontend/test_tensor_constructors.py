@@ -42,6 +42,10 @@ FORMS = [
     lambda m, t: t.new(2.5),
     lambda m, t: t.long().new([1.5]),
     lambda m, t: t.new(2, device="meta"),
+    lambda m, t: m.Tensor(m.arange(4.0).storage()),
+    lambda m, t: m.Tensor(m.arange(3).storage()),
+    lambda m, t: m.Tensor(m.arange(4.0).storage().untyped()),
+    lambda m, t: t.new(t.storage()),
 ]
 
 
@@ -75,6 +79,8 @@ def test_alias_semantics():
     assert y.requires_grad and type(y.grad_fn).__name__ == "AliasBackward0"
     n = t.new(t)
     assert n.data_ptr() == t.data_ptr()
+    s = ember.Tensor(t.storage())
+    assert s.data_ptr() == t.data_ptr() and s.untyped_storage() is t.untyped_storage()
 
 
 def test_subclass_legacy_constructor():
