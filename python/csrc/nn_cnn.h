@@ -30,6 +30,7 @@ class PyLayer : public Base {
   using Base::Base;
 
   Value forward(const std::vector<Value>& inputs) override {
+    (void)cloneable_;
     py::gil_scoped_acquire gil;
     py::function f = py::get_override(static_cast<const Base*>(this), "forward");
     if (!f) return Base::forward(inputs);
@@ -41,6 +42,10 @@ class PyLayer : public Base {
   std::string extra_repr() const override {
     PYBIND11_OVERRIDE(std::string, Base, extra_repr, );
   }
+
+ private:
+  // Note [Cloning modules]: deep copies copy the trampoline too (registered with the class).
+  static inline const bool cloneable_ = (nn::register_cloneable<PyLayer<Base>, Base>(), true);
 };
 
 /// Whether the instance being initialised is of a Python subclass (it then gets the trampoline).
@@ -61,9 +66,6 @@ inline std::string instance_class_name(py::detail::value_and_holder& v_h) {
 template <class T, class... Args>
 void construct_layer(py::detail::value_and_holder& v_h, Args&&... args) {
   if (is_subclass_instance(v_h)) {
-    // Note [Cloning modules]: deep copies copy the trampoline too.
-    static const bool cloneable = (nn::register_cloneable<PyLayer<T>, T>(), true);
-    (void)cloneable;
     v_h.value_ptr() = new PyLayer<T>(std::forward<Args>(args)...);
   } else {
     v_h.value_ptr() = new T(std::forward<Args>(args)...);

@@ -146,6 +146,22 @@ Tensor deep_copy(const Tensor& t, CloneMemo& memo) {
   return out;
 }
 
+// Member by member, not defaulted: what a front end keeps with a module (its Python object)
+// belongs to the original alone, so members not named here start empty in the copy.
+Module::Module(const Module& other)
+    : std::enable_shared_from_this<Module>(),
+      type_name_(other.type_name_),
+      training_(other.training_),
+      parameters_(other.parameters_),
+      buffers_(other.buffers_),
+      children_(other.children_),
+      forward_pre_hooks_(other.forward_pre_hooks_),
+      forward_hooks_(other.forward_hooks_),
+      state_dict_pre_hooks_(other.state_dict_pre_hooks_),
+      state_dict_post_hooks_(other.state_dict_post_hooks_),
+      load_pre_hooks_(other.load_pre_hooks_),
+      load_post_hooks_(other.load_post_hooks_) {}
+
 std::shared_ptr<Module> Module::clone() const {
   CloneMemo memo;
   return clone(memo);

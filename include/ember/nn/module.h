@@ -199,9 +199,10 @@ class Module : public std::enable_shared_from_this<Module> {
   std::string repr() const;
 
  protected:
-  /// Shallow: the copy aliases this module's tensors and children (clone() replaces them).
+  /// Shallow: the copy aliases this module's tensors and children (clone() replaces them) and
+  /// shares its mode and C++ hooks; front-end state is not copied (module_clone.cpp).
   /// Subclasses get theirs implicitly; register_cloneable<T>() makes clone() use it.
-  Module(const Module& other) = default;
+  Module(const Module& other);
   // A deque: the references register_parameter / parameter() return stay valid as more are added.
   struct Slot {
     std::string name;

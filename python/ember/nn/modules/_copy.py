@@ -142,6 +142,15 @@ def _set_state(m, state):
             m.add_module(n, c)
     Module.training.__set__(m, state["training"])
     m.__dict__.update(state["__dict__"])
+    _sync_hooks(m)
+
+
+def _sync_hooks(m):
+    # Hooks that arrive through __dict__ (not register_*_hook) must be announced where the
+    # module tree keeps that information.
+    sync = getattr(m, "_sync_hooks", None)
+    if sync is not None:
+        sync()
 
 
 def _rebuild_module(cls, recipe):
@@ -187,6 +196,7 @@ def __deepcopy__(self, memo):
     for original, copy in created:
         state = _copy.deepcopy(original.__dict__, memo)
         copy.__dict__.update(state)
+        _sync_hooks(copy)
         if original in _recipes:
             _recipes[copy] = _recipes[original]
     return new
