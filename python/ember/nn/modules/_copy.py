@@ -207,6 +207,11 @@ Module.__reduce_ex__ = __reduce_ex__
 Module.__setstate__ = __setstate__
 Module.__deepcopy__ = __deepcopy__
 _install(_namespaces())
-# Pickle names the bound classes by module: make ember._C._nn (and _vision) importable.
+# Pickle names a class by its __module__ and name: make ember._C._nn (and _vision) importable,
+# and each bound class findable in the module its __module__ names.
 for _ns in _namespaces():
     sys.modules.setdefault(_ns.__name__, _ns)
+for _cls in _bound_classes():
+    _mod = sys.modules.get(_cls.__module__)
+    if _mod is not None and getattr(_mod, _cls.__name__, None) is None:
+        setattr(_mod, _cls.__name__, _cls)
