@@ -17,6 +17,8 @@ void init_generator(py::module_& m);
 void init_type_info(py::module_& m);
 void init_cuda(py::module_& m);
 void init_printing(py::module_& m);
+void init_tensor_new(py::module_& m);     // tensor_new.cpp
+void init_module_copy(py::module_& nn);  // module_copy.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -34,10 +36,13 @@ PYBIND11_MODULE(_C, m) {
   init_printing(m);
   init_runtime(m);
   init_tensor_api(m);
+  init_tensor_new(m);
   init_torch_dispatch(m);
   init_swap(m);
   init_nn(m);
   init_nn_cnn(m);
+  py::module_ nn = m.attr("_nn").cast<py::module_>();
+  init_module_copy(nn);
   init_optim(m);
   init_autograd(m);
   init_shared_memory(m);

@@ -19,6 +19,7 @@
 #include "nn.h"
 
 #include "ember/nn/module.h"
+#include "ember/nn/module_clone.h"
 #include "ember/nn/modules/utils.h"
 
 namespace ember::python {
@@ -29,6 +30,7 @@ class PyLayer : public Base {
   using Base::Base;
 
   Value forward(const std::vector<Value>& inputs) override {
+    (void)cloneable_;
     py::gil_scoped_acquire gil;
     py::function f = py::get_override(static_cast<const Base*>(this), "forward");
     if (!f) return Base::forward(inputs);
@@ -40,6 +42,10 @@ class PyLayer : public Base {
   std::string extra_repr() const override {
     PYBIND11_OVERRIDE(std::string, Base, extra_repr, );
   }
+
+ private:
+  // Note [Cloning modules]: deep copies copy the trampoline too (registered with the class).
+  static inline const bool cloneable_ = (nn::register_cloneable<PyLayer<Base>, Base>(), true);
 };
 
 /// Whether the instance being initialised is of a Python subclass (it then gets the trampoline).

@@ -20,6 +20,7 @@
 #include "autograd/autograd_meta.h"
 
 #include "ember/nn/module.h"
+#include "ember/nn/module_clone.h"
 #include "ember/tensor_options.h"
 
 namespace ember::python {
@@ -452,6 +453,7 @@ void init_nn_module(py::module_& m) {
     EMBER_CHECK_TYPE(is_tensor(t.ptr()), "Parameter: expected a Tensor, got ", Py_TYPE(t.ptr())->tp_name);
     autograd::materialize_meta(unpack(t.ptr())).is_parameter_ = true;
   });
+  nn::register_cloneable<PyModule>();  // Note [Cloning modules]: deep copies copy it too
   py::class_<Module, PyModule, std::shared_ptr<Module>> cls(m, "Module", py::dynamic_attr());
   cls.def(
       "__init__",

@@ -34,6 +34,11 @@
 
 namespace ember::python {
 
+Tensor legacy_new(const py::tuple& args, const py::dict& kwargs, ScalarType dtype,
+                  Device expected, bool from_new);
+void init_tensor_new(py::module_& m);
+void init_storage(py::module_& m);
+
 namespace {
 
 struct PyTensorFull {
@@ -145,14 +150,15 @@ void subclass_dealloc(PyObject* self) {
 }
 
 PyObject* base_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  if ((args && PyTuple_GET_SIZE(args)) || (kwargs && PyDict_GET_SIZE(kwargs))) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s.__new__ takes no arguments here; build tensors with ember.tensor(...) or "
-                 "Tensor._make_subclass(cls, data)",
-                 type->tp_name);
-    return nullptr;
-  }
-  return guarded([&]() -> PyObject* { return wrap_as(type, empty({0})); }, static_cast<PyObject*>(nullptr));
+  // PyTorch's legacy constructor (tensor_new.cpp): ember.Tensor(2, 3), ember.Tensor([1, 2]),
+  // MySub(t) (an alias of t as a MySub), ...
+  return guarded(
+      [&]() -> PyObject* {
+        py::tuple a = args ? py::reinterpret_borrow<py::tuple>(args) : py::tuple();
+        py::dict k = kwargs ? py::reinterpret_borrow<py::dict>(kwargs) : py::dict();
+        return wrap_as(type, legacy_new(a, k, default_dtype(), Device(DeviceType::CPU), false));
+      },
+      static_cast<PyObject*>(nullptr));
 }
 
 int meta_init(PyObject* cls, PyObject* args, PyObject* kwargs) {
@@ -273,6 +279,7 @@ void init_tensor_object(py::module_& m) {
   m.add_object("_TensorMeta", reinterpret_cast<PyObject*>(&TensorMetaType));
   Py_INCREF(&TensorBaseType);
   m.add_object("TensorBase", reinterpret_cast<PyObject*>(&TensorBaseType));
+  init_storage(m);
   m.def("_set_tensor_classes", [](py::object tensor_cls, py::object parameter_cls) {
     set_tensor_classes(tensor_cls.is_none() ? nullptr : tensor_cls.ptr(),
                        parameter_cls.is_none() ? nullptr : parameter_cls.ptr());

@@ -82,6 +82,9 @@ class Named : public PyLayer<T> {
 template <class T, class... Args>
 void construct_named(VH& v_h, Args&&... args) {
   if (is_subclass_instance(v_h)) {
+    // Note [Cloning modules]: deep copies copy the trampoline too.
+    static const bool cloneable = (nn::register_cloneable<Named<T>, T>(), true);
+    (void)cloneable;
     v_h.value_ptr() = new Named<T>(instance_class_name(v_h), std::forward<Args>(args)...);
   } else {
     v_h.value_ptr() = new T(std::forward<Args>(args)...);

@@ -9,6 +9,7 @@ from ._C import (  # noqa: F401  dtypes, devices, layouts, memory formats
 )
 from ._size import Size
 from ._tensor import Tensor
+from .storage import TypedStorage, UntypedStorage  # noqa: F401  (copy / pickle: _utils.py)
 from . import overrides, utils, __future__  # noqa: F401  (overrides installs the dispatcher)
 from ._ops import ops  # noqa: F401
 from . import autograd  # noqa: F401

@@ -4,9 +4,14 @@ The C part holds the tensor and gives every op of the table as a method (ember._
 this file adds what PyTorch writes in Python: operators and their reflected forms, conversions to
 Python numbers, and the default __torch_function__.
 """
+import copyreg
 import sys
+from collections import OrderedDict
+from copy import deepcopy
 
-from . import _C
+from . import _C, _utils
+from ._grad_mode import no_grad
+from .storage import TypedStorage, UntypedStorage, _untyped_of
 
 _ops = _C._op_functions
 
@@ -191,6 +196,117 @@ class Tensor(_C.TensorBase):
             return self.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
+    # ---- storages (ember/storage.py) ----
+    def untyped_storage(self):
+        if _has_tf(self):
+            return _handle_tf(Tensor.untyped_storage, (self,), self)
+        return _untyped_of(self)
+
+    _storage = untyped_storage  # PyTorch 1.13's name
+
+    def storage(self):
+        if _has_tf(self):
+            return _handle_tf(Tensor.storage, (self,), self)
+        return TypedStorage(wrap_storage=_untyped_of(self), dtype=self.dtype)
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        """set_() (empty), set_(Tensor source), set_(Storage source[, offset, size, stride])."""
+        if source is None:
+            return _C._set_storage(self, _C._StorageImpl.new_empty(0, self.device), 0, [0], None)
+        if isinstance(source, Tensor):
+            return _C._set_from_tensor(self, source)
+        if isinstance(source, TypedStorage):
+            if source.dtype != self.dtype:
+                raise RuntimeError(f"Expected a Storage of type {self.dtype} but got type "
+                                   f"{source.dtype} for argument #1 'source'")
+            source = source.untyped()
+        if not isinstance(source, UntypedStorage):
+            raise TypeError("set_(): argument 'source' must be Tensor or Storage, not "
+                            f"{type(source).__name__}")
+        if size is None:
+            size = (source.nbytes() // self.element_size(),)
+        return _C._set_storage(self, source._impl, storage_offset, list(size),
+                               None if stride is None else list(stride))
+
+    # ---- copy, deepcopy and pickle (Note [Tensor pickling and deep copies] in _utils.py) ----
+    def __deepcopy__(self, memo):
+        if _has_tf(self):
+            return _handle_tf(Tensor.__deepcopy__, (self,), self, memo)
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user "
+                               "(graph leaves) support the deepcopy protocol at the moment")
+        if id(self) in memo:
+            return memo[id(self)]
+        with no_grad():
+            if self.device.type == "meta" or (type(self) is not Tensor and self.data_ptr() == 0):
+                new_tensor = self.clone()
+                if type(new_tensor) is not type(self):
+                    raise RuntimeError(
+                        "The default implementation of __deepcopy__() for wrapper subclasses "
+                        "only works for subclass types that implement clone() and for which "
+                        "cloning returns another instance of the same subclass. You should either "
+                        "properly implement clone() for your subclass or override __deepcopy__() "
+                        "if it is intended behavior for clone() to return an instance of a "
+                        "different type.")
+            else:
+                new_storage = _untyped_of(self).__deepcopy__(memo)
+                new_tensor = self.new_empty([])
+                if type(new_tensor) is not type(self):
+                    # PyTorch 2.x: a subclass keeps its class (1.13 refuses here).
+                    new_tensor = new_tensor.as_subclass(type(self))
+                new_tensor.set_(new_storage, self.storage_offset(), self.size(), self.stride())
+            if self.requires_grad:
+                new_tensor.requires_grad_()
+            if self.grad is not None:
+                new_tensor.grad = self.grad.__deepcopy__(memo)
+            if type(self) is not Tensor:
+                slots_to_save = copyreg._slotnames(self.__class__)
+                for slot in slots_to_save:
+                    if hasattr(self, slot):
+                        setattr(new_tensor, slot, deepcopy(getattr(self, slot), memo))
+            new_tensor.__dict__ = deepcopy(self.__dict__, memo)
+            if new_tensor.__dict__.get("_is_param", False):
+                _C._nn._mark_parameter(new_tensor)  # a custom-class parameter stays one
+            memo[id(self)] = new_tensor
+            return new_tensor
+
+    def __reduce_ex__(self, proto):
+        if type(self) is Tensor:
+            return self._reduce_ex_internal(proto)
+        if _has_tf(self):
+            return _handle_tf(Tensor.__reduce_ex__, (self,), self, proto)
+        func, args = self._reduce_ex_internal(proto)
+        return (_rebuild_from_type_v2, (func, type(self), args, _utils._get_obj_state(self)))
+
+    def _reduce_ex_internal(self, proto):
+        if self.device.type == "meta":
+            # As PyTorch: meta tensors do not keep their storage sharing.
+            return (_utils._rebuild_meta_tensor_no_storage,
+                    (self.dtype, tuple(self.size()), self.stride(), self.requires_grad))
+        if (self.data_ptr() == 0 and type(self) is not Tensor
+                and type(self).__torch_dispatch__ is not Tensor.__torch_dispatch__):
+            return (_utils._rebuild_wrapper_subclass,
+                    (type(self), self.dtype, tuple(self.size()), self.stride(),
+                     self.storage_offset(), self.layout, self.device, self.requires_grad))
+        args = (TypedStorage(wrap_storage=_untyped_of(self), dtype=self.dtype),
+                self.storage_offset(), tuple(self.size()), self.stride(), self.requires_grad,
+                OrderedDict())  # backward hooks are never serialized, as in PyTorch
+        return (_utils._rebuild_tensor_v2, args)
+
+    def __setstate__(self, state):
+        if _has_tf(self):
+            return _handle_tf(Tensor.__setstate__, (self,), self, state)
+        # Not called when unpickling (the rebuild functions build the tensor): legacy states.
+        if not self.is_leaf:
+            raise RuntimeError("__setstate__ can be only called on leaf Tensors")
+        if len(state) == 4:
+            self.set_(*state)
+            return
+        elif len(state) == 5:
+            self.data = state[0]
+            state = (state[3], state[4], state[2])
+        self.requires_grad = state[0]
+
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         """The default: run func with subclass overrides off, and give the result back as cls."""
@@ -204,6 +320,35 @@ class Tensor(_C.TensorBase):
             return ret
         return _convert(ret, cls)
 
+
+def _has_tf(t):
+    from .overrides import has_torch_function_unary
+    return has_torch_function_unary(t)
+
+
+def _handle_tf(func, relevant, *args, **kwargs):
+    from .overrides import handle_torch_function
+    return handle_torch_function(func, relevant, *args, **kwargs)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """Unpickling a subclass: rebuild, make it new_type, then its state (PyTorch 2.x's rules)."""
+    ret = func(*args)
+    if type(ret) is not new_type:
+        # _make_subclass rather than PyTorch's as_subclass: the result stays a leaf (an alias of
+        # a tensor that requires grad would be a non-leaf, which no module accepts as parameter).
+        ret = Tensor._make_subclass(new_type, ret, ret.requires_grad)
+    # Tensor defines __setstate__ without __getstate__: only a subclass's own one is called.
+    if getattr(ret.__class__, "__setstate__", Tensor.__setstate__) is not Tensor.__setstate__:
+        ret.__setstate__(state)
+    else:
+        ret = _utils._set_obj_state(ret, state)
+    if getattr(ret, "_is_param", False):
+        _C._nn._mark_parameter(ret)
+    return ret
+
+
+_utils._rebuild_from_type_v2 = _rebuild_from_type_v2
 
 _NOWRAP = None
 

@@ -55,12 +55,13 @@ struct IncompatibleKeys {
   std::string to_string() const;
 };
 
+struct CloneMemo;
+
 class Module : public std::enable_shared_from_this<Module> {
  public:
   /// `type_name` is the class name shown by repr and in messages ("Linear").
   explicit Module(std::string type_name = "Module");
   virtual ~Module() = default;
-  Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   const std::string& type_name() const { return type_name_; }
@@ -219,12 +220,23 @@ class Module : public std::enable_shared_from_this<Module> {
   /// New uninitialised tensors on `device` (meta skeletons become real ones).
   Module& to_empty(Device device, bool recurse = true);
 
+  // ---- deep copy (module_clone.h, Note [Cloning modules]) ----
+  /// An independent copy of this tree (copy.deepcopy): own parameters, buffers and children,
+  /// with sharing inside the tree kept (a tied weight stays tied in the copy).
+  std::shared_ptr<Module> clone() const;
+  /// clone() within `memo`: modules and tensors already in it are reused, new ones recorded.
+  std::shared_ptr<Module> clone(CloneMemo& memo) const;
+
   // ---- printing ----
   virtual std::string extra_repr() const { return ""; }
   /// PyTorch's repr: "Name(extra)" or "Name(\n  (child): ChildRepr\n)".
   std::string repr() const;
 
  protected:
+  /// Shallow: the copy aliases this module's tensors and children (clone() replaces them) and
+  /// shares its mode and C++ hooks; front-end state is not copied (module_clone.cpp).
+  /// Subclasses get theirs implicitly; register_cloneable<T>() makes clone() use it.
+  Module(const Module& other);
   // A deque: the references register_parameter / parameter() return stay valid as more are added.
   struct Slot {
     std::string name;

@@ -6,3 +6,4 @@ from . import lr_scheduler  # noqa: F401
 SGD = _C._optim.SGD
 Adam = _C._optim.Adam
 AdamW = _C._optim.AdamW
+from . import _copy  # noqa: E402,F401  (copy, deepcopy and pickle of optimizers and schedulers)

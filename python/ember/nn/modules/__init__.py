@@ -39,3 +39,4 @@ __all__ = [
     "Flatten", "Dropout", "Embedding", "LayerNorm", "MSELoss", "L1Loss", "NLLLoss",
     "CrossEntropyLoss", "BCEWithLogitsLoss",
 ] + _conv.__all__
+from . import _copy  # noqa: E402,F401  (copy, deepcopy and pickle of modules)
