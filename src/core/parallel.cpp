@@ -96,7 +96,10 @@ class ThreadPool {
   void resize(int workers) {
     stop_all();
     stop_ = false;
-    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+    // A worker counts jobs from the generation at its spawn: reading it once running would let
+    // a job posted right after the spawn (a forked child's first region) pass it by.
+    const uint64_t start = generation_.load();
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this, start] { work(start); });
   }
   int workers() const { return static_cast<int>(threads_.size()); }
 
@@ -139,9 +142,8 @@ class ThreadPool {
     threads_.clear();
   }
 
-  void work() {
+  void work(uint64_t seen) {
     t_in_parallel = true;
-    uint64_t seen = generation_.load();
     for (;;) {
       auto changed = [&] { return generation_.load(std::memory_order_acquire) != seen; };
       std::shared_ptr<Job> job;

@@ -86,7 +86,7 @@ TEST(AutogradEngine, InplaceErrors) {
   y.mul_(2.0);
   testing::expect_error([&] { z.backward(); },
                         "one of the variables needed for gradient computation has been modified by an "
-                        "inplace operation: [torch.DoubleTensor [3]], which is output 0 of MulBackward0, "
+                        "inplace operation: [ember.DoubleTensor [3]], which is output 0 of MulBackward0, "
                         "is at version 1; expected version 0 instead.");
 }
 

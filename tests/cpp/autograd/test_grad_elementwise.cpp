@@ -284,7 +284,7 @@ TEST(GradElementwiseUnary, InplaceOnNonLeafGivesRightGradients) {
   w.sqrt_().sin_();
   testing::expect_error(
       [&] { w.sum().backward(); },
-      "[torch.DoubleTensor [3]], which is output 0 of SqrtBackward0, is at version 2; "
+      "[ember.DoubleTensor [3]], which is output 0 of SqrtBackward0, is at version 2; "
       "expected version 1 instead.");
 }
 
@@ -308,7 +308,7 @@ TEST(GradElementwiseUnary, ModifiedSavedResultIsAnError) {
     Tensor r = fn(leaf({0.5, 1.5}, {2}));
     r.mul_(2.0);
     testing::expect_error([&] { r.sum().backward(); },
-                          std::string("[torch.DoubleTensor [2]], which is output 0 of ") + name +
+                          std::string("[ember.DoubleTensor [2]], which is output 0 of ") + name +
                               ", is at version 1; expected version 0 instead.");
   }
   // The in-place form saves its output too (PyTorch: version 2, expected 1).
@@ -332,7 +332,7 @@ TEST(GradElementwiseUnary, ModifiedSavedSelf) {
   testing::expect_error(
       [&] { z.sum().backward(); },
       "one of the variables needed for gradient computation has been modified by an "
-      "inplace operation: [torch.DoubleTensor [3]]");
+      "inplace operation: [ember.DoubleTensor [3]]");
   Tensor y2 = x * 1;
   y2.sin_();
   y2.add_(1);

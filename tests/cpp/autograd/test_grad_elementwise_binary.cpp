@@ -391,7 +391,7 @@ TEST(GradElementwiseBinary, InplaceRules) {
   testing::expect_error(
       [&] { y.sum().backward(); },
       "one of the variables needed for gradient computation has been modified by an "
-      "inplace operation: [torch.DoubleTensor [2]]");
+      "inplace operation: [ember.DoubleTensor [2]]");
   // In place on a view: gradients flow through CopySlices.
   Tensor base = x * 1.0;
   base.slice(0, 1, 2).pow_(3);

@@ -158,7 +158,7 @@ TEST(GradElementwisePointwise, MaskedFill) {
   w.masked_fill_(m, 1.0);
   m.logical_not_();
   testing::expect_error([&] { w.sum().backward(); },
-                        "[torch.BoolTensor [3]] is at version 1; expected version 0 instead.");
+                        "[ember.BoolTensor [3]] is at version 1; expected version 0 instead.");
 }
 
 // masked_fill is a composite: clone (broadcast) then masked_fill_, which records.
@@ -231,7 +231,7 @@ TEST(GradElementwisePointwise, NativeDropout) {
   auto [o2, m2] = native_dropout(x2, 0.5, true);
   m2.logical_not_();
   testing::expect_error([&] { o2.sum().backward(); },
-                        "[torch.BoolTensor [2, 3]] is at version 1; expected version 0 instead.");
+                        "[ember.BoolTensor [2, 3]] is at version 1; expected version 0 instead.");
 }
 
 // An empty input comes back from the forward as itself; recording must leave the input a leaf.

@@ -60,7 +60,7 @@ TEST(GradMatmulMm, SavedInputModifiedInPlace) {
   Tensor out = a.mm(b);
   b.mul_(2.0);
   testing::expect_error([&] { out.sum().backward(); },
-                        "[torch.DoubleTensor [3, 2]], which is output 0 of MulBackward0, is at "
+                        "[ember.DoubleTensor [3, 2]], which is output 0 of MulBackward0, is at "
                         "version 1; expected version 0 instead");
 }
 

@@ -190,7 +190,7 @@ TEST(GradReduceProd, SavedInputModifiedInPlace) {
   Tensor p = y.prod();
   y.mul_(2.0);
   testing::expect_error([&] { p.backward(); },
-                        "[torch.DoubleTensor [2, 3]], which is output 0 of MulBackward0, is at "
+                        "[ember.DoubleTensor [2, 3]], which is output 0 of MulBackward0, is at "
                         "version 1; expected version 0 instead");
 }
 
@@ -262,7 +262,7 @@ TEST(GradReduceMax, SavedIndicesModifiedInPlace) {
   auto [v, i] = x.max(1);
   i.add_(1);
   testing::expect_error([&] { v.sum().backward(); },
-                        "[torch.LongTensor [2]] is at version 1; expected version 0 instead");
+                        "[ember.LongTensor [2]] is at version 1; expected version 0 instead");
 }
 
 TEST(GradReduceMax, GradcheckAmaxAmin) {

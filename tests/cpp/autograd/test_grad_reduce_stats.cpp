@@ -85,7 +85,7 @@ TEST(GradReduceVarStd, SavedOutputModifiedInPlace) {
   Tensor s = x.std(DimList{1});
   s.mul_(2.0);
   testing::expect_error([&] { s.sum().backward(); },
-                        "[torch.DoubleTensor [2]], which is output 0 of StdBackward0, is at version 1; "
+                        "[ember.DoubleTensor [2]], which is output 0 of StdBackward0, is at version 1; "
                         "expected version 0 instead");
 }
 
@@ -287,7 +287,7 @@ TEST(GradReduceSoftmax, SavedOutputModifiedInPlace) {
   Tensor y = leaf({2, 3}).softmax(1);
   y.mul_(2.0);
   testing::expect_error([&] { y.sum().backward(); },
-                        "[torch.DoubleTensor [2, 3]], which is output 0 of SoftmaxBackward0, is at "
+                        "[ember.DoubleTensor [2, 3]], which is output 0 of SoftmaxBackward0, is at "
                         "version 1; expected version 0 instead");
 }
 

@@ -345,7 +345,7 @@ TEST(GradViewsCopy, InplaceErrors) {
   y.zero_();
   testing::expect_error([&] { z.sum().backward(); },
                         "one of the variables needed for gradient computation has been modified by an "
-                        "inplace operation: [torch.DoubleTensor [3]], which is output 0 of ZeroBackward0, "
+                        "inplace operation: [ember.DoubleTensor [3]], which is output 0 of ZeroBackward0, "
                         "is at version 1; expected version 0 instead.");
   Tensor w = x * 1.0;
   Tensor v = w.t().clone();

@@ -34,7 +34,7 @@ std::string name_of(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() 
 
 const char* kModified =
     "one of the variables needed for gradient computation has been modified by an inplace "
-    "operation: [torch.DoubleTensor [2, 3]], which is output 0 of ";
+    "operation: [ember.DoubleTensor [2, 3]], which is output 0 of ";
 const char* kLeaf = "a leaf Variable that requires grad is being used in an in-place operation.";
 
 // ---- index / index_put_ ----
