@@ -56,10 +56,8 @@ PyObject* structseq_repr(PyObject* self) {
         PyTypeObject* type = Py_TYPE(self);
         std::string r = std::string(type->tp_name) + "(";
         const Py_ssize_t n = PyTuple_GET_SIZE(self);
-        py::object fields = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(type))
-                                .attr("_fields");
-        for (Py_ssize_t i = 0; i < n; ++i) {
-          r += "\n" + py::str(fields[py::int_(i)]).cast<std::string>() + "=" +
+        for (Py_ssize_t i = 0; i < n; ++i) {  // tp_members: the fields, in order
+          r += "\n" + std::string(type->tp_members[i].name) + "=" +
                py::repr(PyTuple_GET_ITEM(self, i)).cast<std::string>();
           if (i + 1 < n) r += ",";
         }
@@ -82,10 +80,6 @@ PyTypeObject* make_return_type(const std::string& name, const std::vector<std::s
   PyTypeObject* type = PyStructSequence_NewType(desc);
   if (!type) throw py::error_already_set();
   type->tp_repr = structseq_repr;
-  py::tuple field_names(names->size());
-  for (size_t i = 0; i < names->size(); ++i) field_names[i] = py::str((*names)[i]);
-  if (PyDict_SetItemString(type->tp_dict, "_fields", field_names.ptr()) < 0)
-    throw py::error_already_set();
   PyType_Modified(type);
   types[name] = type;
   return type;

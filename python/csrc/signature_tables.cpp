@@ -46,7 +46,8 @@ const std::unordered_set<std::string>& out_overloads() {
       "sort.default", "sort.stable", "topk.default", "mm.default", "bmm.default",
       "addmm.default", "matmul.default", "cat.default", "stack.default", "index_select.default",
       "gather.default", "scatter.src", "scatter.value", "scatter_add.default",
-      "native_batch_norm.default", "aminmax.default", "kthvalue.default",
+      "native_batch_norm.default", "aminmax.default", "kthvalue.default", "median.dim",
+      "nanmedian.dim",
       // torch.norm calls _VF.norm(..., out=): ember.functional.norm does the same
       "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype"};
   return set;

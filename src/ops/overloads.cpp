@@ -4,6 +4,8 @@
 #include "ember/ops/overloads.h"
 
 #include "../dispatch/boxing.h"
+#include <cmath>
+
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
@@ -93,6 +95,43 @@ std::tuple<Tensor, Tensor> kthvalue_impl(const Tensor& self, int64_t k, int64_t 
   return {v.contiguous(), i.contiguous()};
 }
 
+// Median along dim from the stable ascending sort (NaNs last): position (n - 1) / 2 of the
+// values, or, where the slice has NaNs, the first NaN (median) / position (valid - 1) / 2 of the
+// valid values (nanmedian).
+std::tuple<Tensor, Tensor> median_impl(const char* op, const Tensor& self, int64_t dim,
+                                       bool keepdim, bool ignore_nan) {
+  const int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  if (self.dim() == 0) return {self.clone(), zeros({}, TensorOptions(kInt64).device(self.device()))};
+  const int64_t n = self.size(d);
+  EMBER_CHECK_INDEX(n > 0, op, "(): Expected reduction dim ", d, " to have non-zero size.");
+  auto [values, indices] = ember::sort(self, std::optional<bool>(true), d, false);
+  Tensor nans = ne(self, self).sum(std::vector<int64_t>{d}, true, kInt64);
+  Tensor valid = sub(full({}, Scalar(n), TensorOptions(kInt64).device(self.device())), nans);
+  Tensor pos = ignore_nan
+      ? floor_divide(clamp(sub(valid, wrapped_scalar_tensor(Scalar(int64_t{1}))), Scalar(int64_t{0})),
+                     wrapped_scalar_tensor(Scalar(int64_t{2})))
+      : where(gt(nans, wrapped_scalar_tensor(Scalar(int64_t{0}))), valid,
+              full({}, Scalar((n - 1) / 2), TensorOptions(kInt64).device(self.device())));
+  Tensor v = values.gather(d, pos), i = indices.gather(d, pos);
+  if (!keepdim) {
+    v = v.squeeze(d);
+    i = i.squeeze(d);
+  }
+  return {v, i};
+}
+Tensor median_all(const char* op, const Tensor& self, bool ignore_nan) {
+  if (self.numel() == 0) return full({}, Scalar(std::nan("")), TensorOptions(self.dtype()).device(self.device()));
+  return std::get<0>(median_impl(op, self.reshape({-1}), 0, false, ignore_nan));
+}
+Tensor median_self_impl(const Tensor& self) { return median_all("median", self, false); }
+Tensor nanmedian_self_impl(const Tensor& self) { return median_all("nanmedian", self, true); }
+std::tuple<Tensor, Tensor> median_dim_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_impl("median", self, dim, keepdim, false);
+}
+std::tuple<Tensor, Tensor> nanmedian_dim_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_impl("nanmedian", self, dim, keepdim, true);
+}
+
 Tensor bernoulli_p_impl(const Tensor& self, double p, Generator* gen) {
   Tensor out = empty_like(self);
   return bernoulli_(out, p, gen);
@@ -179,6 +218,16 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, std::optional<std::vecto
 }
 std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return dispatch::call<aminmax_impl>(OpId::aminmax, self, dim, keepdim);
+}
+Tensor median(const Tensor& self) { return dispatch::call<median_self_impl>(OpId::median, self); }
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  return dispatch::call<median_dim_impl>(OpId::median_dim, self, dim, keepdim);
+}
+Tensor nanmedian(const Tensor& self) {
+  return dispatch::call<nanmedian_self_impl>(OpId::nanmedian, self);
+}
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  return dispatch::call<nanmedian_dim_impl>(OpId::nanmedian_dim, self, dim, keepdim);
 }
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
   return dispatch::call<kthvalue_impl>(OpId::kthvalue, self, k, dim, keepdim);
@@ -292,6 +341,12 @@ EMBER_REGISTER_OP(std_mean, &std_mean_unbiased);
 EMBER_REGISTER_OP(aminmax, &aminmax);
 EMBER_REGISTER_OP(bernoulli_p, &bernoulli_p);
 EMBER_REGISTER_OP(kthvalue, &kthvalue);
+using MedianFn = Tensor (*)(const Tensor&);
+using MedianDimFn = std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool);
+EMBER_REGISTER_OP(median, static_cast<MedianFn>(&median));
+EMBER_REGISTER_OP(median_dim, static_cast<MedianDimFn>(&median));
+EMBER_REGISTER_OP(nanmedian, static_cast<MedianFn>(&nanmedian));
+EMBER_REGISTER_OP(nanmedian_dim, static_cast<MedianDimFn>(&nanmedian));
 EMBER_REGISTER_OP(norm_Scalar, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&norm));
 EMBER_REGISTER_OP(norm_ScalarOpt_dtype, &norm_opt_dtype);
 EMBER_REGISTER_OP(norm_ScalarOpt_dim_dtype, &norm_dim_dtype);

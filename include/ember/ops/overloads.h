@@ -39,6 +39,12 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
 /// The k-th smallest element (1-based) along dim and its index.
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1,
                                     bool keepdim = false);
+/// The lower median (of every element, or along dim with its index). median gives NaN where a
+/// NaN is present (the first one's index); nanmedian ignores NaNs.
+Tensor median(const Tensor& self);
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor nanmedian(const Tensor& self);
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false);
 /// norm.Scalar: the p-norm over every element.
 Tensor norm(const Tensor& self, const Scalar& p = 2);
 Tensor norm(const Tensor& self, std::optional<Scalar> p, ScalarType dtype);

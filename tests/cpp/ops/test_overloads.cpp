@@ -95,6 +95,21 @@ TEST(Overloads, AminmaxAndKthvalue) {
   expect_error([] { kthvalue(x(), 4, 1); }, "kthvalue(): selected number k out of range for dimension 1");
 }
 
+TEST(Overloads, MedianAndNanmedian) {
+  const double nan = std::nan("");
+  Tensor y = from_values({1, nan, 3, nan, 4, 2}, {2, 3}, kFloat32);  // [[1, nan, 3], [nan, 4, 2]]
+  auto [v, i] = median(y, 1);
+  expect_values(v, {2}, {nan, nan});  // a NaN wins, with the first NaN's index
+  expect_values(i, {2}, {1, 0});
+  auto [nv, ni] = nanmedian(y, 1, true);
+  expect_values(nv, {2, 1}, {1, 2});  // the lower median of the other values
+  expect_values(ni, {2, 1}, {0, 2});
+  expect_values(median(x()), {}, {0});  // [3, -1, 2, 0, 4, -2]: lower median
+  expect_values(nanmedian(y), {}, {2});
+  expect_error([] { median(empty({2, 0}), 1); }, "median(): Expected reduction dim 1 to have non-zero size.",
+               ErrorKind::Index);
+}
+
 TEST(Overloads, FloorDivide) {
   Tensor a = from_values({7, -7, 9}, {3}, kInt64);
   Tensor b = from_values({2, 2, -4}, {3}, kInt64);

@@ -101,6 +101,11 @@ SPELLINGS = {
     "std_mean(x, unbiased=False)": lambda L, x: L.std_mean(x, unbiased=False),
     "std_mean(x, (0, 1), correction=0)": lambda L, x: L.std_mean(x, (0, 1), correction=0),
     "aminmax(x)": lambda L, x: L.aminmax(x),
+    "x.median()": lambda L, x: x.median(),
+    "median(x, 1, keepdim=True)": lambda L, x: L.median(x, 1, keepdim=True),
+    "x.nanmedian(0)": lambda L, x: x.where(x > 0, L.tensor(float("nan"))).nanmedian(0),
+    "median with NaN": lambda L, x: x.where(x > 0, L.tensor(float("nan"))).median(1),
+    "nanmedian(all NaN row)": lambda L, x: L.nanmedian(L.full((2, 3), float("nan")), 1),
     "x.aminmax(dim=1)": lambda L, x: x.aminmax(dim=1),
     "add(x, 2, x) (deprecated)": lambda L, x: L.add(x, 2, x),
     "addcmul(x, 0.5, x, x) (deprecated)": lambda L, x: L.addcmul(x, 0.5, x, x),
@@ -195,7 +200,7 @@ def test_out_with_grad_is_refused_as_in_torch():
 
 def test_out_tuples_return_out_structseqs():
     t, e = pair(X)
-    for op in ("max", "min", "sort", "kthvalue"):
+    for op in ("max", "min", "sort", "kthvalue", "median"):
         args = (1,) if op != "kthvalue" else (2, 1)
         tv, ti = torch.empty(0), torch.empty(0, dtype=torch.long)
         ev, ei = ember.empty(0), ember.empty(0, dtype=ember.long)
@@ -217,6 +222,7 @@ def test_methods_have_no_out():
     ("max", lambda L, x: L.max(x, 1)), ("min", lambda L, x: x.min(0, keepdim=True)),
     ("sort", lambda L, x: x.sort(1)), ("topk", lambda L, x: x.topk(2)),
     ("kthvalue", lambda L, x: x.kthvalue(1)), ("aminmax", lambda L, x: L.aminmax(x, dim=0)),
+    ("median", lambda L, x: x.median(1)), ("nanmedian", lambda L, x: L.nanmedian(x, 0)),
 ])
 def test_return_types(name, call):
     t, e = pair(X)
