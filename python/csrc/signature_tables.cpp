@@ -47,7 +47,9 @@ const std::unordered_set<std::string>& out_overloads() {
       "addmm.default", "matmul.default", "cat.default", "stack.default", "index_select.default",
       "gather.default", "scatter.src", "scatter.value", "scatter_add.default",
       "native_batch_norm.default", "aminmax.default", "kthvalue.default", "median.dim",
-      "nanmedian.dim",
+      "nanmedian.dim", "rand.generator", "randn.generator", "randint.low_generator",
+      "randperm.default", "randperm.generator", "normal.Tensor_float", "normal.float_Tensor",
+      "normal.Tensor_Tensor", "normal.float_float", "multinomial.default",
       // torch.norm calls _VF.norm(..., out=): ember.functional.norm does the same
       "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype"};
   return set;

@@ -36,6 +36,10 @@ TORCH_QUIRKS = {
         "torch 1.13 has no CPU kernel for native_batch_norm.out",
     ("method", "copy_", "keywords"):
         "torch 1.13's Tensor.copy_ binding calls its argument 'other' (the stub says 'src')",
+    # A 4-tuple names one overload by its stub text (the other overloads of the name still run).
+    ("function", "normal", "out",
+     "mean: Tensor, std: _float=1, *, generator: Optional[Generator]=None, out: Optional[Tensor]=None"):
+        "torch 1.13's normal.Tensor_float_out does not resize an empty out= (it keeps size [0])",
 }
 
 
@@ -202,7 +206,8 @@ OPS = {
 
 # Ops whose values are random (or uninitialized): only dtypes, shapes and structure compare.
 RANDOM = {"empty", "empty_like", "empty_strided", "rand", "randn", "randint", "bernoulli",
-          "bernoulli_", "normal_", "uniform_", "random_", "native_dropout"}
+          "bernoulli_", "normal_", "uniform_", "random_", "native_dropout", "randperm", "normal",
+          "exponential_", "multinomial"}
 
 
 def value_for(op, param):

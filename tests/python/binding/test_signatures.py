@@ -143,8 +143,9 @@ def cases():
         for label, self_spec, args, kwargs in make_calls(kind, name, params) if not reason else [("-", None, [], {})]:
             ident = f"{kind}:{name}({text}):{label}"
             marks = [pytest.mark.skip(reason=f"deliberately unsupported: {reason}")] if reason else []
-            if (kind, name, label) in TORCH_QUIRKS:
-                marks = [pytest.mark.skip(reason=TORCH_QUIRKS[(kind, name, label)])]
+            for key in ((kind, name, label), (kind, name, label, text)):
+                if key in TORCH_QUIRKS:
+                    marks = [pytest.mark.skip(reason=TORCH_QUIRKS[key])]
             out.append(pytest.param(kind, name, self_spec, args, kwargs, id=ident, marks=marks))
     return out
 

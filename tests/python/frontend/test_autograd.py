@@ -16,7 +16,8 @@ def error_of(fn):
     try:
         fn()
     except Exception as e:  # noqa: BLE001 - the type is part of what is compared
-        return type(e).__name__, str(e)
+        # ember prints `ember.` where PyTorch prints `torch.` (ember.Size, ember.FloatTensor)
+        return type(e).__name__, str(e).replace("torch.", "ember.")
     return None
 
 

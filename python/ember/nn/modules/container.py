@@ -7,6 +7,7 @@ from ... import _C
 
 Sequential = _C._nn.Sequential
 ModuleList = _C._nn.ModuleList
+ModuleDict = _C._nn.ModuleDict  # named here too: pickle finds each class by its __module__
 
 
 def _seq_add(self, other):
@@ -93,5 +94,5 @@ Sequential.__mul__ = _seq_mul
 Sequential.__rmul__ = _seq_mul
 Sequential.__imul__ = _seq_imul
 ModuleList.__add__ = _list_add
-for _cls in (Sequential, ModuleList, _C._nn.ModuleDict):
+for _cls in (Sequential, ModuleList, ModuleDict):
     _cls.__module__ = __name__  # type(seq) prints as torch's: <class '...modules.container.Sequential'>
