@@ -384,3 +384,25 @@ def test_share_memory_and_is_shared_honour_torch_function_as_torch():
         return type(r).__name__, x.is_shared(), seen
 
     assert run(ember) == run(torch) == ("Log", True, ["share_memory_", "is_shared"])
+
+
+EXIT_WITH_LIVE_WORKERS = """
+import ember
+import ember.utils.data as data
+dl = data.DataLoader(data.TensorDataset(ember.arange(8.)), batch_size=2, num_workers=2,
+                     persistent_workers=True)
+print([b[0].tolist() for b in dl])
+"""
+
+
+def test_interpreter_exit_with_persistent_workers_is_quiet():
+    # At exit multiprocessing terminates the persistent workers (SIGTERM): that is no worker
+    # failure, and nothing may be reported (as torch, whose workers exit quietly then).
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+    proc = subprocess.run([sys.executable, "-c", EXIT_WITH_LIVE_WORKERS], capture_output=True,
+                          text=True, timeout=30, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]"
+    assert proc.stderr == ""

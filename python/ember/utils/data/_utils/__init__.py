@@ -1,6 +1,7 @@
 """The machinery behind DataLoader (torch.utils.data._utils): collation, fetchers, the worker
 loop and the checks that turn a dead worker into an error."""
 import atexit
+import multiprocessing.util  # noqa: F401  (registers its atexit handler before ours: see below)
 import sys
 import traceback
 
@@ -20,6 +21,9 @@ def _set_python_exit_flag():
     python_exit_status = True
 
 
+# atexit runs its callbacks last-registered first: multiprocessing.util (imported above) registered
+# the handler that terminates leftover workers (persistent ones) before this one, so the flag is
+# set first and the SIGCHLD handler takes those terminations for what they are.
 atexit.register(_set_python_exit_flag)
 
 try:
