@@ -13,14 +13,13 @@ import copy
 import gc
 import json
 import statistics
-import sys
 import time
 
 import torch
 import torchvision
 
 import ember
-import ember.vision.models  # noqa: F401  (until ember.vision is a lazy attribute)
+from pybench import run
 
 
 def median_ms(fn, rounds):
@@ -48,14 +47,5 @@ def bench_deepcopy_resnet50(rounds=9):
 BENCHES = {"deepcopy_resnet50": bench_deepcopy_resnet50}
 
 
-def main():
-    ember.set_num_threads(1)
-    torch.set_num_threads(1)
-    pattern = sys.argv[1] if len(sys.argv) > 1 else ""
-    for name, fn in BENCHES.items():
-        if pattern in name:
-            fn()
-
-
 if __name__ == "__main__":
-    main()
+    run(BENCHES)

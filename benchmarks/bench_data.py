@@ -15,7 +15,6 @@ Usage: /usr/bin/python3 benchmarks/bench_data.py [substring]   (PYTHONPATH=<buil
 """
 import json
 import statistics
-import sys
 import time
 
 import numpy as np
@@ -24,6 +23,7 @@ import torch.utils.data
 
 import ember
 import ember.utils.data
+from pybench import run
 
 N, BATCH = 4096, 64
 
@@ -65,14 +65,5 @@ BENCHES = {
 }
 
 
-def main():
-    ember.set_num_threads(1)
-    torch.set_num_threads(1)
-    pattern = sys.argv[1] if len(sys.argv) > 1 else ""
-    for name, fn in BENCHES.items():
-        if pattern in name:
-            fn()
-
-
 if __name__ == "__main__":
-    main()
+    run(BENCHES)

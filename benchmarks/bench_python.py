@@ -14,12 +14,12 @@ Usage: /usr/bin/python3 benchmarks/bench_python.py [substring]   (PYTHONPATH=<bu
 """
 import json
 import statistics
-import sys
 import time
 
 import torch
 
 import ember
+from pybench import run
 
 
 def median_us(fn, iters, rounds):
@@ -105,14 +105,5 @@ BENCHES = {
 }
 
 
-def main():
-    ember.set_num_threads(1)
-    torch.set_num_threads(1)
-    pattern = sys.argv[1] if len(sys.argv) > 1 else ""
-    for name, fn in BENCHES.items():
-        if pattern in name:
-            fn()
-
-
 if __name__ == "__main__":
-    main()
+    run(BENCHES)
