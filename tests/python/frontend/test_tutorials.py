@@ -38,7 +38,7 @@ import tutorial_compare as tc  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples" / "python"
 SCRIPTS = sorted(p.stem for p in EXAMPLES.glob("*.py"))
-ON_TORCH_1_13 = ["extending_autograd", "extending_nn", "extending_torch_function"]
+ON_TORCH_1_13 = ["everyday_training", "extending_autograd", "extending_nn", "extending_torch_function"]
 NOT_ON_TORCH_1_13 = {
     "swap_tensors_recipe": "PyTorch 1.13 lacks torch.utils.swap_tensors, torch.__future__'s swap "
                            "flag, Tensor.module_load, load_state_dict(assign=) and "
