@@ -21,7 +21,7 @@ else
   echo "(digits_cnn not built: zlib1g-dev missing)"
 fi
 echo
-echo "== Python: PyTorch's extension tutorials, run as they are after \`import ember as torch\` =="
+echo "== Python: PyTorch's extension tutorials and everyday code, run as they are after \`import ember as torch\` =="
 for script in examples/python/*.py; do
   echo "-- $script"
   PYTHONPATH="$build/python" /usr/bin/python3 "$script"
@@ -44,3 +44,6 @@ else
 fi
 # From Python: per-call overhead of an op, of a __torch_function__ subclass, an MLP train step.
 PYTHONPATH="$build/python" /usr/bin/python3 benchmarks/bench_python.py
+# DataLoader throughput without and with two worker processes; deepcopy of a ResNet-50.
+PYTHONPATH="$build/python" /usr/bin/python3 benchmarks/bench_data.py
+PYTHONPATH="$build/python" /usr/bin/python3 benchmarks/bench_copy.py
