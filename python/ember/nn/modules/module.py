@@ -529,28 +529,27 @@ def get_submodule(self, target):
     return mod
 
 
+def _get_leaf(self, target, is_kind, not_kind):
+    # get_parameter / get_buffer: the submodule path, then the attribute, with torch's texts.
+    module_path, _, name = target.rpartition(".")
+    mod = self.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    value = getattr(mod, name)
+    if not is_kind(mod, name, value):
+        raise AttributeError("`" + name + "` is not " + not_kind)
+    return value
+
+
 def get_parameter(self, target):
     from ..parameter import Parameter
 
-    module_path, _, param_name = target.rpartition(".")
-    mod = self.get_submodule(module_path)
-    if not hasattr(mod, param_name):
-        raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
-    param = getattr(mod, param_name)
-    if not isinstance(param, Parameter):
-        raise AttributeError("`" + param_name + "` is not an nn.Parameter")
-    return param
+    return _get_leaf(self, target, lambda mod, name, value: isinstance(value, Parameter),
+                     "an nn.Parameter")
 
 
 def get_buffer(self, target):
-    module_path, _, buffer_name = target.rpartition(".")
-    mod = self.get_submodule(module_path)
-    if not hasattr(mod, buffer_name):
-        raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
-    buffer = getattr(mod, buffer_name)
-    if buffer_name not in mod._slot_names(1):
-        raise AttributeError("`" + buffer_name + "` is not a buffer")
-    return buffer
+    return _get_leaf(self, target, lambda mod, name, value: name in mod._slot_names(1), "a buffer")
 
 
 def named_modules(self, memo=None, prefix="", remove_duplicate=True):
