@@ -124,6 +124,16 @@ int base_clear(PyObject* self) {
   return 0;
 }
 
+// tp_clear, as the cyclic GC calls it on garbage it found: an object whose impl C++ still holds
+// (or that its impl owns) is preserved when its last Python reference goes (see the Note), so
+// its __dict__ and slots must survive; the C++ owner is a root the collector cannot see. Without
+// this, a wrapper subclass's `elem` vanished when a collection ran during backward.
+int gc_clear(PyObject* self) {
+  auto* pt = reinterpret_cast<PyTensor*>(self);
+  if (!pt->cdata.defined() || pt->cdata.use_count() > 1) return 0;
+  return base_clear(self);
+}
+
 void finish_dealloc(PyObject* self) {
   auto* full = reinterpret_cast<PyTensorFull*>(self);
   if (full->weakreflist) PyObject_ClearWeakRefs(self);
@@ -166,6 +176,7 @@ int meta_init(PyObject* cls, PyObject* args, PyObject* kwargs) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls);
   type->tp_dealloc = subclass_dealloc;
   type->tp_traverse = subclass_traverse;
+  type->tp_clear = gc_clear;
   return 0;
 }
 
@@ -266,7 +277,7 @@ void init_tensor_object(py::module_& m) {
   TensorBaseType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
   TensorBaseType.tp_dealloc = base_dealloc;
   TensorBaseType.tp_traverse = base_traverse;
-  TensorBaseType.tp_clear = base_clear;
+  TensorBaseType.tp_clear = gc_clear;
   TensorBaseType.tp_new = base_new;
   TensorBaseType.tp_repr = tensor_repr;
   TensorBaseType.tp_dictoffset = offsetof(PyTensorFull, dict);

@@ -159,3 +159,45 @@ def test_tensor_shared_with_cpp_keeps_its_hook_through_a_collection():
     gc.collect()
     lin(ember.ones(1, 2)).sum().backward()
     assert calls == ["Parameter"]
+
+
+# ---- the collector never strips a tensor that C++ still holds ----
+
+class _Wrapper(ember.Tensor):
+    @staticmethod
+    def __new__(cls, elem):
+        r = ember.Tensor._make_wrapper_subclass(cls, elem.size(), dtype=elem.dtype,
+                                                device=elem.device,
+                                                requires_grad=elem.requires_grad)
+        r.elem = elem
+        return r
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        from ember.utils._pytree import tree_map
+        unwrap = lambda e: e.elem if isinstance(e, _Wrapper) else e  # noqa: E731
+        wrap = lambda e: _Wrapper(e) if isinstance(e, ember.Tensor) else e  # noqa: E731
+        return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
+
+
+@pytest.mark.parametrize("threshold", [10, 50, 200, 700])
+@pytest.mark.parametrize("op", ["softmax", "mse", "hardswish", "layer_norm"])
+def test_collections_during_backward_keep_wrapper_state(op, threshold):
+    # Collections at any moment of a backward that creates wrapper objects: a wrapper whose impl
+    # the graph still holds keeps its __dict__ (its `elem` once vanished: tp_clear stripped it).
+    F = ember.nn.functional
+    fns = {"softmax": lambda x: F.softmax(x, 1), "mse": lambda x: F.mse_loss(x, ember.zeros(2, 4)),
+           "hardswish": F.hardswish, "layer_norm": lambda x: F.layer_norm(x, (4,))}
+    base = ember.arange(8.).view(2, 4) / 8 - 0.3
+    old = gc.get_threshold()
+    gc.set_threshold(threshold, 1, 1)
+    try:
+        x = _Wrapper(base.clone().requires_grad_())
+        fns[op](x).sum().backward()
+    finally:
+        gc.set_threshold(*old)
+    expected_x = base.clone().requires_grad_()
+    fns[op](expected_x).sum().backward()
+    assert type(x.grad) is _Wrapper
+    assert ember.allclose(x.grad.elem, expected_x.grad)
+
