@@ -319,3 +319,14 @@ def test_hook_inserted_directly_into_dict_after_reset():
     seq.forward(ember.ones(1))
     child(ember.ones(1))
     assert seen == [1, 1]
+
+
+def test_global_regular_and_full_backward_hooks_do_not_mix():
+    for lib in (ember, torch):
+        mm = lib.nn.modules.module
+        h = mm.register_module_full_backward_hook(lambda m, gi, go: None)
+        try:
+            with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks"):
+                mm.register_module_backward_hook(lambda m, gi, go: None)
+        finally:
+            h.remove()

@@ -61,16 +61,21 @@ def register_module_forward_hook(hook, *, always_call=False):
     return handle
 
 
-def register_module_backward_hook(hook):
+def _register_global_backward_hook(hook, full):
+    # The regular and the full global backward hooks share one dict; mixing them is refused.
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
+    if _global_is_full_backward_hook is (not full):
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
                            "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = False
+    _global_is_full_backward_hook = full
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     _global_hooks_changed()
     return handle
+
+
+def register_module_backward_hook(hook):
+    return _register_global_backward_hook(hook, full=False)
 
 
 def register_module_full_backward_pre_hook(hook):
@@ -81,15 +86,7 @@ def register_module_full_backward_pre_hook(hook):
 
 
 def register_module_full_backward_hook(hook):
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    _global_hooks_changed()
-    return handle
+    return _register_global_backward_hook(hook, full=True)
 
 
 # The per-module hook dicts live in the instance __dict__ (created on first use, so modules
