@@ -11,10 +11,14 @@
 //      y = clamp(sat16(cvt(f32(acc + b_q) * M[o])) + z_y, lo, 255), where cvt is cvtps2dq:
 //      round half to even, and INT32_MIN for a value outside int32 (which then clamps to 0,
 //      as QNNPACK's SSE2 kernels give).
-//  * Onednn (the fast engine, spec § 7.3, within 1 LSB of torch's onednn engine):
-//      y = clamp(rint(f32(acc) * f32(s_x*s_w[o]/s_y) + f32(b[o]/s_y)) + z_y, lo, 255), the
-//      product and sum rounded separately (this directory builds with -ffp-contract=off, so
-//      the compiler never fuses them into an FMA in one path and not in the other).
+//  * Onednn (the fast engine, spec § 7.3, within 1 LSB of torch's onednn engine): oneDNN's own
+//    int8 requantization, with the float bias given to it per call in accumulator units:
+//      y = clamp(rint((f32(acc) + f32(b[o]/(s_x*s_w[o]))) * f32(s_x*s_w[o]/s_y) + z_y), lo, 255)
+//    (quotients and products of scales in double; each float operation rounded separately:
+//    this directory builds with -ffp-contract=off, so the compiler never fuses a multiply and
+//    an add in one path and not in the other). The zero point is added before rounding, as
+//    oneDNN does. Measured against torch 1.13's onednn engine: see
+//    tests/python/quantized/test_qconv_kernels_vs_torch.py.
 // Both run on the same exact accumulators; only these constants and the final loop differ.
 #include <cmath>
 #include <cstring>
@@ -89,8 +93,9 @@ Requant make_requant(QFormula formula, const WeightParams& wp, const float* bias
   } else {
     r.fbias.assign(O, 0.f);
     for (int64_t o = 0; o < O; ++o) {
-      r.mult[o] = static_cast<float>(x_scale * wp.scales[o] / y_scale);
-      if (bias) r.fbias[o] = static_cast<float>(static_cast<double>(bias[o]) / y_scale);
+      const double acc_scale = x_scale * wp.scales[o];
+      r.mult[o] = static_cast<float>(acc_scale / y_scale);
+      if (bias) r.fbias[o] = static_cast<float>(static_cast<double>(bias[o]) / acc_scale);
     }
   }
   return r;
@@ -112,9 +117,9 @@ uint8_t requantize_one(const Requant& r, int32_t acc, int64_t o) {
     t = std::min(std::max(t, r.lo), 255);        // packus_epi16, then the [lo, 255] clamp
     return static_cast<uint8_t>(t);
   }
-  float v = static_cast<float>(acc) * r.mult[o];
-  v = v + r.fbias[o];
-  v = std::nearbyint(v) + static_cast<float>(r.zero_point);
+  float v = static_cast<float>(acc) + r.fbias[o];
+  v = v * r.mult[o];
+  v = std::nearbyint(v + static_cast<float>(r.zero_point));
   // max/min as the vector instructions do them (a NaN gives the lower bound)
   v = v > static_cast<float>(r.lo) ? v : static_cast<float>(r.lo);
   v = v < 255.f ? v : 255.f;

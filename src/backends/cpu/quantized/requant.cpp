@@ -42,9 +42,9 @@ void requantize_row_onednn(const Requant& r, const int32_t* acc, int64_t channel
   int64_t o = 0;
   for (; o + 8 <= channels; o += 8) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + o));
-    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(r.mult.data() + o));
-    v = _mm256_add_ps(v, _mm256_loadu_ps(r.fbias.data() + o));
-    v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    __m256 v = _mm256_add_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(r.fbias.data() + o));
+    v = _mm256_mul_ps(v, _mm256_loadu_ps(r.mult.data() + o));
+    v = _mm256_round_ps(_mm256_add_ps(v, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
     store8(y + o, _mm256_cvttps_epi32(v));
   }

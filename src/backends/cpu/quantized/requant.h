@@ -26,7 +26,7 @@ struct Requant {
   QFormula formula;
   std::vector<float> mult;     // Qnnpack: M[o]; Onednn: f32(s_x * s_w[o] / s_y)
   std::vector<int32_t> ibias;  // Qnnpack: b_q[o] (zeros without bias)
-  std::vector<float> fbias;    // Onednn: f32(b[o] / s_y) (zeros without bias)
+  std::vector<float> fbias;    // Onednn: f32(b[o] / (s_x * s_w[o])) (zeros without bias)
   int32_t zero_point = 0, lo = 0;
 };
 Requant make_requant(QFormula formula, const WeightParams& wp, const float* bias, double x_scale,
