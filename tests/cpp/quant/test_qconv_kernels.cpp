@@ -2,7 +2,8 @@
 // references, bit for bit, on both formulas and both accumulation paths (oneDNN and the
 // portable exact kernel): depthwise, groups, stride 2, 1x1, 3x3, dilation, padding, odd sizes,
 // per-tensor and per-channel weights, +-ReLU, saturation at 0 and 255, non-zero weight zero
-// points (Qnnpack), batch 0, another input scale on the same pack, another thread count.
+// points (Qnnpack), batch 0, another input scale on the same pack, another thread count, 1x1
+// convolutions large enough to run in blocks of pixels.
 // Agreement with torch 1.13 itself: tests/python/quantized/test_qconv_kernels_vs_torch.py.
 #include <gtest/gtest.h>
 
@@ -33,6 +34,8 @@ const ConvCase kConvCases[] = {
     {6, 9, 3, 3, 2, 2, 1, 2, 1, 2, 1, 1, 10, 9},        // groups, dilation, asymmetric geometry
     {5, 7, 1, 5, 3, 3, 2, 2, 0, 1, 2, 2, 11, 13},       // 5x3 kernel, odd everything
     {4, 4, 1, 3, 3, 1, 1, 4, 4, 1, 1, 1, 2, 2},         // padding larger than the input
+    {16, 96, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 45, 47},     // 1x1 in pixel blocks plus a tail
+                                                        // (Note [Chunked int32 accumulators])
 };
 
 struct Rng {

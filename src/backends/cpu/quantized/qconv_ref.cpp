@@ -132,8 +132,15 @@ std::vector<float> dynamic_dequant_scales(const WeightParams& wp, float x_scale)
   return d;
 }
 
-uint8_t quantize_one(float x, float inv_scale, int32_t zero_point) {
-  float v = std::nearbyint(x * inv_scale) + static_cast<float>(zero_point);
+float dynamic_inv_scale(QFormula formula, float scale) {
+  return formula == QFormula::Qnnpack ? 1.f / scale
+                                      : static_cast<float>(1.0 / static_cast<double>(scale));
+}
+
+uint8_t quantize_one(QFormula formula, float x, float inv_scale, int32_t zero_point) {
+  const float z = static_cast<float>(zero_point);
+  float v = formula == QFormula::Qnnpack ? std::nearbyint(x * inv_scale) + z
+                                         : std::nearbyint(x * inv_scale + z);
   v = v > 0.f ? v : 0.f;
   v = v < 255.f ? v : 255.f;
   return static_cast<uint8_t>(v);
@@ -290,12 +297,12 @@ void qlinear_dynamic_ref(QFormula formula, int64_t in_features, int64_t out_feat
   }
   const DynamicQParams qp =
       choose_dynamic_qparams(mn, mx, formula == QFormula::Onednn && reduce_range);
-  const float inv = 1.f / qp.scale;
+  const float inv = detail::dynamic_inv_scale(formula, qp.scale);
   const std::vector<float> d = detail::dynamic_dequant_scales(wp, qp.scale);
   std::vector<uint8_t> qrow(in_features);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t k = 0; k < in_features; ++k) {
-      qrow[k] = detail::quantize_one(x[i * in_features + k], inv, qp.zero_point);
+      qrow[k] = detail::quantize_one(formula, x[i * in_features + k], inv, qp.zero_point);
     }
     for (int64_t o = 0; o < out_features; ++o) {
       const int32_t acc = linear_acc_ref(in_features, weight + o * in_features, wp.zero_points[o],

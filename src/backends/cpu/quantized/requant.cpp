@@ -64,18 +64,21 @@ void requantize_rows(const Requant& r, const int32_t* acc, int64_t rows, int64_t
   }
 }
 
-void quantize_input(const float* x, int64_t count, float scale, int32_t zero_point, uint8_t* q) {
-  const float inv_scale = 1.f / scale;
+void quantize_input(QFormula formula, const float* x, int64_t count, float inv_scale,
+                    int32_t zero_point, uint8_t* q) {
+  const bool round_first = formula == QFormula::Qnnpack;
   const __m256 inv = _mm256_set1_ps(inv_scale), zp = _mm256_set1_ps(static_cast<float>(zero_point)),
                lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+  constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), inv);
-    v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    v = round_first ? _mm256_add_ps(_mm256_round_ps(v, kRound), zp)
+                    : _mm256_round_ps(_mm256_add_ps(v, zp), kRound);
     v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
     store8(q + i, _mm256_cvttps_epi32(v));
   }
-  for (; i < count; ++i) q[i] = quantize_one(x[i], inv_scale, zero_point);
+  for (; i < count; ++i) q[i] = quantize_one(formula, x[i], inv_scale, zero_point);
 }
 
 void dequantize_rows(const int32_t* acc, int64_t rows, int64_t channels, const float* scales,
