@@ -101,19 +101,10 @@ struct ThreadCache {
   std::unordered_map<std::vector<int64_t>, std::unique_ptr<CachedWeight>, KeyHash> weights;
   size_t weight_bytes = 0;  // held by `weights` (reordered copies; their sources are held too)
   AlignedBuffer scratch, weight_tmp, src_tmp, dst_tmp;
-  dnnl_stream_t stream = nullptr;
-  ~ThreadCache() {
-    prims.clear();
-    if (stream) dnnl_stream_destroy(stream);
-  }
 };
 
 ThreadCache& cache() {
   thread_local ThreadCache c;
-  if (!c.stream) {
-    EMBER_CHECK(dnnl_stream_create(&c.stream, engine(), dnnl_stream_default_flags) == dnnl_success,
-                "oneDNN: could not create a stream");
-  }
   return c;
 }
 
@@ -308,10 +299,7 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
 
 // Executes a primitive (or reorder) on this thread's stream and waits for it.
 void run(dnnl_primitive_t p, ArrayRef<dnnl_exec_arg_t> args) {
-  const dnnl_status_t st = dnnl_primitive_execute(p, cache().stream, static_cast<int>(args.size()),
-                                                  args.data());
-  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
-  dnnl_stream_wait(cache().stream);
+  onednn::execute(p, static_cast<int>(args.size()), args.data(), "oneDNN convolution");
 }
 
 void* scratch_ptr(const Entry& e) { return e.scratch_bytes ? cache().scratch.get(e.scratch_bytes) : nullptr; }

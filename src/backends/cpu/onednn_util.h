@@ -1,5 +1,5 @@
 // Pieces shared by ember's oneDNN callers (conv_onednn.cpp, quantized/onednn_int8.cpp): the one
-// CPU engine, a growable aligned buffer, a memory object whose data handle is set per call,
+// CPU engine, each thread's stream, a growable aligned buffer, a memory object whose data handle is set per call,
 // and the hash of the integer keys their primitive caches use.
 #pragma once
 
@@ -21,6 +21,30 @@ inline dnnl_engine_t engine() {
     return eng;
   }();
   return e;
+}
+
+/// The calling thread's stream (made on first use, destroyed when the thread ends).
+inline dnnl_stream_t thread_stream() {
+  struct Holder {
+    dnnl_stream_t s = nullptr;
+    ~Holder() {
+      if (s) dnnl_stream_destroy(s);
+    }
+  };
+  thread_local Holder h;
+  if (!h.s) {
+    EMBER_CHECK(dnnl_stream_create(&h.s, engine(), dnnl_stream_default_flags) == dnnl_success,
+                "oneDNN: could not create a stream");
+  }
+  return h.s;
+}
+
+/// Runs a primitive on the calling thread's stream and waits for it; `what` names the caller
+/// in the error.
+inline void execute(dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t* args, const char* what) {
+  const dnnl_status_t st = dnnl_primitive_execute(p, thread_stream(), nargs, args);
+  EMBER_CHECK(st == dnnl_success, what, " failed with oneDNN status ", int(st));
+  dnnl_stream_wait(thread_stream());
 }
 
 struct AlignedBuffer {

@@ -62,29 +62,17 @@ struct ThreadCache {
   // The implementation measured fastest per shape (key without the fixed scales).
   std::unordered_map<std::vector<int64_t>, std::string, KeyHash> choices;
   AlignedBuffer scratch;
-  dnnl_stream_t stream = nullptr;
-  ~ThreadCache() {
-    prims.clear();
-    if (stream) dnnl_stream_destroy(stream);
-  }
 };
 
 ThreadCache& cache() {
   thread_local ThreadCache c;
-  if (!c.stream) {
-    EMBER_CHECK(dnnl_stream_create(&c.stream, engine(), dnnl_stream_default_flags) == dnnl_success,
-                "oneDNN: could not create a stream");
-  }
   return c;
 }
 
 constexpr size_t kMaxEntries = 512;
 
 void execute(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
-  const dnnl_status_t st = dnnl_primitive_execute(p, cache().stream, static_cast<int>(args.size()),
-                                                  args.begin());
-  EMBER_CHECK(st == dnnl_success, "oneDNN int8 kernel failed with status ", int(st));
-  dnnl_stream_wait(cache().stream);
+  onednn::execute(p, static_cast<int>(args.size()), args.begin(), "oneDNN int8 kernel");
 }
 
 // Note [Choosing among oneDNN's int8 implementations]
@@ -361,9 +349,7 @@ void run_u8(Int8Primitive& p, const uint8_t* x, const void* packed_weight, int32
     args[n++] = {DNNL_ARG_BIAS, p.bias.with(bias)};
     args[n++] = {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, p.dst_zp.with(&y_zero_point)};
   }
-  const dnnl_status_t st = dnnl_primitive_execute(p.prim, cache().stream, n, args);
-  EMBER_CHECK(st == dnnl_success, "oneDNN int8 kernel failed with status ", int(st));
-  dnnl_stream_wait(cache().stream);
+  onednn::execute(p.prim, n, args, "oneDNN int8 kernel");
 }
 
 }  // namespace ember::cpu::quantized::detail
