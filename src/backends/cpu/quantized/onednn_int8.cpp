@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <mutex>
 #include <unordered_map>
 
 #include "backends/cpu/gemm.h"
@@ -59,8 +60,6 @@ namespace {
 
 struct ThreadCache {
   std::unordered_map<std::vector<int64_t>, std::unique_ptr<Int8Primitive>, KeyHash> prims;
-  // The implementation measured fastest per shape (key without the fixed scales).
-  std::unordered_map<std::vector<int64_t>, std::string, KeyHash> choices;
   AlignedBuffer scratch;
 };
 
@@ -77,15 +76,16 @@ void execute(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
 
 // Note [Choosing among oneDNN's int8 implementations]
 // oneDNN takes the first implementation in its list that accepts a problem, and on this CPU
-// (AMX) that is the AMX kernel for every 1x1 convolution, which is 1.5-2x slower at batch 1
-// than its VNNI kernels (brgconv_1x1, jit_int8_1x1) on MobileNetV2's shapes (measured: 16->96
-// at 112x112: AMX 348 us, jit_int8_1x1 157 us). So a primitive is chosen by measurement when it
-// is first needed: every implementation but the reference one is created and run on scratch
-// buffers (one warm-up, then the best of three; a candidate 3x slower than the best on its
-// first run is dropped; SSE4.1 and gemm-based ones only when nothing else applies), and the
-// fastest is kept in the cache; other scales of the same shape reuse that choice. All of them compute the same
-// numbers (integer accumulation, then oneDNN's one requantization sequence; the fast == ref
-// tests run on whichever wins).
+// (AMX) that is the AMX kernel for every 1x1 convolution, slower at batch 1 than its VNNI
+// kernels on most of MobileNetV2's shapes (16->96 at 112x112: AMX 218-348 us, brgconv_1x1 or
+// jit_int8 VNNI 157-183 us, in separate runs on a shared machine). So a primitive is chosen by
+// measurement when it is first needed: every implementation but the reference one is created
+// and run on scratch buffers (one warm-up, then the best of three; a candidate 3x slower than
+// the best on its first run is dropped; SSE4.1 and gemm-based ones only when nothing else
+// applies), and the fastest is kept; other scales of the same shape, and other threads, reuse
+// that choice. This costs tens of milliseconds per new shape on its first call. All of them
+// compute the same numbers (integer accumulation, then oneDNN's one requantization sequence;
+// the fast == ref tests run on whichever wins).
 
 // A primitive from one implementation's descriptor; null when it cannot be made.
 std::unique_ptr<Int8Primitive> from_pd(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t& src_md,
@@ -223,12 +223,38 @@ Int8Primitive* lookup(std::vector<int64_t> key, const Make& make) {
   return raw;
 }
 
-// The implementation chosen for a shape ("" until measured); references into an unordered_map
-// stay valid while other entries are added.
-std::string& choice_for(const std::vector<int64_t>& shape_key) {
-  ThreadCache& c = cache();
-  if (c.choices.size() >= 4 * kMaxEntries) c.choices.clear();
-  return c.choices[shape_key];
+// The implementation measured fastest per shape (key without the fixed scales), shared by all
+// threads so that a model run from a new thread does not measure again.
+struct Choices {
+  std::mutex mutex;
+  std::unordered_map<std::vector<int64_t>, std::string, KeyHash> by_shape;
+};
+Choices& choices() {
+  static Choices* c = new Choices;  // never destroyed: threads may still ask at exit
+  return *c;
+}
+std::string chosen_impl(const std::vector<int64_t>& shape_key) {
+  Choices& c = choices();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.by_shape.find(shape_key);
+  return it == c.by_shape.end() ? std::string() : it->second;
+}
+void remember_impl(const std::vector<int64_t>& shape_key, const std::string& impl) {
+  Choices& c = choices();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.by_shape.size() >= 4 * kMaxEntries) c.by_shape.clear();
+  c.by_shape[shape_key] = impl;
+}
+
+// Builds through `build` with the shape's remembered choice, remembering a new one.
+template <class Build>
+std::unique_ptr<Int8Primitive> build_for_shape(const std::vector<int64_t>& shape_key,
+                                               const Build& make) {
+  std::string choice = chosen_impl(shape_key);
+  const bool measured = choice.empty();
+  auto p = make(choice);
+  if (p && measured) remember_impl(shape_key, choice);
+  return p;
 }
 
 }  // namespace
@@ -252,9 +278,9 @@ Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int6
                            g.in_channels, g.out_channels, g.groups, g.kernel_h, g.kernel_w,
                            g.stride_h, g.stride_w, g.pad_h,    g.pad_w,    g.dilation_h,
                            g.dilation_w};
-  std::string& choice = choice_for(key);
+  const std::vector<int64_t> shape_key = key;
   if (fixed) key.insert(key.end(), {fixed->owner, fixed->x_scale_bits, fixed->y_scale_bits});
-  return lookup(std::move(key), [&]() -> std::unique_ptr<Int8Primitive> {
+  return lookup(std::move(key), [&] { return build_for_shape(shape_key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
     dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
     dnnl_dims_t src_dims{n, g.in_channels, h, w}, dst_dims{n, g.out_channels, oh, ow};
     dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_u8, dnnl_nhwc);
@@ -285,14 +311,13 @@ Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int6
     }
     return build(&d, src_md, user_w, dst_md, g.out_channels, 1 << 1, u8, relu,
                  fixed ? fixed->scales : nullptr, choice);
-  });
+  }); });
 }
 
 Int8Primitive* matmul_s32_primitive(int64_t m, int64_t k, int64_t n) {
   const int threads = prepare_onednn_threads();
-  std::string& choice = choice_for({2, threads, m, k, n});
-  return lookup({2, threads, m, k, n},
-                [&]() -> std::unique_ptr<Int8Primitive> {
+  const std::vector<int64_t> key{2, threads, m, k, n};
+  return lookup(key, [&] { return build_for_shape(key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
     dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
     dnnl_dims_t src_dims{m, k}, w_dims{k, n}, dst_dims{m, n};
     dnnl_memory_desc_init_by_tag(&src_md, 2, src_dims, dnnl_u8, dnnl_ab);
@@ -304,7 +329,7 @@ Int8Primitive* matmul_s32_primitive(int64_t m, int64_t k, int64_t n) {
       return nullptr;
     }
     return build(&d, src_md, user_w, dst_md, n, 0, false, false, nullptr, choice);
-  });
+  }); });
 }
 
 struct OnednnWeights::Packed {

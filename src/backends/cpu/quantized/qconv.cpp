@@ -46,10 +46,14 @@ int64_t row_grain(int64_t row_len) { return std::max<int64_t>(1, 16384 / std::ma
 
 // Portable exact kernel: weights as int16 (q_w - z_w[o]), reduction order [kh][kw][c] so
 // that a patch of the NHWC input is contiguous per tap; int32 dot products.
+// The sum wraps modulo 2^32 as the int32 accumulators of every engine do (and as the
+// reference's int64 sum cast to int32), without signed overflow.
 int32_t dot16(const int16_t* a, const int16_t* b, int64_t n) {
-  int32_t s = 0;
-  for (int64_t i = 0; i < n; ++i) s += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
-  return s;
+  uint32_t s = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    s += static_cast<uint32_t>(static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]));
+  }
+  return static_cast<int32_t>(s);
 }
 
 void check_geometry(const QConvGeometry& g) {
