@@ -163,6 +163,15 @@ TEST(QConvKernels, EmptyBatchAndEmptyOutputAreNoOps) {
     l->run_dynamic(nullptr, 0, fy.data(), false, false);
     EXPECT_EQ(y, std::vector<uint8_t>(8, 42));
     EXPECT_EQ(fy, std::vector<float>(3, 5.f));
+    // No input features: every accumulator is 0, the output is the requantized bias.
+    const float bias[3] = {0.5f, -0.25f, 1.f};
+    auto l0 = PackedQLinear::create(f, 0, 3, w.data(), &s, &z, 1, bias);
+    std::vector<uint8_t> y0(6, 1), want0(6, 2);
+    l0->run(nullptr, 2, 0.1, 0, y0.data(), 0.05, 100, false);
+    qlinear_ref(f, 0, 3, w.data(), &s, &z, 1, bias, nullptr, 2, 0.1, 0, want0.data(), 0.05, 100,
+                false);
+    EXPECT_EQ(y0, want0);
+    EXPECT_EQ(want0[0], 110);  // 0.5 / 0.05 + 100
   }
 }
 

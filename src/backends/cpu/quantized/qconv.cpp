@@ -233,7 +233,9 @@ class QLinearImpl final : public PackedQLinear {
               const float* bias)
       : PackedQLinear(f, in, out), wp_(std::move(wp)) {
     if (bias) bias_.assign(bias, bias + out);
-    if (onednn_int8_enabled() && detail::onednn_int8_exact() && wp_.all_zero_points_zero) {
+    // (oneDNN has no use for an empty product: K == 0 gives zero accumulators below.)
+    if (onednn_int8_enabled() && detail::onednn_int8_exact() && wp_.all_zero_points_zero &&
+        in > 0 && out > 0) {
       onednn_ = std::make_unique<detail::OnednnWeights>(weight, in * out);
     }
     w16_.resize(in * out);
