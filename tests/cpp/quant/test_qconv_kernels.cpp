@@ -198,6 +198,25 @@ TEST(QConvKernels, AnotherThreadCountOrBatchSize) {
   set_num_threads(saved);
 }
 
+// Over 2e8 multiply-adds oneDNN's first implementation is taken without measuring (Note
+// [Choosing among oneDNN's int8 implementations]); its codes equal the reference too.
+TEST(QConvKernels, LargeProblemEqualsRef) {
+  Rng r(11);
+  const QConvGeometry g{64, 256, 1, 1, 1, 1, 1, 0, 0, 1, 1};
+  const int64_t n = 4, hw = 56;
+  Weights k = make_weights(r, 256, 64, true, false, true);
+  const std::vector<uint8_t> x = codes(r, n * hw * hw * 64);
+  for (QFormula f : {QFormula::Onednn, QFormula::Qnnpack}) {
+    auto p = PackedQConv2d::create(f, g, k.w.data(), k.scales.data(), k.zps.data(), 256,
+                                   k.bias.data());
+    std::vector<uint8_t> y(n * hw * hw * 256), want(y.size());
+    p->run(x.data(), n, hw, hw, 0.02, 7, y.data(), 0.3, 4, true);
+    qconv2d_ref(f, g, k.w.data(), k.scales.data(), k.zps.data(), 256, k.bias.data(), x.data(), n,
+                hw, hw, 0.02, 7, want.data(), 0.3, 4, true);
+    EXPECT_EQ(y, want) << "formula " << int(f);
+  }
+}
+
 std::string error_of(const std::function<void()>& fn) {
   try {
     fn();

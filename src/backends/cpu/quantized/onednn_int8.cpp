@@ -82,7 +82,8 @@ void execute(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
 // measurement when it is first needed: every implementation but the reference one is created
 // and run on scratch buffers (one warm-up, then the best of three; a candidate 3x slower than
 // the best on its first run is dropped; SSE4.1 and gemm-based ones only when nothing else
-// applies), and the fastest is kept; other scales of the same shape, and other threads, reuse
+// applies; not for problems over 2e8 multiply-adds, where oneDNN's first choice stands), and
+// the fastest is kept; other scales of the same shape, and other threads, reuse
 // that choice. This costs tens of milliseconds per new shape on its first call. All of them
 // compute the same numbers (integer accumulation, then oneDNN's one requantization sequence;
 // the fast == ref tests run on whichever wins).
@@ -151,7 +152,7 @@ std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc
                                      const dnnl_memory_desc_t& user_w,
                                      const dnnl_memory_desc_t& dst_md, int64_t channels,
                                      int scale_mask, bool u8_out, bool relu,
-                                     const float* fixed_scales, std::string& choice) {
+                                     const float* fixed_scales, double macs, std::string& choice) {
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_primitive_attr_create(&attr);
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
@@ -178,6 +179,10 @@ std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc
   std::unique_ptr<Int8Primitive> best;
   double best_time = 0;
   const bool reuse = !choice.empty();
+  // Large problems (a big batch) would make the measurement itself costly: there oneDNN's own
+  // first choice stands.
+  constexpr double kMeasureMacs = 2e8;
+  const bool measure = macs <= kMeasureMacs;
   do {
     dnnl_primitive_desc_t pd = dnnl_primitive_desc_iterator_fetch(it);
     if (!pd) continue;
@@ -189,6 +194,15 @@ std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc
       if (choice == impl) best = from_pd(pd, src_md, user_w, dst_md, channels, u8_out);
       dnnl_primitive_desc_destroy(pd);
       if (best) break;
+      continue;
+    }
+    if (usable && !measure) {
+      best = from_pd(pd, src_md, user_w, dst_md, channels, u8_out);
+      dnnl_primitive_desc_destroy(pd);
+      if (best) {
+        choice = impl;
+        break;
+      }
       continue;
     }
     // The SSE4.1 and gemm-based kernels are never the fastest where a VNNI one exists (they
@@ -309,8 +323,10 @@ Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int6
                                                    dilates, pad_l, pad_r) != dnnl_success) {
       return nullptr;
     }
+    const double macs = static_cast<double>(n * oh * ow) * static_cast<double>(g.out_channels * cg) *
+                        static_cast<double>(g.kernel_h * g.kernel_w);
     return build(&d, src_md, user_w, dst_md, g.out_channels, 1 << 1, u8, relu,
-                 fixed ? fixed->scales : nullptr, choice);
+                 fixed ? fixed->scales : nullptr, macs, choice);
   }); });
 }
 
@@ -328,7 +344,8 @@ Int8Primitive* matmul_s32_primitive(int64_t m, int64_t k, int64_t n) {
     if (dnnl_matmul_desc_init(&d, &src_md, &any_w, nullptr, &dst_md) != dnnl_success) {
       return nullptr;
     }
-    return build(&d, src_md, user_w, dst_md, n, 0, false, false, nullptr, choice);
+    const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+    return build(&d, src_md, user_w, dst_md, n, 0, false, false, nullptr, macs, choice);
   }); });
 }
 
