@@ -30,7 +30,7 @@ struct Layer {
 // project 1x1, then features.18.
 std::vector<Layer> mobilenet_v2_convs() {
   std::vector<Layer> layers{{3, 32, 1, 3, 2, 224}};
-  const int64_t settings[][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+  const int64_t settings[][4] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
                                  {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int64_t c = 32, hw = 112;
   for (const auto& s : settings) {
@@ -61,7 +61,9 @@ struct Totals {
   }
 };
 
-int64_t iters_for(double macs) { return std::clamp<int64_t>(static_cast<int64_t>(4e7 / macs), 5, 400); }
+int64_t iters_for(double macs) {
+  return std::clamp<int64_t>(static_cast<int64_t>(4e7 / macs), 5, 400);
+}
 
 void conv_layers(bool onednn, int threads, bool per_layer) {
   bench::set_threads(threads);
@@ -97,9 +99,9 @@ void conv_layers(bool onednn, int threads, bool per_layer) {
     std::vector<double> scales(onednn ? L.o : 1, 1.0 / 127);
     std::vector<int64_t> zps(scales.size(), 0);
     const q::QConvGeometry g{L.c, L.o, L.groups, L.k, L.k, L.stride, L.stride, pad, pad, 1, 1};
-    auto p = q::PackedQConv2d::create(formula, g, w_codes.data_ptr<int8_t>(), scales.data(),
-                                      zps.data(), static_cast<int64_t>(scales.size()),
-                                      bias.data_ptr<float>());
+    auto p =
+        q::PackedQConv2d::create(formula, g, w_codes.data_ptr<int8_t>(), scales.data(), zps.data(),
+                                 static_cast<int64_t>(scales.size()), bias.data_ptr<float>());
     std::vector<uint8_t> y(oh * oh * L.o);
     const uint8_t* xp = x_codes.data_ptr<uint8_t>();
     const double macs = static_cast<double>(oh * oh * L.o * (L.c / L.groups) * L.k * L.k);
@@ -135,7 +137,8 @@ void linear(bool onednn, int threads) {
   auto xd = bench::filler(1280, 7), wd = bench::filler(1000 * 1280, 8), bd = bench::filler(1000, 9);
   at::Tensor qx = at::quantize_per_tensor(bench::torch_tensor(xd, {1, 1280}).add(1.f), 2.0 / 255, 0,
                                           at::kQUInt8);
-  at::Tensor qw = at::quantize_per_tensor(bench::torch_tensor(wd, {1000, 1280}), 1.0 / 127, 0, at::kQInt8);
+  at::Tensor qw =
+      at::quantize_per_tensor(bench::torch_tensor(wd, {1000, 1280}), 1.0 / 127, 0, at::kQInt8);
   at::Tensor bias = bench::torch_tensor(bd, {1000});
   c10::IValue packed = call("quantized::linear_prepack", "", {qw, bias});
   auto op = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear", "");

@@ -32,7 +32,8 @@ std::vector<T> read_raw(const std::string& path, int64_t count) {
 template <class T>
 void write_raw(const std::string& path, const std::vector<T>& v) {
   std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+  f.write(reinterpret_cast<const char*>(v.data()),
+          static_cast<std::streamsize>(v.size() * sizeof(T)));
 }
 
 QFormula formula_of(const std::string& s) {
@@ -50,8 +51,10 @@ struct Weights {
 };
 
 Weights read_weights(const std::string& p, int64_t count, int64_t nw, int64_t o, bool bias) {
-  Weights k{read_raw<int8_t>(p + ".w", count), read_raw<double>(p + ".ws", nw),
-            read_raw<int64_t>(p + ".wz", nw), {}};
+  Weights k{read_raw<int8_t>(p + ".w", count),
+            read_raw<double>(p + ".ws", nw),
+            read_raw<int64_t>(p + ".wz", nw),
+            {}};
   if (bias) k.b = read_raw<float>(p + ".b", o);
   return k;
 }
@@ -73,8 +76,8 @@ void run_case(const std::string& dir, const std::string& line) {
     const int64_t count = g.out_channels * (g.in_channels / g.groups) * g.kernel_h * g.kernel_w;
     const Weights k = read_weights(p, count, nw, g.out_channels, bias);
     const auto x = read_raw<uint8_t>(p + ".x", n * h * w * g.in_channels);
-    const int64_t ysize = n * std::max<int64_t>(g.out_h(h), 0) * std::max<int64_t>(g.out_w(w), 0) *
-                          g.out_channels;
+    const int64_t ysize =
+        n * std::max<int64_t>(g.out_h(h), 0) * std::max<int64_t>(g.out_w(w), 0) * g.out_channels;
     for (const char* path : {"fast", "portable"}) {
       set_onednn_int8_enabled(std::string(path) == "fast");
       auto packed = PackedQConv2d::create(f, g, k.w.data(), k.ws.data(), k.wz.data(), nw, k.bias());
@@ -84,8 +87,8 @@ void run_case(const std::string& dir, const std::string& line) {
       write_raw(p + "." + path, y);
     }
     std::vector<uint8_t> y(ysize);
-    qconv2d_ref(f, g, k.w.data(), k.ws.data(), k.wz.data(), nw, k.bias(), x.data(), n, h, w, xs,
-                zx, y.data(), ys, zy, relu != 0);
+    qconv2d_ref(f, g, k.w.data(), k.ws.data(), k.wz.data(), nw, k.bias(), x.data(), n, h, w, xs, zx,
+                y.data(), ys, zy, relu != 0);
     write_raw(p + ".ref", y);
   } else if (kind == "linear" || kind == "dynamic") {
     int64_t K, O, m, nw, zx = 0, zy = 0, relu, bias, reduce = 0;
@@ -103,7 +106,8 @@ void run_case(const std::string& dir, const std::string& line) {
     for (const char* path : {"fast", "portable", "ref"}) {
       const std::string which(path);
       set_onednn_int8_enabled(which == "fast");
-      auto packed = PackedQLinear::create(f, K, O, k.w.data(), k.ws.data(), k.wz.data(), nw, k.bias());
+      auto packed =
+          PackedQLinear::create(f, K, O, k.w.data(), k.ws.data(), k.wz.data(), nw, k.bias());
       set_onednn_int8_enabled(true);
       if (kind == "linear") {
         const auto x = read_raw<uint8_t>(p + ".x", m * K);
@@ -119,8 +123,8 @@ void run_case(const std::string& dir, const std::string& line) {
         const auto x = read_raw<float>(p + ".x", m * K);
         std::vector<float> y(m * O);
         if (which == "ref") {
-          qlinear_dynamic_ref(f, K, O, k.w.data(), k.ws.data(), k.wz.data(), nw, k.bias(),
-                              x.data(), m, y.data(), reduce != 0, relu != 0);
+          qlinear_dynamic_ref(f, K, O, k.w.data(), k.ws.data(), k.wz.data(), nw, k.bias(), x.data(),
+                              m, y.data(), reduce != 0, relu != 0);
         } else {
           packed->run_dynamic(x.data(), m, y.data(), reduce != 0, relu != 0);
         }

@@ -1,6 +1,6 @@
 // Pieces shared by ember's oneDNN callers (conv_onednn.cpp, quantized/onednn_int8.cpp): the one
-// CPU engine, each thread's stream, a growable aligned buffer, a memory object whose data handle is set per call,
-// and the hash of the integer keys their primitive caches use.
+// CPU engine, each thread's stream, a growable aligned buffer, a memory object whose data handle is
+// set per call, and the hash of the integer keys their primitive caches use.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.h>

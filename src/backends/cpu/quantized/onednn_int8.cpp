@@ -19,11 +19,11 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
-#include <string>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "backends/cpu/gemm.h"
@@ -98,7 +98,8 @@ std::unique_ptr<Int8Primitive> from_pd(dnnl_primitive_desc_t pd, const dnnl_memo
   p->user_w = user_w;
   p->prim_w = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   p->prim_w_bytes = dnnl_memory_desc_get_size(&p->prim_w);
-  const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const dnnl_memory_desc_t* scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   p->scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
   dnnl_memory_desc_t zp_md, vec_md;
   dnnl_dims_t one{1}, oc{channels};
@@ -207,11 +208,12 @@ std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc
     }
     // The SSE4.1 and gemm-based kernels are never the fastest where a VNNI one exists (they
     // come last in oneDNN's list): measured only when nothing else runs the problem.
-    const bool slow_kind = impl != nullptr && (std::strstr(impl, "sse41") || std::strstr(impl, "gemm"));
+    const bool slow_kind =
+        impl != nullptr && (std::strstr(impl, "sse41") || std::strstr(impl, "gemm"));
     if (usable && !(slow_kind && best)) {
       if (auto p = from_pd(pd, src_md, user_w, dst_md, channels, u8_out)) {
-        const double t = time_primitive(*p, src_bytes, dst_bytes, channels,
-                                        best ? 3 * best_time : 1e30);
+        const double t =
+            time_primitive(*p, src_bytes, dst_bytes, channels, best ? 3 * best_time : 1e30);
         if (!best || t < best_time) {
           best = std::move(p);
           best_time = t;
@@ -283,70 +285,86 @@ bool onednn_int8_exact() {
   return exact;
 }
 
-Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int64_t w,
-                              Output out, const FixedScales* fixed) {
+Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int64_t w, Output out,
+                              const FixedScales* fixed) {
   const int threads = prepare_onednn_threads();
   const int64_t oh = g.out_h(h), ow = g.out_w(w);
   const bool u8 = out != Output::S32, relu = out == Output::U8Relu;
-  std::vector<int64_t> key{1 + static_cast<int64_t>(out) * 10, threads, n, h, w,
-                           g.in_channels, g.out_channels, g.groups, g.kernel_h, g.kernel_w,
-                           g.stride_h, g.stride_w, g.pad_h,    g.pad_w,    g.dilation_h,
+  std::vector<int64_t> key{1 + static_cast<int64_t>(out) * 10,
+                           threads,
+                           n,
+                           h,
+                           w,
+                           g.in_channels,
+                           g.out_channels,
+                           g.groups,
+                           g.kernel_h,
+                           g.kernel_w,
+                           g.stride_h,
+                           g.stride_w,
+                           g.pad_h,
+                           g.pad_w,
+                           g.dilation_h,
                            g.dilation_w};
   const std::vector<int64_t> shape_key = key;
   if (fixed) key.insert(key.end(), {fixed->owner, fixed->x_scale_bits, fixed->y_scale_bits});
-  return lookup(std::move(key), [&] { return build_for_shape(shape_key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
-    dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
-    dnnl_dims_t src_dims{n, g.in_channels, h, w}, dst_dims{n, g.out_channels, oh, ow};
-    dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_u8, dnnl_nhwc);
-    dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, u8 ? dnnl_u8 : dnnl_s32, dnnl_nhwc);
-    dnnl_memory_desc_t b_md;
-    dnnl_dims_t b_dims{g.out_channels};
-    dnnl_memory_desc_init_by_tag(&b_md, 1, b_dims, dnnl_f32, dnnl_a);
-    const int64_t cg = g.in_channels / g.groups, og = g.out_channels / g.groups;
-    if (g.groups == 1) {
-      dnnl_dims_t wd{g.out_channels, cg, g.kernel_h, g.kernel_w};
-      dnnl_memory_desc_init_by_tag(&user_w, 4, wd, dnnl_s8, dnnl_oihw);
-      dnnl_memory_desc_init_by_tag(&any_w, 4, wd, dnnl_s8, dnnl_format_tag_any);
-    } else {
-      dnnl_dims_t wd{g.groups, og, cg, g.kernel_h, g.kernel_w};
-      dnnl_memory_desc_init_by_tag(&user_w, 5, wd, dnnl_s8, dnnl_goihw);
-      dnnl_memory_desc_init_by_tag(&any_w, 5, wd, dnnl_s8, dnnl_format_tag_any);
-    }
-    dnnl_dims_t strides{g.stride_h, g.stride_w}, dilates{g.dilation_h - 1, g.dilation_w - 1},
-        pad_l{g.pad_h, g.pad_w},
-        pad_r{(oh - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1 - h - g.pad_h,
-              (ow - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1 - w - g.pad_w};
-    dnnl_convolution_desc_t d{};
-    if (dnnl_dilated_convolution_forward_desc_init(&d, dnnl_forward_inference,
-                                                   dnnl_convolution_direct, &src_md, &any_w,
-                                                   u8 ? &b_md : nullptr, &dst_md, strides,
-                                                   dilates, pad_l, pad_r) != dnnl_success) {
-      return nullptr;
-    }
-    const double macs = static_cast<double>(n * oh * ow) * static_cast<double>(g.out_channels * cg) *
-                        static_cast<double>(g.kernel_h * g.kernel_w);
-    return build(&d, src_md, user_w, dst_md, g.out_channels, 1 << 1, u8, relu,
-                 fixed ? fixed->scales : nullptr, macs, choice);
-  }); });
+  return lookup(std::move(key), [&] {
+    return build_for_shape(shape_key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
+      dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
+      dnnl_dims_t src_dims{n, g.in_channels, h, w}, dst_dims{n, g.out_channels, oh, ow};
+      dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_u8, dnnl_nhwc);
+      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, u8 ? dnnl_u8 : dnnl_s32, dnnl_nhwc);
+      dnnl_memory_desc_t b_md;
+      dnnl_dims_t b_dims{g.out_channels};
+      dnnl_memory_desc_init_by_tag(&b_md, 1, b_dims, dnnl_f32, dnnl_a);
+      const int64_t cg = g.in_channels / g.groups, og = g.out_channels / g.groups;
+      if (g.groups == 1) {
+        dnnl_dims_t wd{g.out_channels, cg, g.kernel_h, g.kernel_w};
+        dnnl_memory_desc_init_by_tag(&user_w, 4, wd, dnnl_s8, dnnl_oihw);
+        dnnl_memory_desc_init_by_tag(&any_w, 4, wd, dnnl_s8, dnnl_format_tag_any);
+      } else {
+        dnnl_dims_t wd{g.groups, og, cg, g.kernel_h, g.kernel_w};
+        dnnl_memory_desc_init_by_tag(&user_w, 5, wd, dnnl_s8, dnnl_goihw);
+        dnnl_memory_desc_init_by_tag(&any_w, 5, wd, dnnl_s8, dnnl_format_tag_any);
+      }
+      dnnl_dims_t strides{g.stride_h, g.stride_w}, dilates{g.dilation_h - 1, g.dilation_w - 1},
+          pad_l{g.pad_h, g.pad_w},
+          pad_r{(oh - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1 - h - g.pad_h,
+                (ow - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1 - w - g.pad_w};
+      dnnl_convolution_desc_t d{};
+      if (dnnl_dilated_convolution_forward_desc_init(
+              &d, dnnl_forward_inference, dnnl_convolution_direct, &src_md, &any_w,
+              u8 ? &b_md : nullptr, &dst_md, strides, dilates, pad_l, pad_r) != dnnl_success) {
+        return nullptr;
+      }
+      const double macs = static_cast<double>(n * oh * ow) *
+                          static_cast<double>(g.out_channels * cg) *
+                          static_cast<double>(g.kernel_h * g.kernel_w);
+      return build(&d, src_md, user_w, dst_md, g.out_channels, 1 << 1, u8, relu,
+                   fixed ? fixed->scales : nullptr, macs, choice);
+    });
+  });
 }
 
 Int8Primitive* matmul_s32_primitive(int64_t m, int64_t k, int64_t n) {
   const int threads = prepare_onednn_threads();
   const std::vector<int64_t> key{2, threads, m, k, n};
-  return lookup(key, [&] { return build_for_shape(key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
-    dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
-    dnnl_dims_t src_dims{m, k}, w_dims{k, n}, dst_dims{m, n};
-    dnnl_memory_desc_init_by_tag(&src_md, 2, src_dims, dnnl_u8, dnnl_ab);
-    dnnl_memory_desc_init_by_tag(&dst_md, 2, dst_dims, dnnl_s32, dnnl_ab);
-    dnnl_memory_desc_init_by_tag(&user_w, 2, w_dims, dnnl_s8, dnnl_ba);  // O x K row-major
-    dnnl_memory_desc_init_by_tag(&any_w, 2, w_dims, dnnl_s8, dnnl_format_tag_any);
-    dnnl_matmul_desc_t d{};
-    if (dnnl_matmul_desc_init(&d, &src_md, &any_w, nullptr, &dst_md) != dnnl_success) {
-      return nullptr;
-    }
-    const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
-    return build(&d, src_md, user_w, dst_md, n, 0, false, false, nullptr, macs, choice);
-  }); });
+  return lookup(key, [&] {
+    return build_for_shape(key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
+      dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
+      dnnl_dims_t src_dims{m, k}, w_dims{k, n}, dst_dims{m, n};
+      dnnl_memory_desc_init_by_tag(&src_md, 2, src_dims, dnnl_u8, dnnl_ab);
+      dnnl_memory_desc_init_by_tag(&dst_md, 2, dst_dims, dnnl_s32, dnnl_ab);
+      dnnl_memory_desc_init_by_tag(&user_w, 2, w_dims, dnnl_s8, dnnl_ba);  // O x K row-major
+      dnnl_memory_desc_init_by_tag(&any_w, 2, w_dims, dnnl_s8, dnnl_format_tag_any);
+      dnnl_matmul_desc_t d{};
+      if (dnnl_matmul_desc_init(&d, &src_md, &any_w, nullptr, &dst_md) != dnnl_success) {
+        return nullptr;
+      }
+      const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+      return build(&d, src_md, user_w, dst_md, n, 0, false, false, nullptr, macs, choice);
+    });
+  });
 }
 
 struct OnednnWeights::Packed {
@@ -366,8 +384,8 @@ const void* OnednnWeights::for_primitive(const Int8Primitive& p) {
   auto k = std::make_unique<Packed>();
   k->md = p.prim_w;
   void* dst = k->data.get(p.prim_w_bytes);
-  execute(p.weight_reorder, {{DNNL_ARG_FROM, p.w_user.with(user_.data())},
-                             {DNNL_ARG_TO, p.w_prim.with(dst)}});
+  execute(p.weight_reorder,
+          {{DNNL_ARG_FROM, p.w_user.with(user_.data())}, {DNNL_ARG_TO, p.w_prim.with(dst)}});
   packed_.push_back(std::move(k));
   return dst;
 }

@@ -42,7 +42,9 @@ int64_t next_pack_id() {
 }
 
 // Output rows per parallel chunk so that each holds at least ~16K outputs.
-int64_t row_grain(int64_t row_len) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len)); }
+int64_t row_grain(int64_t row_len) {
+  return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len));
+}
 
 // Portable exact kernel: weights as int16 (q_w - z_w[o]), reduction order [kh][kw][c] so
 // that a patch of the NHWC input is contiguous per tap; int32 dot products.
@@ -64,9 +66,10 @@ void check_geometry(const QConvGeometry& g) {
   EMBER_CHECK(g.kernel_h > 0 && g.kernel_w > 0 && g.stride_h > 0 && g.stride_w > 0 &&
                   g.dilation_h > 0 && g.dilation_w > 0 && g.pad_h >= 0 && g.pad_w >= 0,
               "quantized::conv2d: expected positive kernel size, stride and dilation and "
-              "non-negative padding, got kernel (", g.kernel_h, ", ", g.kernel_w, "), stride (",
-              g.stride_h, ", ", g.stride_w, "), dilation (", g.dilation_h, ", ", g.dilation_w,
-              "), padding (", g.pad_h, ", ", g.pad_w, ")");
+              "non-negative padding, got kernel (",
+              g.kernel_h, ", ", g.kernel_w, "), stride (", g.stride_h, ", ", g.stride_w,
+              "), dilation (", g.dilation_h, ", ", g.dilation_w, "), padding (", g.pad_h, ", ",
+              g.pad_w, ")");
 }
 
 void check_x_zero_point(int64_t zx) {
@@ -98,9 +101,8 @@ class QConv2dImpl final : public PackedQConv2d {
 
   bool uses_onednn() const override { return onednn_ != nullptr; }
 
-  void run(const uint8_t* x, int64_t n, int64_t h, int64_t w, double x_scale,
-           int64_t x_zero_point, uint8_t* y, double y_scale, int64_t y_zero_point,
-           bool relu) override {
+  void run(const uint8_t* x, int64_t n, int64_t h, int64_t w, double x_scale, int64_t x_zero_point,
+           uint8_t* y, double y_scale, int64_t y_zero_point, bool relu) override {
     const QConvGeometry& g = geometry_;
     const int64_t oh = g.out_h(h), ow = g.out_w(w), O = g.out_channels;
     if (n == 0 || oh <= 0 || ow <= 0 || O == 0) return;
@@ -119,7 +121,8 @@ class QConv2dImpl final : public PackedQConv2d {
         return;
       }
     }
-    if (onednn_ && pointwise() && run_pointwise_chunked(x, rows, static_cast<int32_t>(x_zero_point), y, r)) {
+    if (onednn_ && pointwise() &&
+        run_pointwise_chunked(x, rows, static_cast<int32_t>(x_zero_point), y, r)) {
       return;
     }
     if (onednn_) {
@@ -315,8 +318,8 @@ std::unique_ptr<PackedQConv2d> PackedQConv2d::create(QFormula formula, const QCo
                                                      const int64_t* w_zero_points,
                                                      int64_t n_wparams, const float* bias) {
   check_geometry(g);
-  WeightParams wp = detail::expand_weight_params(formula, "quantized::conv2d_prepack",
-                                                 g.out_channels, w_scales, w_zero_points, n_wparams);
+  WeightParams wp = detail::expand_weight_params(
+      formula, "quantized::conv2d_prepack", g.out_channels, w_scales, w_zero_points, n_wparams);
   if (formula == QFormula::Onednn) {
     EMBER_CHECK(wp.all_zero_points_zero,
                 "quantized::qconv_prepack: ONEDNN only supports symmetric quantization of weight, "
@@ -333,17 +336,21 @@ std::unique_ptr<PackedQLinear> PackedQLinear::create(QFormula formula, int64_t i
   EMBER_CHECK(in_features >= 0 && out_features >= 0,
               "quantized::linear_prepack: expected non-negative sizes, got in_features ",
               in_features, " and out_features ", out_features);
-  WeightParams wp = detail::expand_weight_params(formula, "quantized::linear_prepack",
-                                                 out_features, w_scales, w_zero_points, n_wparams);
+  WeightParams wp = detail::expand_weight_params(formula, "quantized::linear_prepack", out_features,
+                                                 w_scales, w_zero_points, n_wparams);
   if (formula == QFormula::Onednn) {
     for (int64_t i = 0; i < n_wparams; ++i) {
       if (w_zero_points[i] == 0) continue;
       if (n_wparams == 1) {
-        EMBER_FAIL("quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
-                   "weight, whose zero point must be 0, but got ", w_zero_points[i]);
+        EMBER_FAIL(
+            "quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
+            "weight, whose zero point must be 0, but got ",
+            w_zero_points[i]);
       }
-      EMBER_FAIL("quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
-                 "weight, whose zero point must be 0, but got ", w_zero_points[i], ", at index ", i);
+      EMBER_FAIL(
+          "quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
+          "weight, whose zero point must be 0, but got ",
+          w_zero_points[i], ", at index ", i);
     }
   }
   return std::make_unique<QLinearImpl>(formula, in_features, out_features, weight, std::move(wp),

@@ -3,17 +3,18 @@
 // float operations in the same order; cvtps2dq / roundps round half to even as nearbyint does
 // in the default rounding mode; max_ps / min_ps give their second operand for a NaN, as the
 // scalar comparisons are written).
+#include "requant.h"
+
 #include <immintrin.h>
 
 #include <cmath>
-
-#include "requant.h"
 
 namespace ember::cpu::quantized::detail {
 namespace {
 
 inline void store8(uint8_t* dst, __m256i v32) {
-  const __m128i p16 = _mm_packus_epi32(_mm256_castsi256_si128(v32), _mm256_extracti128_si256(v32, 1));
+  const __m128i p16 =
+      _mm_packus_epi32(_mm256_castsi256_si128(v32), _mm256_extracti128_si256(v32, 1));
   _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), _mm_packus_epi16(p16, p16));
 }
 
