@@ -117,6 +117,18 @@ GRAD_CASES: List[GradOp] = [
     op("hardtanh", [T, -1.0, 1.0]), op("hardtanh", [T, -0.5, 2]), op("hardtanh_", [T, 0.0, 6.0], SMALL),
     op("relu6", [T]), unary("hardswish"), unary("hardsigmoid"), unary("silu"),
     op("gelu", [T, "none"]), op("gelu", [T, "tanh"]),
+    # their backward ops (double backward)
+    op("threshold_backward", [T, T1, 0.25], BINARY[:3]), op("hardtanh_backward", [T, T1, -1.0, 1.0], BINARY[:3]),
+    op("tanh_backward", [T, T1], BINARY), op("sigmoid_backward", [T, T1], BINARY),
+    # (contiguous only: torch 1.13's oneDNN gelu_backward returns garbage for strided inputs)
+    op("gelu_backward", [T, T1], [BINARY[0]], layouts=["c"]),
+    op("gelu_backward", [T, T1, "tanh"], [BINARY[0]], layouts=["c"]),
+    op("_softmax_backward_data", [T, T1, 1, torch.float64], [((3, 4), (3, 4)), ((2, 3, 4), (2, 3, 4))], dtypes=F64),
+    op("_log_softmax_backward_data", [T, T1, 0, torch.float64], [((3, 4), (3, 4))], dtypes=F64),
+    op("embedding_dense_backward", [T, Fixed([[0, 2, 2], [4, 2, 1]]), 5, -1, False], [((2, 3, 4),)]),
+    op("embedding_dense_backward", [T, Fixed([[0, 2, 2], [4, 2, 1]]), 6, 2, True], [((2, 3, 4),)]),
+    op("mul.Scalar", [T, 3]), op("div.Scalar", [T, -0.5]),
+    op("_reshape_alias", [T, [4, 3], [3, 1]], [((3, 4),)], layouts=["c"]),
     unary("silu_", shapes=SMALL), unary("hardswish_", shapes=SMALL), unary("hardsigmoid_", shapes=SMALL),
     # ---- binary arithmetic, with broadcasting ----
     op("add.Tensor", [T, T1], BINARY), op("add.Tensor", [T, T1, 2], BINARY), op("add.Tensor", [T, T1, 0.5], BINARY[:2]),
