@@ -186,3 +186,47 @@ TEST(BackwardOps, GradcheckAndGradgradcheck) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// mse_loss and nll_loss's primitives (src/nn/functional/loss.cpp, loss_nll.cpp).
+TEST(BackwardOps, LossBackwardOps) {
+  Tensor x = from_values({1, -2, 3, 0.5}, {2, 2}, kFloat64), t = from_values({0, 1, 1, 1}, {2, 2}, kFloat64);
+  // norm (x - t) grad, norm = 2 / numel for the mean.
+  expect_values(mse_loss_backward(from_values({2}, {}, kFloat64), x, t, 1), {2, 2},
+                {1, -3, 2, -0.5}, 1e-15, 0);
+  expect_values(mse_loss_backward(from_values({1, 2, 3, 4}, {2, 2}, kFloat64), x, t, 0), {2, 2},
+                {2, -12, 12, -4}, 1e-15, 0);
+  // nll: (loss, total_weight); the gradient -weight[target] grad / total_weight at the target.
+  Tensor lp = from_values({-1, -2, -3, -0.5, -0.25, -4}, {2, 3}, kFloat64);
+  Tensor target = from_values({2, 0}, {2}, kInt64), w = from_values({1, 2, 4}, {3}, kFloat64);
+  auto [loss, total] = nll_loss_forward(lp, target, w, 1, -100);
+  expect_values(loss, {}, {(3 * 4 + 0.5 * 1) / 5.0}, 1e-15, 0);
+  expect_values(total, {}, {5}, 0, 0);
+  expect_values(nll_loss_backward(from_values({1}, {}, kFloat64), lp, target, w, 1, -100, total),
+                {2, 3}, {0, 0, -0.8, -0.2, 0, 0}, 1e-15, 0);
+  // reduction none: total_weight 0, per-sample gradients; ignore_index rows get none.
+  auto [none, zero] = nll_loss_forward(lp, target, std::nullopt, 0, 0);
+  expect_values(none, {2}, {3, 0}, 0, 0);
+  expect_values(zero, {}, {0}, 0, 0);
+  expect_values(nll_loss_backward(from_values({5, 7}, {2}, kFloat64), lp, target, std::nullopt, 0, 0, zero),
+                {2, 3}, {0, 0, -5, 0, 0, 0}, 0, 0);
+  // Rules: MseLossBackward0 / NllLossBackward0, and their backward ops differentiate again.
+  Tensor xl = grad_testing::leaf(values(x), {2, 2});
+  EXPECT_EQ(mse_loss(xl, t).grad_fn()->name(), "MseLossBackward0");
+  Tensor lpl = grad_testing::leaf(values(lp), {2, 3});
+  EXPECT_EQ(std::get<0>(nll_loss_forward(lpl, target, w, 1, -100)).grad_fn()->name(), "NllLossBackward0");
+  EXPECT_FALSE(std::get<1>(nll_loss_forward(lpl, target, w, 1, -100)).requires_grad());
+  expect_gradchecks([t](const tensor_list& in) { return tensor_list{mse_loss_backward(in[0], in[1], t, 1)}; },
+                    {grad_testing::leaf({1.5}, {}), xl}, "mse_loss_backward");
+  expect_gradchecks([&](const tensor_list& in) {
+    return tensor_list{nll_loss_backward(in[0], in[1], target, w, 0, -100, zero)};
+  }, {grad_testing::leaf({0.5, -2}, {2}), lpl}, "nll_loss_backward");
+  // weight has no derivative formula: PyTorch refuses it requiring grad.
+  expect_error([&] { nll_loss_forward(lpl, target, w.clone().requires_grad_(), 1, -100); },
+               "The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'");
+}
+
+}  // namespace
+}  // namespace ember

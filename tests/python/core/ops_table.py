@@ -572,5 +572,10 @@ CASES: List[Op] = [
     Op("aten::embedding_dense_backward", [T, idx(1, 5), 5, -1, False], FLOATS[:2], [((2, 4, 3), (2, 4)), ((3,), ())]),
     Op("aten::embedding_dense_backward", [T, idx(1, 5), 6, 2, True], FLOATS[:2], [((2, 4, 3), (2, 4))]),
     Op("aten::_reshape_alias", [T, [4, 3], [3, 1]], ALL, [((3, 4),)], vary_layout=False),
+    Op("aten::mse_loss_backward", [T, T1, T2, 0], FLOATS[:2], [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1))]),
+    Op("aten::mse_loss_backward", [T, T1, T2, 1], FLOATS[:2], [((), (3, 4), (3, 4)), ((), (2, 3), (3,))]),
+    Op("aten::nll_loss_forward", [T, idx(1, 5), None, 1, -100], FLOATS[:2], [((3, 5), (3,)), ((5,), ())]),
+    Op("aten::nll_loss_forward", [T, idx(1, 5), Tensor(2, "pos"), 0, 1], FLOATS[:2], [((6, 5), (6,), (5,))]),
+    Op("aten::nll_loss2d_forward", [T, idx(1, 3), Tensor(2, "pos"), 2, 2], FLOATS[:2], [((2, 3, 2, 2), (2, 2, 2), (3,))]),
 ]
 
