@@ -575,7 +575,7 @@ Tensor reshape_impl(const Tensor& self, IntArrayRef shape) {
   // As PyTorch 1.13: a shape that can be a view is aten::_reshape_alias (ReshapeAliasBackward0).
   if (auto strides = view_strides(self.sizes(), self.strides(), sizes))
     return _reshape_alias(self, sizes, *strides);
-  return unsafe_view_op(ember::clone(self).contiguous(), sizes);
+  return unsafe_view_op(self.clone(MemoryFormat::Contiguous), sizes);  // one clone, as PyTorch
 }
 Tensor reshape_op(const Tensor& self, IntArrayRef shape) {
   return dispatch::call<reshape_impl>(OpId::reshape, self, shape);

@@ -383,3 +383,27 @@ def test_member_views_are_one_live_object_per_module():
     del m, mods, params, bufs
     gc.collect()
     assert ref() is None
+
+
+def test_reshape_is_reshape_alias_or_one_clone_as_pytorch():
+    # reshape is _reshape_alias where the shape can be a view, else one contiguous clone and
+    # _unsafe_view; its grad_fn is PyTorch's.
+    def log_of(T):
+        log = []
+        x = T.randn(4, 3)
+        with logging_mode(T, log, with_kwargs=False):
+            x.reshape(2, 6)
+            x.t().reshape(12)
+            x.flatten()
+            x.view(12)
+            x.reshape(-1, 2)
+        Wrapper = logging_wrapper(T, log)
+        w = Wrapper(T.randn(4, 3))
+        w.reshape(12)
+        w.t().reshape(12)
+        r = T.randn(4, 3, requires_grad=True)
+        log.append(type(r.reshape(12).grad_fn).__name__)
+        log.append(type(r.t().reshape(12).grad_fn).__name__)
+        return [line.split(" [")[0] for line in log]
+
+    assert log_of(ember) == log_of(torch)
