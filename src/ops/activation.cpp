@@ -86,8 +86,6 @@ Tensor gelu_impl(const Tensor& self, const std::string& approximate) {
 using autograd::OpNode;
 using autograd::tensor_list;
 
-Tensor zero_scalar() { return wrapped_scalar_tensor(0.0); }
-
 // d hardtanh(self, min, max) = grad inside (min, max). The in-place form saves self's old value.
 Tensor hardtanh_autograd(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   autograd::Recorder r("HardtanhBackward0", self);
@@ -113,21 +111,17 @@ Tensor hardtanh__autograd(const Tensor& self, const Scalar& min_val, const Scala
   return self;
 }
 
-// The derivatives of the parameter-free activations, times the incoming gradient `g`.
-// hardswish and hardsigmoid follow PyTorch 1.13's CPU kernels at their kinks and at NaN:
-// hardswish' is 0 below -3, 1 from 3 up, x/3 + 1/2 between (NaN propagates); hardsigmoid' is
-// 1/6 strictly inside (-3, 3), else 0.
+// The derivatives of the parameter-free activations, times the incoming gradient `g`: PyTorch's
+// backward ops (activation_backward.cpp).
 template <ActivationOp Op>
 Tensor activation_backward(const Tensor& g, const Tensor& x) {
   if constexpr (Op == ActivationOp::Hardswish) {
-    return where(x < -3, zero_scalar(), where(x >= 3, g, g * (x / 3 + 0.5)));
+    return hardswish_backward(g, x);
   } else if constexpr (Op == ActivationOp::Hardsigmoid) {
-    return where(logical_and(x > -3, x < 3), g / 6, zero_scalar());
+    return hardsigmoid_backward(g, x);
   } else {
     static_assert(Op == ActivationOp::Silu);
-    // Written with differentiable ops (PyTorch's infinitely_differentiable_silu_backward).
-    const Tensor s = x.sigmoid();
-    return g * s * (1 + x * (1 - s));
+    return silu_backward(g, x);
   }
 }
 

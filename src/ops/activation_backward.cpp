@@ -1,5 +1,6 @@
 // The first derivatives of the activations as ops of their own, as PyTorch has them:
-// threshold_backward (relu), tanh_backward, sigmoid_backward, hardtanh_backward, gelu_backward.
+// threshold_backward (relu), tanh_backward, sigmoid_backward, hardtanh_backward, gelu_backward,
+// hardswish_backward, hardsigmoid_backward, silu_backward.
 //
 // Note [Backward formulas call ops]
 // A backward formula runs on whatever tensors the forward saw: a wrapper subclass (no data of
@@ -72,6 +73,39 @@ Tensor gelu_backward_impl(const Tensor& grad_output, const Tensor& self, const s
   return out;
 }
 
+// hardswish, hardsigmoid and silu: bodies of Tensor ops on plain tensors (below every layer).
+// hardswish and hardsigmoid follow PyTorch 1.13's (vectorized) CPU kernels at their kinks and
+// at NaN: hardswish' is 0 below -3, 1 from 3 up, x/3 + 1/2 between (NaN propagates);
+// hardsigmoid' is 1/6 strictly inside (-3, 3), else 0.
+void check_floating_backward(const char* kernel, const Tensor& grad, const Tensor& self) {
+  const ScalarType dtype = result_type(grad, self);
+  EMBER_CHECK(is_floating(dtype), "\"", kernel, "\" not implemented for '", scalar_type_name(dtype), "'");
+}
+Tensor zero_number() { return wrapped_scalar_tensor(0.0); }
+
+Tensor hardswish_backward_impl(const Tensor& grad_output, const Tensor& self) {
+  ops::check_not_quantized("hardswish_backward", {grad_output, self});
+  check_floating_backward("hardswish_backward_cpu", grad_output, self);
+  const Tensor& g = grad_output;
+  return where(self < -3, zero_number(), where(self >= 3, g, g * (self / 3 + 0.5)));
+}
+
+Tensor hardsigmoid_backward_impl(const Tensor& grad_output, const Tensor& self) {
+  ops::check_not_quantized("hardsigmoid_backward", {grad_output, self});
+  check_floating_backward("hardsigmoid_backward", grad_output, self);
+  // PyTorch's kernel multiplies by 1/6 as a float constant, whatever the dtype.
+  return where(logical_and(self > -3, self < 3), mul(grad_output, static_cast<double>(1.0f / 6.0f)),
+               zero_number());
+}
+
+// grad * sigmoid(x) * (1 + x * (1 - sigmoid(x))).
+Tensor silu_backward_impl(const Tensor& grad_output, const Tensor& self) {
+  ops::check_not_quantized("silu_backward", {grad_output, self});
+  check_floating_backward("silu_backward_cpu", grad_output, self);
+  const Tensor s = self.sigmoid();
+  return grad_output * s * (1 + self * (1 - s));
+}
+
 // ---- autograd (double backward) ----
 using autograd::OpNode;
 using autograd::tensor_list;
@@ -137,6 +171,49 @@ Tensor sigmoid_backward_autograd(const Tensor& grad_output, const Tensor& output
   });
 }
 
+// hardswish_backward(go, x) is linear in go; d x = grad go / 3 inside (-3, 3), else 0.
+// hardsigmoid_backward's derivative in x is 0 (piecewise constant).
+template <OpId id>
+Tensor hard_activation_backward_autograd(const Tensor& grad_output, const Tensor& self) {
+  constexpr bool swish = id == OpId::hardswish_backward;
+  constexpr auto impl = swish ? hardswish_backward_impl : hardsigmoid_backward_impl;
+  autograd::Recorder r(swish ? "HardswishBackwardBackward0" : "HardsigmoidBackwardBackward0",
+                       grad_output, self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, grad_output, self); });
+  if (!r) return out;
+  const size_t go_ = r.save_if(swish && r.needs(1), grad_output), self_ = r.save(self);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor x = n.saved(self_);
+    Tensor dx;
+    if (n.needs(1)) {
+      dx = swish ? where(logical_and(x > -3, x < 3), div(g[0] * n.saved(go_), 3), zero_number())
+                 : zeros_like(g[0]);
+    }
+    return tensor_list{n.needs(0) ? (swish ? hardswish_backward(g[0], x) : hardsigmoid_backward(g[0], x))
+                                  : Tensor(),
+                       dx};
+  });
+}
+
+// silu_backward(go, x) = go silu'(x): d go = silu_backward(grad, x),
+// d x = grad go silu''(x), silu'' = s (1 - s) (2 + x (1 - 2 s)).
+Tensor silu_backward_autograd(const Tensor& grad_output, const Tensor& self) {
+  autograd::Recorder r("SiluBackwardBackward0", grad_output, self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<silu_backward_impl>(OpId::silu_backward, grad_output, self); });
+  if (!r) return out;
+  const size_t go_ = r.save_if(r.needs(1), grad_output), self_ = r.save(self);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor x = n.saved(self_);
+    Tensor dx;
+    if (n.needs(1)) {
+      const Tensor s = x.sigmoid();
+      dx = g[0] * n.saved(go_) * (s * (1 - s) * (2 + x * (1 - mul(s, 2))));
+    }
+    return tensor_list{n.needs(0) ? silu_backward(g[0], x) : Tensor(), dx};
+  });
+}
+
 // Note [gelu's derivatives]
 // gelu' needs the normal CDF (erf), which no Tensor op computes, so, as in PyTorch, the first
 // derivative is an op of its own, gelu_backward(grad, self) = grad * gelu'(self), recorded as
@@ -196,6 +273,22 @@ Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, const std::s
   return dispatch::call<gelu_backward_impl>(OpId::gelu_backward, grad_output, self, approximate);
 }
 
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  return dispatch::call<hardswish_backward_impl>(OpId::hardswish_backward, grad_output, self);
+}
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  return dispatch::call<hardsigmoid_backward_impl>(OpId::hardsigmoid_backward, grad_output, self);
+}
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  return dispatch::call<silu_backward_impl>(OpId::silu_backward, grad_output, self);
+}
+
+EMBER_REGISTER_OP(hardswish_backward, &hardswish_backward);
+EMBER_REGISTER_OP(hardsigmoid_backward, &hardsigmoid_backward);
+EMBER_REGISTER_OP(silu_backward, &silu_backward);
+EMBER_REGISTER_AUTOGRAD(hardswish_backward, &hard_activation_backward_autograd<OpId::hardswish_backward>);
+EMBER_REGISTER_AUTOGRAD(hardsigmoid_backward, &hard_activation_backward_autograd<OpId::hardsigmoid_backward>);
+EMBER_REGISTER_AUTOGRAD(silu_backward, &silu_backward_autograd);
 EMBER_REGISTER_OP(threshold_backward, &threshold_backward);
 EMBER_REGISTER_OP(tanh_backward, &tanh_backward);
 EMBER_REGISTER_OP(sigmoid_backward, &sigmoid_backward);

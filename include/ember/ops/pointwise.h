@@ -103,6 +103,9 @@ Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Sc
                          const Scalar& max_val);
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
                      const std::string& approximate = "none");
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self);
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self);
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self);
 
 // ---- clamp / where / masked_fill (pointwise.cpp) ----
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);

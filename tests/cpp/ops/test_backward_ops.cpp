@@ -156,6 +156,15 @@ TEST(BackwardOps, GradcheckAndGradgradcheck) {
     expect_gradchecks([a](const tensor_list& t) { return tensor_list{gelu_backward(t[0], t[1], a)}; },
                       {leaf(kG, s), leaf(kX, s)}, std::string("gelu_backward ") + a);
   }
+  // hardswish and silu: kX scaled off the kinks at +-3; hardsigmoid_backward is linear in grad.
+  const std::vector<double> x3{-3.5, -2, -0.75, 0.1, 1.5, 2.9, 4.5, 9};
+  expect_gradchecks([](const tensor_list& t) { return tensor_list{hardswish_backward(t[0], t[1])}; },
+                    {leaf(kG, s), leaf(x3, s)}, "hardswish_backward");
+  expect_gradchecks([](const tensor_list& t) { return tensor_list{silu_backward(t[0], t[1])}; },
+                    {leaf(kG, s), leaf(kX, s)}, "silu_backward");
+  Tensor x3t = from_values(x3, s, kFloat64);
+  expect_gradchecks([x3t](const tensor_list& t) { return tensor_list{hardsigmoid_backward(t[0], x3t)}; },
+                    {leaf(kG, s)}, "hardsigmoid_backward");
   expect_gradchecks([](const tensor_list& t) { return tensor_list{mul(t[0], 3)}; }, {leaf(kX, s)}, "mul.Scalar");
   expect_gradchecks([](const tensor_list& t) { return tensor_list{div(t[0], -0.5)}; }, {leaf(kX, s)}, "div.Scalar");
   Tensor sm = from_values(kX, s, kFloat64).softmax(1), lsm = from_values(kX, s, kFloat64).log_softmax(0);

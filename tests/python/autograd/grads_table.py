@@ -128,6 +128,9 @@ GRAD_CASES: List[GradOp] = [
     op("embedding_dense_backward", [T, Fixed([[0, 2, 2], [4, 2, 1]]), 5, -1, False], [((2, 3, 4),)]),
     op("embedding_dense_backward", [T, Fixed([[0, 2, 2], [4, 2, 1]]), 6, 2, True], [((2, 3, 4),)]),
     op("mul.Scalar", [T, 3]), op("div.Scalar", [T, -0.5]),
+    # (silu_backward and hardsigmoid_backward: torch 1.13 has no rule to compare with, their
+    # double backward is gradchecked in test_dispatch_backward_ops.py)
+    op("hardswish_backward", [T, T1], BINARY[:3]),
     # (same shapes: torch 1.13's aten::mse_loss divides a broadcast mean by each operand's own
     # numel; ember's gradient is the mean's, as F.mse_loss's is in both)
     *[op("mse_loss", [T, T1, r], BINARY[:1]) for r in (0, 1, 2)],

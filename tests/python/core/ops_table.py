@@ -563,6 +563,8 @@ CASES: List[Op] = [
     Op("aten::gelu_backward", [T, T1], [torch.float32, torch.float64, torch.bfloat16], [((3, 4), (3, 4)), ((), ())],
        vary_layout=False),
     Op("aten::gelu_backward", [T, T1, "tanh"], FLOATS[:2], [((2, 3, 4), (2, 3, 4))], vary_layout=False),
+    *[Op(f"aten::{n}_backward", [T, T1], [torch.float32, torch.float64, torch.bfloat16], BINARY)
+      for n in ("hardswish", "hardsigmoid", "silu")],
     Op("aten::mul.Scalar", [T, 2], NUMERIC, UNARY), Op("aten::mul.Scalar", [T, 0.5], FLOATS, UNARY),
     Op("aten::div.Scalar", [T, 2], NUMERIC, UNARY), Op("aten::div.Scalar", [T, -0.25], FLOATS, UNARY),
     Op("aten::_softmax_backward_data", [T, T1, 1, torch.float32], [torch.float32], [((3, 4), (3, 4)), ((2, 3, 4), (2, 3, 4))]),

@@ -33,6 +33,9 @@ def layer_cases(T):
         ("Sigmoid", nn.Sigmoid(), x2),
         ("Hardtanh", nn.Hardtanh(), x2),
         ("ReLU6", nn.ReLU6(), x2),
+        ("Hardswish", lambda x: F.hardswish(x * 3), x2),
+        ("Hardsigmoid", lambda x: F.hardsigmoid(x * 3), x2),
+        ("SiLU", lambda x: F.silu(x), x2),
         ("Softmax", nn.Softmax(1), x2),
         ("log_softmax", lambda x: F.log_softmax(x, 1), x2),
         ("cross_entropy", lambda x: F.cross_entropy(x, T.tensor([0, 2, 1, 1])), x2),
@@ -100,7 +103,7 @@ def test_backward_runs_under_overrides_with_plain_gradients(name, how):
 # Layers whose backward ember writes exactly as PyTorch 1.13 does: the same ops, in the same
 # order, under a wrapper and under a mode.
 EXACT = ["Linear", "Conv2d", "BatchNorm2d", "ReLU", "GELU", "GELU_tanh", "Tanh", "Sigmoid",
-         "Hardtanh", "ReLU6", "Softmax", "log_softmax", "cross_entropy", "mse_loss", "MaxPool2d",
+         "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SiLU", "Softmax", "log_softmax", "cross_entropy", "mse_loss", "MaxPool2d",
          "AdaptiveAvgPool2d", "AdaptiveAvgPool2d_2", "Embedding", "reshape", "mean", "pow", "var"]
 
 # The rest: the ops both logs share, where ember's backward differs (docs/python.md, "Known
@@ -178,6 +181,9 @@ def new_op_cases(T):
         ("hardtanh_backward.default", (g, x, -1.0, 1.0), {}),
         ("gelu_backward.default", (g, x), {}),
         ("gelu_backward.default", (g, x), {"approximate": "tanh"}),
+        ("hardswish_backward.default", (g, x * 3), {}),
+        ("hardsigmoid_backward.default", (g, x * 3), {}),
+        ("silu_backward.default", (g, x), {}),
         ("mul.Scalar", (x, 3), {}),
         ("div.Scalar", (x, -0.5), {}),
         ("_softmax_backward_data.default", (g, x.softmax(1), 1, T.float64), {}),
@@ -233,7 +239,12 @@ def test_new_rows_against_torch(case):
 
     tout = first_of(aten(torch, name)(*diff(torch, targs), **tkw))
     eout = first_of(aten(ember, name)(*diff(ember, eargs), **ekw))
-    assert eout.grad_fn.name() == tout.grad_fn.name()
+    if tout.grad_fn.name().endswith("NotImplemented"):
+        # torch 1.13 has no double backward for silu_backward / hardsigmoid_backward; ember's
+        # rule is gradgradchecked below.
+        assert eout.grad_fn.name() == name.split(".")[0].title().replace("_", "") + "Backward0"
+    else:
+        assert eout.grad_fn.name() == tout.grad_fn.name()
     # Meta: the shape and dtype without data.
     meta = [a.to("meta") if isinstance(a, ember.Tensor) else a for a in eargs]
     m = first_of(aten(ember, name)(*meta, **ekw))
@@ -271,6 +282,9 @@ def test_new_rows_error_texts_match_torch():
         lambda T: T.ops.aten.tanh_backward(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
         lambda T: T.ops.aten.sigmoid_backward(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
         lambda T: T.ops.aten.hardtanh_backward(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64), -1, 1),
+        lambda T: T.ops.aten.hardswish_backward(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
+        lambda T: T.ops.aten.hardsigmoid_backward(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
+        lambda T: T.ops.aten.silu_backward(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
         lambda T: T.ops.aten.threshold_backward(T.ones(2, dtype=T.bool), T.ones(2, dtype=T.bool), 0),
         lambda T: T.ops.aten._softmax_backward_data(T.ones(2, 3), T.ones(3, 2), 1, T.float32),
         lambda T: T.ops.aten._softmax_backward_data(T.ones(2, 3), T.ones(2, 3), 2, T.float32),
