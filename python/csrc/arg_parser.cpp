@@ -55,10 +55,10 @@ ArgKind kind_of(const std::string& type_with_alias, int& list_size) {
     list_size = type[open + 1] == ']' ? 0 : std::atoi(type.c_str() + open + 1);
     return ArgKind::IntList;
   }
-  if (type.starts_with("bool[")) {  // convolution_backward's bool[3] output_mask: 0/1 ints
+  if (type.starts_with("bool[")) {  // output_mask of the backward ops: boxed as 0/1 ints
     auto open = type.find('[');
     list_size = type[open + 1] == ']' ? 0 : std::atoi(type.c_str() + open + 1);
-    return ArgKind::IntList;
+    return ArgKind::BoolList;
   }
   if (type == "float") return ArgKind::Float;
   if (type.starts_with("float[")) return ArgKind::FloatList;
@@ -80,6 +80,7 @@ const char* kind_display(ArgKind k) {
     case ArgKind::OptTensorList: return "tuple of Tensors";
     case ArgKind::Int: return "int";
     case ArgKind::IntList: return "tuple of ints";
+    case ArgKind::BoolList: return "tuple of bools";
     case ArgKind::Float: return "float";
     case ArgKind::FloatList: return "tuple of floats";
     case ArgKind::Bool: return "bool";
@@ -245,6 +246,25 @@ bool convert_arg(const ArgSpec& spec, PyObject* obj, bool loose, Value& out) {
       for (auto item : seq) {
         if (!get_int(item.ptr(), v)) return false;
         list.push_back(v);
+      }
+      out = Value(std::move(list));
+      return true;
+    }
+    case ArgKind::BoolList: {
+      // A sequence of bools (ints are taken by truth, as PyTorch's ops accept them), of the
+      // schema's length when it gives one; C++ sees 0/1 ints.
+      if (!is_sequence(obj) || PyUnicode_Check(obj)) return false;
+      py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
+      EMBER_CHECK(spec.list_size == 0 || seq.size() == static_cast<size_t>(spec.list_size),
+                  "Tried to convert a List with ", seq.size(), " elements to a fixed-size array of size ",
+                  spec.list_size);
+      std::vector<int64_t> list;
+      list.reserve(seq.size());
+      for (auto item : seq) {
+        int64_t v;
+        if (PyBool_Check(item.ptr())) list.push_back(item.ptr() == Py_True ? 1 : 0);
+        else if (get_int(item.ptr(), v)) list.push_back(v != 0 ? 1 : 0);
+        else return false;
       }
       out = Value(std::move(list));
       return true;

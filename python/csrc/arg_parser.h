@@ -16,7 +16,7 @@
 namespace ember::python {
 
 enum class ArgKind : uint8_t {
-  Tensor, TensorList, OptTensorList, Int, IntList, Float, FloatList, Bool, Scalar, Dtype, Device,
+  Tensor, TensorList, OptTensorList, Int, IntList, BoolList, Float, FloatList, Bool, Scalar, Dtype, Device,
   Layout, MemoryFormat, Generator, Str,
 };
 
@@ -81,6 +81,9 @@ struct DeprecatedSpelling {
 const std::vector<DeprecatedSpelling>& deprecated_spellings();  // signature_tables.cpp
 /// Overloads ("add.Tensor") whose PyTorch Python function form takes out= (signature_tables.cpp).
 const std::unordered_set<std::string>& out_overloads();
+/// Overloads ("name.overload") PyTorch binds to no Python function or method (reachable as
+/// ember.ops.aten.<name>.<overload> only): a Scalar form that its Tensor form covers.
+const std::unordered_set<std::string>& unbound_overloads();  // signature_tables.cpp
 
 /// Whether keyword `kw` names parameter `spec` (position `index`): its name, `input` for the
 /// first `self`, and the numpy spellings PyTorch accepts (axis, keepdims, x / a / x1, x2).

@@ -348,6 +348,7 @@ void init_ops(py::module_& m) {
   std::vector<std::string> order;
   for (const OpHandle& op : all_ops()) {
     std::string name = op.name().substr(op.name().find("::") + 2);
+    if (unbound_overloads().count(name + "." + op.overload())) continue;
     if (!by_name.count(name)) order.push_back(name);
     by_name[name].push_back(&op);
   }

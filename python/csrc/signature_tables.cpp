@@ -24,6 +24,13 @@ const std::vector<DeprecatedSpelling>& deprecated_spellings() {
   return table;
 }
 
+// PyTorch's SKIP_PYTHON_BINDINGS_SIGNATURES: `x * 2` is mul.Tensor with a wrapped number; the
+// Scalar forms are what C++ (backward formulas) calls.
+const std::unordered_set<std::string>& unbound_overloads() {
+  static const std::unordered_set<std::string> set = {"mul.Scalar", "div.Scalar"};
+  return set;
+}
+
 // Overloads ("name.overload") whose PyTorch Python function signature has `out=`.
 const std::unordered_set<std::string>& out_overloads() {
   static const std::unordered_set<std::string> set = {
@@ -43,6 +50,7 @@ const std::unordered_set<std::string>& out_overloads() {
       "amin.default", "argmax.default", "argmin.default", "var.correction", "std.correction",
       "var.dim", "std.dim", "all.default", "all.dim", "any.default", "any.dim", "cumsum.default",
       "softmax.int", "log_softmax.int", "_softmax.default", "_log_softmax.default",
+      "_log_softmax_backward_data.default",
       "sort.default", "sort.stable", "topk.default", "mm.default", "bmm.default",
       "addmm.default", "matmul.default", "cat.default", "stack.default", "index_select.default",
       "gather.default", "scatter.src", "scatter.value", "scatter_add.default",

@@ -119,6 +119,12 @@ py::object arg_to_py(const Value& v, const SchemaArg& a) {
       return py::float_(s.to_double());
     }
   }
+  if (v.is_int_list() && type_is(a.type.substr(0, a.type.find('[')), "bool")) {
+    // bool[3] output masks (boxed as 0/1 ints) reach handlers as PyTorch's list of bools.
+    py::list l;
+    for (int64_t b : v.to_int_list()) l.append(py::bool_(b != 0));
+    return l;
+  }
   if (v.is_tensor_list()) {  // PyTorch hands Tensor[] arguments to handlers as lists
     py::list l;
     for (const auto& t : v.to_tensor_list()) l.append(py::reinterpret_steal<py::object>(wrap(t)));

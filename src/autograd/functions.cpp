@@ -22,7 +22,7 @@ tensor_list OpNode::apply(tensor_list&& grads) {
   if (grads.size() > 1) {
     for (size_t i = 0; i < grads.size(); ++i) {
       const InputMetadata& md = input_metadata(i);
-      if (!grads[i].defined() && is_floating(md.dtype)) {
+      if (!grads[i].defined() && is_floating(md.dtype) && !nondifferentiable(i)) {
         grads[i] = zeros(md.shape, TensorOptions(md.dtype).device(md.device));
       }
     }
@@ -71,12 +71,11 @@ bool can_steal(const Tensor& g, const Tensor& variable) {
 namespace {
 // PyTorch's clone_obey_contract: a copy with the variable's strides when they are dense and
 // non-overlapping (so that `grad += ...` and optimizers run on matching layouts), else a
-// contiguous one. The ops a dispatch handler sees are PyTorch's but for new_empty_strided, which
-// ember's table lacks: empty_strided with the gradient's options stands in for it.
+// contiguous one: new_empty_strided and copy_, the ops a dispatch handler sees in PyTorch.
 Tensor clone_obey_contract(const Tensor& new_grad, const Tensor& variable) {
   if (!ops::dense_strides_or_empty(variable).empty()) {
-    return empty_strided(variable.sizes(), variable.strides(),
-                         TensorOptions(new_grad.dtype()).device(new_grad.device()))
+    return new_empty_strided(new_grad, variable.sizes(), variable.strides(),
+                             TensorOptions(new_grad.dtype()).device(new_grad.device()))
         .copy_(new_grad);
   }
   return new_grad.clone(MemoryFormat::Contiguous);
@@ -152,8 +151,7 @@ tensor_list CopySlices::apply(tensor_list&& grads) {
   if (!grads[0].defined()) return out;
   // The base's gradient, with the view's elements replaced by fn's gradient w.r.t. the view
   // before the write.
-  Tensor result = empty_strided(base_.sizes, base_.strides,
-                                TensorOptions(grads[0].dtype()).device(grads[0].device()));
+  Tensor result = new_empty_strided(grads[0], base_.sizes, base_.strides);
   result.copy_(grads[0]);
   Tensor grad_slice = result.as_strided(view_.sizes, view_.strides,
                                         view_.offset - base_.offset + result.storage_offset());

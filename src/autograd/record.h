@@ -22,6 +22,7 @@
 // engine reduces and casts them to the input's (Note [Validating gradients] in engine.cpp).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -53,11 +54,20 @@ class OpNode final : public Node {
     saved_.push_back(std::move(v));
     return saved_.size() - 1;
   }
+  /// Output `i` is not differentiable (it never gets a gradient): apply leaves its gradient
+  /// undefined instead of zeros, so backward allocates nothing for it (a dispatch mode sees
+  /// no zeros PyTorch does not make).
+  void set_nondifferentiable(size_t i) {
+    nondiff_.resize(std::max(nondiff_.size(), i + 1));
+    nondiff_[i] = true;
+  }
+  bool nondifferentiable(size_t i) const { return i < nondiff_.size() && nondiff_[i]; }
   Formula formula;
 
  private:
   const char* name_;
   std::vector<SavedVariable> saved_;
+  std::vector<bool> nondiff_;
 };
 
 inline bool requires_grad_of(const Tensor& t) { return t.defined() && t.requires_grad(); }
@@ -154,7 +164,7 @@ class Recorder {
       if (differentiable[i]) {
         attach(outs[i]);
       } else {
-        node_->add_input_metadata(outs[i]);
+        node_->set_nondifferentiable(node_->add_input_metadata(outs[i]));
       }
     }
     return outs;

@@ -1,7 +1,5 @@
 // Activations: hardtanh (a clamp, so integers work too), relu6 = hardtanh(0, 6), and the
 // floating-only hardswish, hardsigmoid, gelu ('none' = erf form, 'tanh' approximation), silu.
-#include <cmath>
-
 #include "../autograd/record.h"
 #include "../backends/cpu/activation_kernels.h"
 #include "../dispatch/boxing.h"
@@ -88,15 +86,6 @@ Tensor gelu_impl(const Tensor& self, const std::string& approximate) {
 using autograd::OpNode;
 using autograd::tensor_list;
 
-Tensor zero_scalar() { return wrapped_scalar_tensor(0.0); }
-
-// hardtanh_backward: the gradient passes strictly inside (min_val, max_val); at the limits and
-// at NaN it is zero, as PyTorch 1.13's (vectorized) CPU kernel computes it.
-Tensor hardtanh_backward(const Tensor& g, const Tensor& self, const Scalar& min_val,
-                         const Scalar& max_val) {
-  return where(logical_and(self > min_val, self < max_val), g, zero_scalar());
-}
-
 // d hardtanh(self, min, max) = grad inside (min, max). The in-place form saves self's old value.
 Tensor hardtanh_autograd(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   autograd::Recorder r("HardtanhBackward0", self);
@@ -122,21 +111,17 @@ Tensor hardtanh__autograd(const Tensor& self, const Scalar& min_val, const Scala
   return self;
 }
 
-// The derivatives of the parameter-free activations, times the incoming gradient `g`.
-// hardswish and hardsigmoid follow PyTorch 1.13's CPU kernels at their kinks and at NaN:
-// hardswish' is 0 below -3, 1 from 3 up, x/3 + 1/2 between (NaN propagates); hardsigmoid' is
-// 1/6 strictly inside (-3, 3), else 0.
+// The derivatives of the parameter-free activations, times the incoming gradient `g`: PyTorch's
+// backward ops (activation_backward.cpp).
 template <ActivationOp Op>
 Tensor activation_backward(const Tensor& g, const Tensor& x) {
   if constexpr (Op == ActivationOp::Hardswish) {
-    return where(x < -3, zero_scalar(), where(x >= 3, g, g * (x / 3 + 0.5)));
+    return hardswish_backward(g, x);
   } else if constexpr (Op == ActivationOp::Hardsigmoid) {
-    return where(logical_and(x > -3, x < 3), g / 6, zero_scalar());
+    return hardsigmoid_backward(g, x);
   } else {
     static_assert(Op == ActivationOp::Silu);
-    // Written with differentiable ops (PyTorch's infinitely_differentiable_silu_backward).
-    const Tensor s = x.sigmoid();
-    return g * s * (1 + x * (1 - s));
+    return silu_backward(g, x);
   }
 }
 
@@ -173,51 +158,6 @@ Tensor activation__autograd(const Tensor& self) {
     return tensor_list{activation_backward<Op>(g[0], n.saved(0))};
   });
   return self;
-}
-
-// Note [gelu's derivatives]
-// gelu' needs the normal CDF (erf), which no Tensor op computes, so, as in PyTorch, the first
-// derivative is a function of its own, gelu_backward(grad, self) = grad * gelu'(self), computed by
-// a kernel and recorded as GeluBackwardBackward0. Its own derivatives are Tensor ops (gelu'' needs
-// only exp, or tanh for the approximation), so gelu is differentiable to any order.
-
-// gelu''(x) for the two forms.
-Tensor gelu_second_derivative(const Tensor& x, bool tanh_form) {
-  if (!tanh_form) {
-    // d/dx [Phi(x) + x phi(x)] = phi(x) (2 - x^2), phi the standard normal density.
-    const double inv_sqrt_2pi = M_2_SQRTPI * M_SQRT1_2 * 0.5;
-    const Tensor x2 = x * x;
-    return (-0.5 * x2).exp() * inv_sqrt_2pi * (2 - x2);
-  }
-  // gelu'(x) = (1 + t) / 2 + x (1 - t^2) h / 2 with t = tanh(u), u = b (x + k x^3) and
-  // h = u' = b (1 + 3 k x^2), so gelu''(x) = (1 - t^2) (h - x t h^2 + 3 b k x^2).
-  const double b = M_SQRT2 * M_2_SQRTPI * 0.5, k = 0.044715;
-  const Tensor x2 = x * x;
-  const Tensor t = (b * (x + k * x2 * x)).tanh();
-  const Tensor h = b * (1 + 3 * k * x2);
-  return (1 - t * t) * (h - x * t * h * h + 3 * b * k * x2);
-}
-
-Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
-  autograd::Recorder r("GeluBackwardBackward0", grad, self);
-  const bool tanh_form = approximate == "tanh";
-  Tensor out = r.forward([&] {
-    const ScalarType dtype = result_type(grad, self);
-    Tensor res =
-        ops::new_output(broadcast_shapes(grad.sizes(), self.sizes()), dtype, self.device(),
-                        {grad, self});
-    if (!res.is_meta())
-      cpu::gelu_backward_kernel(res, ops::cast(grad, dtype), ops::cast(self, dtype), tanh_form);
-    return res;
-  });
-  if (!r) return out;
-  const size_t grad_ = r.save_if(r.needs(1), grad), self_ = r.save(self);
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    const Tensor x = n.saved(self_);
-    return tensor_list{
-        n.needs(0) ? gelu_backward(g[0], x, approximate) : Tensor(),
-        n.needs(1) ? g[0] * n.saved(grad_) * gelu_second_derivative(x, tanh_form) : Tensor()};
-  });
 }
 
 // d gelu(self) = gelu_backward(grad, self) (Note [gelu's derivatives]).

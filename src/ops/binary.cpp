@@ -634,7 +634,7 @@ OpNode::Formula pow_scalar_formula(size_t self_, const Scalar& exponent) {
     const Tensor self = n.saved(self_);
     if (!exponent.is_bool() && exponent.to_double() == 0.0) return tensor_list{zeros_like(self)};
     const double e = exponent.to_double();
-    return tensor_list{g[0] * (e * self.pow(e - 1))};
+    return tensor_list{g[0] * mul(self.pow(e - 1), exponent)};  // mul.Scalar, as PyTorch
   };
 }
 

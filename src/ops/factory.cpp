@@ -52,6 +52,14 @@ Tensor empty_strided_impl(IntArrayRef size, IntArrayRef stride, OptDtype dtype, 
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, size, stride, 0));
 }
 
+// As empty_strided, with dtype and device from self unless given (PyTorch's new_empty_strided,
+// what backward's AccumulateGrad and CopySlices allocate gradients with).
+Tensor new_empty_strided_impl(const Tensor& self, IntArrayRef size, IntArrayRef stride, OptDtype dtype,
+                              OptLayout layout, OptDevice device, OptBool pin) {
+  return empty_strided_impl(size, stride, dtype ? dtype : OptDtype(self.dtype()), layout,
+                            device ? device : OptDevice(self.device()), pin);
+}
+
 Tensor full_impl(IntArrayRef size, const Scalar& value, OptDtype dtype, OptLayout layout,
                  OptDevice device, OptBool pin) {
   Tensor t = empty_impl(size, dtype ? dtype : OptDtype(value.dtype()), layout, device, pin, std::nullopt);
@@ -76,6 +84,11 @@ Tensor empty_op(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice de
 Tensor empty_strided_op(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,
                         OptDevice device, OptBool pin) {
   return dispatch::call<empty_strided_impl>(OpId::empty_strided, size, stride, dtype, layout, device, pin);
+}
+Tensor new_empty_strided_op(const Tensor& self, IntArrayRef size, IntArrayRef stride, OptDtype dtype,
+                            OptLayout layout, OptDevice device, OptBool pin) {
+  return dispatch::call<new_empty_strided_impl>(OpId::new_empty_strided, self, size, stride, dtype,
+                                                layout, device, pin);
 }
 Tensor zeros_op(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin) {
   return dispatch::call<zeros_impl>(OpId::zeros, size, dtype, layout, device, pin);
@@ -148,6 +161,12 @@ Tensor empty_like(const Tensor& self, TensorOptions o, MemoryFormat memory_forma
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   return empty_strided_op(sizes, strides, o.dtype_, std::nullopt, o.device_, std::nullopt);
 }
+Tensor new_empty_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
+  // Options given as a tensor's (a dtype) carry its layout too, as PyTorch's t.options() do
+  // (a dispatch handler sees layout=strided beside them).
+  return new_empty_strided_op(self, sizes, strides, o.dtype_, o.dtype_ ? OptLayout(0) : std::nullopt,
+                              o.device_, std::nullopt);
+}
 Tensor zeros(IntArrayRef sizes, TensorOptions o) {
   return zeros_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
 }
@@ -172,6 +191,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions o) 
 
 EMBER_REGISTER_OP(empty_memory_format, &empty_op);
 EMBER_REGISTER_OP(empty_strided, &empty_strided_op);
+EMBER_REGISTER_OP(new_empty_strided, &new_empty_strided_op);
 EMBER_REGISTER_OP(zeros, &zeros_op);
 EMBER_REGISTER_OP(ones, &ones_op);
 EMBER_REGISTER_OP(full, &full_op);
@@ -197,6 +217,9 @@ const bool like_autograd_registered = [] {
   using dispatch::register_autograd;
   register_autograd(OpId::empty_like, &like_below_autograd<empty_like_op, Tensor, OptDtype,
                                                            OptLayout, OptDevice, OptBool, OptFormat>);
+  register_autograd(OpId::new_empty_strided,
+                    &like_below_autograd<new_empty_strided_op, Tensor, IntArrayRef, IntArrayRef,
+                                         OptDtype, OptLayout, OptDevice, OptBool>);
   register_autograd(OpId::zeros_like, &like_below_autograd<zeros_like_op, Tensor, OptDtype,
                                                            OptLayout, OptDevice, OptBool, OptFormat>);
   register_autograd(OpId::ones_like, &like_below_autograd<ones_like_op, Tensor, OptDtype,

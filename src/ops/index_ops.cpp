@@ -369,10 +369,47 @@ Tensor scatter_value_autograd(const Tensor& self, const int64_t& dim, const Tens
   }
 }
 
-// d embedding(weight, indices) = the dense gradient of weight: each looked-up row's gradient
-// added into its row (repeats accumulate), scaled by 1 / (the row's count in indices) with
-// scale_grad_by_freq; rows equal to padding_idx (when >= 0, as aten's) get none. PyTorch saves
-// weight and indices. `sparse` asks for a sparse gradient, a layout ember has not: dense.
+// The factor each looked-up row's gradient is scaled by in embedding's backward: 1 / (the row's
+// count in indices) with scale_grad_by_freq, 0 for rows equal to padding_idx (when >= 0, as
+// aten's); undefined when every factor is 1. No history: it depends on indices only.
+Tensor embedding_row_factor(const Tensor& idx, int64_t num_weights, int64_t padding_idx,
+                            bool scale_grad_by_freq, const TensorOptions& opts) {
+  if (!scale_grad_by_freq && padding_idx < 0) return Tensor();
+  Tensor factor = ones({idx.numel()}, opts);
+  if (scale_grad_by_freq) {
+    Tensor counts = zeros({num_weights}, opts).scatter_add(0, idx, factor);
+    factor = 1.0 / counts.gather(0, idx);
+  }
+  if (padding_idx >= 0) factor = factor * (idx != padding_idx).to(opts.dtype_.value_or(kFloat32));
+  return factor;
+}
+
+// embedding_dense_backward (PyTorch's op for embedding's gradient): each looked-up row's
+// gradient added into its row of a (num_weights, D) result (repeats accumulate), scaled by
+// embedding_row_factor. A body of Tensor ops on plain tensors (below every layer).
+Tensor embedding_dense_backward_impl(const Tensor& grad_output, const Tensor& indices,
+                                     int64_t num_weights, int64_t padding_idx,
+                                     bool scale_grad_by_freq) {
+  EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32,
+              "Expected tensor for argument #1 'indices' to have one of the following scalar "
+              "types: Long, Int; but got ember.", scalar_type_name(indices.dtype()),
+              "Tensor instead (while checking arguments for embedding_backward)");
+  EMBER_CHECK(grad_output.dim() >= 1, "embedding_dense_backward: expected grad_output with at least ",
+              "1 dimension, but got a 0-d tensor");
+  const int64_t cols = grad_output.size(-1);
+  const TensorOptions opts = TensorOptions(grad_output.dtype()).device(grad_output.device());
+  if (grad_output.is_meta()) return empty({num_weights, cols}, opts);
+  Tensor idx = indices.reshape({-1}).to(kInt64);
+  Tensor grad_rows = grad_output.reshape({idx.numel(), cols});
+  Tensor factor = embedding_row_factor(idx, num_weights, padding_idx, scale_grad_by_freq, opts);
+  if (factor.defined()) grad_rows = grad_rows * factor.unsqueeze(1);
+  Tensor grad = zeros({num_weights, cols}, opts);
+  index_put_(grad, {idx}, grad_rows, /*accumulate=*/true);
+  return grad;
+}
+
+// d embedding(weight, indices) = embedding_dense_backward(grad, indices, rows, ...). PyTorch
+// saves weight and indices. `sparse` asks for a sparse gradient, a layout ember has not: dense.
 Tensor embedding_autograd(const Tensor& weight, const Tensor& indices, const int64_t& padding_idx,
                           const bool& scale_grad_by_freq, const bool& sparse) {
   autograd::Recorder r("EmbeddingBackward0", weight);
@@ -382,24 +419,35 @@ Tensor embedding_autograd(const Tensor& weight, const Tensor& indices, const int
   if (!r) return out;
   const size_t weight_ = r.save(weight), indices_ = r.save(indices);
   return r.finish(out, [weight_, indices_, padding_idx, scale_grad_by_freq](OpNode& n, const tensor_list& g) {
-    Tensor w = n.saved(weight_);
-    const int64_t rows = w.size(0), cols = w.size(1);
+    const int64_t rows = n.saved(weight_).size(0);
+    return tensor_list{embedding_dense_backward(g[0], n.saved(indices_), rows, padding_idx,
+                                                scale_grad_by_freq)};
+  });
+}
+
+// d embedding_dense_backward(go, ...) for go: the rows of grad that were looked up, scaled by
+// the same factor (linear in go; no gradient for indices).
+Tensor embedding_dense_backward_autograd(const Tensor& grad_output, const Tensor& indices,
+                                         const int64_t& num_weights, const int64_t& padding_idx,
+                                         const bool& scale_grad_by_freq) {
+  autograd::Recorder r("EmbeddingDenseBackwardBackward0", grad_output);
+  Tensor out = r.forward([&] {
+    return dispatch::call<embedding_dense_backward_impl>(OpId::embedding_dense_backward, grad_output,
+                                                         indices, num_weights, padding_idx,
+                                                         scale_grad_by_freq);
+  });
+  if (!r) return out;
+  const size_t indices_ = r.save(indices);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor indices = n.saved(indices_);
+    Tensor idx = indices.reshape({-1}).to(kInt64);
+    Tensor rows = g[0].index_select(0, idx);
     const TensorOptions opts = TensorOptions(g[0].dtype()).device(g[0].device());
-    Tensor idx = n.saved(indices_).reshape({-1}).to(kInt64);
-    Tensor grad_rows = g[0].reshape({idx.numel(), cols});
-    if (scale_grad_by_freq || padding_idx >= 0) {
-      // Per looked-up row: the factor its gradient is scaled by (no history: only indices).
-      Tensor factor = ones({idx.numel()}, opts);
-      if (scale_grad_by_freq) {
-        Tensor counts = zeros({rows}, opts).scatter_add(0, idx, factor);
-        factor = 1.0 / counts.gather(0, idx);
-      }
-      if (padding_idx >= 0) factor = factor * (idx != padding_idx).to(g[0].dtype());
-      grad_rows = grad_rows * factor.unsqueeze(1);
-    }
-    Tensor grad = zeros({rows, cols}, opts);
-    index_put_(grad, {idx}, grad_rows, /*accumulate=*/true);
-    return tensor_list{grad};
+    Tensor factor = embedding_row_factor(idx, num_weights, padding_idx, scale_grad_by_freq, opts);
+    if (factor.defined()) rows = rows * factor.unsqueeze(1);
+    DimVector sizes = indices.sizes().vec();
+    sizes.push_back(g[0].size(1));
+    return tensor_list{rows.reshape(sizes)};
   });
 }
 
@@ -414,6 +462,7 @@ EMBER_REGISTER_AUTOGRAD(scatter_add_, (&scatter_src_autograd<OpId::scatter_add_,
 EMBER_REGISTER_AUTOGRAD(scatter_value, (&scatter_value_autograd<OpId::scatter_value, scatter_value_impl>));
 EMBER_REGISTER_AUTOGRAD(scatter__value, (&scatter_value_autograd<OpId::scatter__value, scatter__value_impl>));
 EMBER_REGISTER_AUTOGRAD(embedding, &embedding_autograd);
+EMBER_REGISTER_AUTOGRAD(embedding_dense_backward, &embedding_dense_backward_autograd);
 
 namespace {
 
@@ -487,6 +536,13 @@ EMBER_REGISTER_OP(scatter__value, &scatter__value_op);
 EMBER_REGISTER_OP(scatter_add, static_cast<ScatterAddFn>(&scatter_add));
 EMBER_REGISTER_OP(scatter_add_, &scatter_add__op);
 EMBER_REGISTER_OP(embedding, &embedding_op);
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                int64_t padding_idx, bool scale_grad_by_freq) {
+  return dispatch::call<embedding_dense_backward_impl>(OpId::embedding_dense_backward, grad_output,
+                                                       indices, num_weights, padding_idx,
+                                                       scale_grad_by_freq);
+}
+EMBER_REGISTER_OP(embedding_dense_backward, &embedding_dense_backward);
 
 // ---- Tensor methods ----
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {

@@ -298,7 +298,7 @@ Tensor mean_autograd(const Tensor& self, const std::optional<ScalarType>& dtype)
   Tensor out = r.forward([&] { return dispatch::call<mean_impl>(OpId::mean, self, dtype); });
   if (!r) return out;
   return r.finish(out, [sizes = self.sizes().vec(), n = self.numel()](OpNode&, const tensor_list& g) {
-    return tensor_list{g[0].expand(sizes) / n};
+    return tensor_list{div(g[0].expand(sizes), n)};  // div.Scalar, as PyTorch
   });
 }
 
@@ -313,7 +313,7 @@ Tensor mean_dim_autograd(const Tensor& self, const std::optional<std::vector<int
   const int64_t n = ops::reduced_numel(sizes, reduced);
   return r.finish(out, [sizes, reduced, keepdim, n](OpNode&, const tensor_list& g) {
     Tensor grad = keepdim ? g[0] : unsqueeze_to(g[0], reduced, static_cast<int64_t>(sizes.size()));
-    return tensor_list{grad.expand(sizes) / n};
+    return tensor_list{div(grad.expand(sizes), n)};
   });
 }
 

@@ -67,13 +67,14 @@ Tensor var_backward(Tensor grad, const Tensor& self, const std::vector<int64_t>&
                     double correction, bool keepdim) {
   if (!keepdim) grad = ops::unsqueeze_to(grad, dims, self.dim());
   const double dof = static_cast<double>(ops::reduced_numel(self.sizes(), dims)) - correction;
-  return (2.0 / dof) * grad * (self - self.mean(dims, true));
+  // mul.Scalar and (over every dim) mean.default, as PyTorch's var_backward.
+  return mul(grad, 2.0 / dof) * (self - (dims.empty() ? self.mean() : self.mean(dims, true)));
 }
 
 // d std = d var / (2 std), 0 where std is 0.
 Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
                     const std::vector<int64_t>& dims, double correction, bool keepdim) {
-  Tensor grad_var = (grad / (result * 2)).masked_fill(result == 0, 0);
+  Tensor grad_var = (grad / mul(result, 2)).masked_fill(result == 0, 0);
   return var_backward(grad_var, self, dims, correction, keepdim);
 }
 

@@ -6,8 +6,6 @@
 // type Float can't be cast to the desired output type Long"); logical_not returns bool (in place
 // it writes 0/1 in self's dtype); the others keep the input's dtype.
 #include "../autograd/record.h"
-#include "../backends/cpu/activation_kernels.h"
-#include "../backends/cpu/layout.h"
 #include "../backends/cpu/unary_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -125,22 +123,6 @@ constexpr UnaryRule unary_rule(UnaryOp op) {
   return {"", Saved::Nothing};
 }
 
-// relu's gradient in one fused pass (PyTorch's threshold_backward) instead of le + where, when
-// the backward builds no graph and both are plain CPU tensors of one floating dtype and layout
-// (a subclass or mode still sees the le / where ops, and create_graph differentiates them).
-Tensor relu_backward_fused(const Tensor& g, const Tensor& s) {
-  if (GradMode::is_enabled() || !g.is_cpu() || !s.is_cpu() || g.dtype() != s.dtype() ||
-      !is_floating(g.dtype()) || g.sizes() != s.sizes() || g.strides() != s.strides() ||
-      !((dispatch::tensor_keys(g, s) | dispatch::local_state().included) & dispatch::kSlowPathKeys)
-           .empty() ||
-      !(g.is_contiguous() || cpu::is_channels_last_4d(g))) {
-    return Tensor();
-  }
-  Tensor out = cpu::empty_like_layout(g.sizes(), g, g.dtype());
-  cpu::threshold_backward_kernel(out, g, s, 0.0);
-  return out;
-}
-
 // d op(x) for incoming gradient `g`, with `s` the saved self or result (unary_rule).
 template <UnaryOp Op>
 Tensor unary_backward(const Tensor& g, const Tensor& s) {
@@ -151,17 +133,15 @@ Tensor unary_backward(const Tensor& g, const Tensor& s) {
   if constexpr (Op == UnaryOp::Log) return g / s;
   if constexpr (Op == UnaryOp::Log1p) return g / (s + 1);
   if constexpr (Op == UnaryOp::Expm1) return g * (s + 1);
-  if constexpr (Op == UnaryOp::Sqrt) return g / (2 * s);
-  if constexpr (Op == UnaryOp::Rsqrt) return -0.5 * g * s.pow(3);
+  if constexpr (Op == UnaryOp::Sqrt) return g / mul(s, 2);
+  if constexpr (Op == UnaryOp::Rsqrt) return mul(g, -0.5) * s.pow(3);
   if constexpr (Op == UnaryOp::Sin) return g * s.cos();
   if constexpr (Op == UnaryOp::Cos) return g * -s.sin();
-  if constexpr (Op == UnaryOp::Tanh) return g * (1 - s * s);
-  if constexpr (Op == UnaryOp::Sigmoid) return g * (1 - s) * s;
+  // PyTorch's ops of their own (Note [Backward formulas call ops]); relu's is
   // threshold_backward(grad, result, 0): zero where result <= 0, so a NaN passes the gradient.
-  if constexpr (Op == UnaryOp::Relu) {
-    if (Tensor fused = relu_backward_fused(g, s); fused.defined()) return fused;
-    return where(s <= 0, wrapped_scalar_tensor(0.0), g);
-  }
+  if constexpr (Op == UnaryOp::Tanh) return tanh_backward(g, s);
+  if constexpr (Op == UnaryOp::Sigmoid) return sigmoid_backward(g, s);
+  if constexpr (Op == UnaryOp::Relu) return threshold_backward(g, s, 0);
   return Tensor();
 }
 

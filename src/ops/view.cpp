@@ -119,6 +119,13 @@ Tensor unsafe_view_impl(const Tensor& self, IntArrayRef size) {
   return ops::make_view(self, shape, *strides, self.storage_offset());
 }
 
+// PyTorch's reshape, where the shape can be a view: the strides are computed by the caller.
+Tensor reshape_alias_impl(const Tensor& self, IntArrayRef size, IntArrayRef stride) {
+  EMBER_CHECK(size.size() == stride.size(), "_reshape_alias: mismatch in length of strides and shape (",
+              size.size(), " vs ", stride.size(), ")");
+  return ops::make_view(self, size, stride, self.storage_offset());
+}
+
 Tensor transpose_impl(const Tensor& self, int64_t dim0, int64_t dim1) {
   int64_t nd = self.dim();
   int64_t a = wrap_dim(dim0, nd), b = wrap_dim(dim1, nd);
@@ -325,6 +332,17 @@ Tensor view_autograd(const Tensor& self, const IntArrayRef& size) {
   });
 }
 
+// d _reshape_alias(self, size, stride) = grad.reshape(self.sizes)
+Tensor reshape_alias_autograd(const Tensor& self, const IntArrayRef& size, const IntArrayRef& stride) {
+  autograd::Recorder r("ReshapeAliasBackward0", self);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<reshape_alias_impl>(OpId::_reshape_alias, self, size, stride); });
+  if (!r) return out;
+  return finish_view(r, self, out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
+    return tensor_list{g[0].reshape(sizes)};
+  });
+}
+
 // d expand(self, sizes) = grad summed down to self's shape (the engine's sum_to)
 Tensor expand_autograd(const Tensor& self, const IntArrayRef& sizes, const bool& implicit) {
   autograd::Recorder r("ExpandBackward0", self);
@@ -522,6 +540,7 @@ std::vector<Tensor> unbind_autograd(const Tensor& self, const int64_t& dim) {
 }
 
 EMBER_REGISTER_AUTOGRAD(view, (&view_autograd<OpId::view, view_impl>));
+EMBER_REGISTER_AUTOGRAD(_reshape_alias, &reshape_alias_autograd);
 EMBER_REGISTER_AUTOGRAD(_unsafe_view, (&view_autograd<OpId::_unsafe_view, unsafe_view_impl>));
 EMBER_REGISTER_AUTOGRAD(expand, &expand_autograd);
 EMBER_REGISTER_AUTOGRAD(unsqueeze, &unsqueeze_autograd);
@@ -553,8 +572,10 @@ Tensor slice_op(const Tensor& self, int64_t dim, std::optional<int64_t> start,
 // ---- composites ----
 Tensor reshape_impl(const Tensor& self, IntArrayRef shape) {
   DimVector sizes = infer_size(shape, self.numel());
-  if (view_strides(self.sizes(), self.strides(), sizes)) return view_op(self, sizes);
-  return unsafe_view_op(ember::clone(self).contiguous(), sizes);
+  // As PyTorch 1.13: a shape that can be a view is aten::_reshape_alias (ReshapeAliasBackward0).
+  if (auto strides = view_strides(self.sizes(), self.strides(), sizes))
+    return _reshape_alias(self, sizes, *strides);
+  return unsafe_view_op(self.clone(MemoryFormat::Contiguous), sizes);  // one clone, as PyTorch
 }
 Tensor reshape_op(const Tensor& self, IntArrayRef shape) {
   return dispatch::call<reshape_impl>(OpId::reshape, self, shape);
@@ -639,6 +660,9 @@ std::vector<Tensor> chunk_impl(const Tensor& self, int64_t chunks, int64_t dim) 
 // ---- public API ----
 Tensor view(const Tensor& self, IntArrayRef sizes) { return view_op(self, sizes); }
 Tensor _unsafe_view(const Tensor& self, IntArrayRef sizes) { return unsafe_view_op(self, sizes); }
+Tensor _reshape_alias(const Tensor& self, IntArrayRef sizes, IntArrayRef strides) {
+  return dispatch::call<reshape_alias_impl>(OpId::_reshape_alias, self, sizes, strides);
+}
 Tensor reshape(const Tensor& self, IntArrayRef sizes) { return reshape_op(self, sizes); }
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   return flatten_op(self, start_dim, end_dim);
@@ -693,6 +717,7 @@ using SqueezeDimFn = Tensor (*)(const Tensor&, int64_t);
 using SqueezeFn = Tensor (*)(const Tensor&);
 EMBER_REGISTER_OP(view, &view_op);
 EMBER_REGISTER_OP(_unsafe_view, &unsafe_view_op);
+EMBER_REGISTER_OP(_reshape_alias, &_reshape_alias);
 EMBER_REGISTER_OP(reshape, &reshape_op);
 EMBER_REGISTER_OP(flatten_using_ints, &flatten_op);
 EMBER_REGISTER_OP(unflatten_int, &unflatten_op);

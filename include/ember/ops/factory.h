@@ -21,6 +21,9 @@ Tensor empty(IntArrayRef sizes, TensorOptions options = {});
 /// A dense tensor laid out in `memory_format` (Contiguous or ChannelsLast).
 Tensor empty(IntArrayRef sizes, TensorOptions options, MemoryFormat memory_format);
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});
+/// empty_strided with self's dtype and device unless `options` gives them.
+Tensor new_empty_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides,
+                         TensorOptions options = {});
 Tensor zeros(IntArrayRef sizes, TensorOptions options = {});
 Tensor ones(IntArrayRef sizes, TensorOptions options = {});
 /// dtype defaults to the scalar's: int64 for ints, default float for floats, bool for bools.

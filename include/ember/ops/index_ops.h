@@ -23,5 +23,10 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
 /// [-num_embeddings, num_embeddings)), scale_grad_by_freq and sparse only shape the gradient.
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1,
                  bool scale_grad_by_freq = false, bool sparse = false);
+/// embedding's gradient for weight (PyTorch's op): a (num_weights, D) tensor, each looked-up
+/// row's gradient added into its row, scaled by 1 / count with scale_grad_by_freq, none for
+/// rows equal to padding_idx (>= 0).
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                int64_t padding_idx, bool scale_grad_by_freq);
 
 }  // namespace ember

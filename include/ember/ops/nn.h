@@ -1,7 +1,8 @@
-// The aten ops behind ember::nn::functional: losses, layer_norm and bilinear. Each is a
-// Composite row of src/dispatch/ops.def with PyTorch's schema: its body calls differentiable
+// The aten ops behind ember::nn::functional: losses, layer_norm and bilinear. Most are
+// Composite rows of src/dispatch/ops.def with PyTorch's schema: the body calls differentiable
 // primitives, so autograd needs no rule of its own, and a torch_function handler sees the op by
-// its aten name (aten::cross_entropy_loss, ...). These take the schema's arguments as they are
+// its aten name (aten::cross_entropy_loss, ...). mse_loss and nll_loss's nll_loss_forward are
+// primitives with PyTorch's backward ops (Note [Losses are composites] in loss.cpp). These take the schema's arguments as they are
 // (reduction as an int: 0 none, 1 mean, 2 sum); most code wants the functional forms in
 // ember/nn/functional.h, which take nn::functional::Reduction.
 //
@@ -9,6 +10,7 @@
 #pragma once
 
 #include <optional>
+#include <tuple>
 
 #include "ember/tensor.h"
 
@@ -17,6 +19,9 @@ namespace ember {
 // ---- src/nn/functional/loss.cpp ----
 /// (self - target)^2, broadcast, then reduced. Floating results only ("mse_cpu" not implemented).
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+/// Its gradient for self: 2 (self - target) grad_output, / self.numel() for the mean.
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         int64_t reduction);
 /// |self - target|, broadcast, then reduced.
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
 /// 0.5 z^2 / beta where z = |self - target| < beta, else z - 0.5 beta (beta 0: l1_loss).
@@ -38,6 +43,20 @@ Tensor nll_loss(const Tensor& self, const Tensor& target,
 Tensor nll_loss2d(const Tensor& self, const Tensor& target,
                   const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1,
                   int64_t ignore_index = -100);
+/// The primitives under nll_loss / nll_loss2d: (loss, total_weight), total_weight the summed
+/// weights of the targets kept (0 for reduction none), and the gradient for self.
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction,
+                                            int64_t ignore_index);
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction,
+                         int64_t ignore_index, const Tensor& total_weight);
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
+                                              const std::optional<Tensor>& weight,
+                                              int64_t reduction, int64_t ignore_index);
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           const std::optional<Tensor>& weight, int64_t reduction,
+                           int64_t ignore_index, const Tensor& total_weight);
 /// nll_loss for any input [C], [N, C] or [N, C, d1, ..., dk] (what F.nll_loss calls).
 Tensor nll_loss_nd(const Tensor& self, const Tensor& target,
                    const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1,

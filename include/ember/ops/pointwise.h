@@ -19,6 +19,10 @@ Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
 Tensor mul(const Tensor& self, const Tensor& other);
 Tensor div(const Tensor& self, const Tensor& other,
            std::optional<std::string> rounding_mode = std::nullopt);
+/// mul.Scalar / div.Scalar (binary_scalar.cpp): `ember::mul(t, 2)`; operators (`t * 2`) are
+/// mul.Tensor with a wrapped number, as Python's are in PyTorch.
+Tensor mul(const Tensor& self, const Scalar& other);
+Tensor div(const Tensor& self, const Scalar& other);
 Tensor remainder(const Tensor& self, const Tensor& other);
 Tensor pow(const Tensor& self, const Tensor& exponent);
 Tensor pow(const Tensor& self, const Scalar& exponent);
@@ -89,6 +93,19 @@ Tensor& hardsigmoid_(Tensor& self);
 Tensor gelu(const Tensor& self, const std::string& approximate = "none");
 Tensor silu(const Tensor& self);
 Tensor& silu_(Tensor& self);
+
+// ---- first derivatives as ops, as PyTorch's (activation_backward.cpp) ----
+//   ember::threshold_backward(grad, relu_result, 0)  // grad where relu_result > 0, else 0
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);      // grad (1 - y^2)
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output);   // grad (1 - y) y
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val);
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
+                     const std::string& approximate = "none");
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self);
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self);
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self);
 
 // ---- clamp / where / masked_fill (pointwise.cpp) ----
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);

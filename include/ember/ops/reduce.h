@@ -50,6 +50,12 @@ Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype 
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float);
 Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float);
+/// Their gradients, as PyTorch's ops: y (g - sum(g y)) and g - exp(y) sum(g) along dim, `y` the
+/// forward's output, `input_dtype` the forward input's dtype.
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                              ScalarType input_dtype);
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  ScalarType input_dtype);
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim = -1,
                                 bool descending = false);

@@ -11,6 +11,8 @@ namespace ember {
 Tensor view(const Tensor& self, IntArrayRef sizes);
 /// A view with new sizes even where `view` would refuse (used by reshape after a copy).
 Tensor _unsafe_view(const Tensor& self, IntArrayRef sizes);
+/// A view of self with the given sizes and strides (what reshape is when it can be a view).
+Tensor _reshape_alias(const Tensor& self, IntArrayRef sizes, IntArrayRef strides);
 Tensor reshape(const Tensor& self, IntArrayRef sizes);
 Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes);

@@ -84,13 +84,45 @@ void gelu_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& s
 }
 
 void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self,
-                               double threshold) {
+                               const Scalar& threshold) {
   ElementwiseLoop loop({out, grad, self});
-  dispatch_types(kFloatTypes, out.dtype(), "threshold_backward", [&]<class T>() {
+  dispatch_types(kRealTypes, out.dtype(), "threshold_cpu", [&]<class T>() {
     using M = opmath_t<T>;
-    const M th = static_cast<M>(threshold);
+    const M th = is_floating(out.dtype()) ? static_cast<M>(threshold.to_double())
+                                          : static_cast<M>(threshold.to_int());
     // A select, not a branch, so the loop vectorizes; a NaN self is not <= th and passes grad.
     return loop.run<T, T, T>([th](T g, T x) { return static_cast<M>(x) <= th ? T(0) : g; });
+  });
+}
+
+void tanh_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& output) {
+  ElementwiseLoop loop({out, grad, output});
+  dispatch_types(kFloatTypes, out.dtype(), "tanh_backward_cpu", [&]<class T>() {
+    using M = opmath_t<T>;
+    return loop.run<T, T, T>([](T g, T y) { return T(M(g) * (M(1) - M(y) * M(y))); });
+  });
+}
+
+void sigmoid_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& output) {
+  ElementwiseLoop loop({out, grad, output});
+  dispatch_types(kFloatTypes, out.dtype(), "sigmoid_backward_cpu", [&]<class T>() {
+    using M = opmath_t<T>;
+    return loop.run<T, T, T>([](T g, T y) { return T(M(g) * (M(1) - M(y)) * M(y)); });
+  });
+}
+
+void hardtanh_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self,
+                              double min_val, double max_val) {
+  ElementwiseLoop loop({out, grad, self});
+  // PyTorch 1.13's kernel is hardshrink_backward's (hence the name in its dtype error).
+  dispatch_types(TypeList<float, double>{}, out.dtype(), "hardshrink_backward_cpu", [&]<class T>() {
+    using M = opmath_t<T>;
+    const M lo = static_cast<M>(min_val), hi = static_cast<M>(max_val);
+    // Strictly inside (lo, hi), as PyTorch's vectorized loop: the limits and NaN give 0.
+    return loop.run<T, T, T>([lo, hi](T g, T x) {
+      const M v = static_cast<M>(x);
+      return v > lo && v < hi ? g : T(0);
+    });
   });
 }
 

@@ -23,8 +23,16 @@ void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in);
 void gelu_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self, bool tanh);
 
 /// out = self <= threshold ? 0 : grad, PyTorch's threshold_backward (relu's backward with
-/// threshold 0, self its result). All three of one floating dtype and out's shape.
+/// threshold 0, self its result). All three of one real dtype; grad and self broadcast to out.
 void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self,
-                               double threshold);
+                               const Scalar& threshold);
+/// out = grad * (1 - output^2) (tanh_backward) and grad * (1 - output) * output
+/// (sigmoid_backward). Floating dtypes, all three of one dtype.
+void tanh_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& output);
+void sigmoid_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& output);
+/// out = min_val < self < max_val ? grad : 0 (hardtanh_backward). float and double, as
+/// PyTorch 1.13's kernel.
+void hardtanh_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self,
+                              double min_val, double max_val);
 
 }  // namespace ember::cpu

@@ -1,13 +1,19 @@
-// Pointwise losses: mse_loss, l1_loss, smooth_l1_loss, binary_cross_entropy_with_logits
-// (Composite rows of ops.def), their nn::functional forms, and the reduction helpers.
+// Pointwise losses: mse_loss (a primitive with mse_loss_backward), l1_loss, smooth_l1_loss,
+// binary_cross_entropy_with_logits (Composite rows of ops.def), their nn::functional forms, and
+// the reduction helpers.
 //
 // Note [Losses are composites]: PyTorch has fused kernels and hand-written backward formulas
-// for most losses; ember writes each one with differentiable primitives, so autograd,
+// for most losses; ember writes most with differentiable primitives, so autograd,
 // gradgradcheck and meta tensors work without rules of their own. The checks, their order and
-// their texts, the result dtypes and the numbers are PyTorch 1.13's; the grad_fn of a loss is
-// that of its last primitive (MeanBackward0, ...) rather than PyTorch's MseLossBackward0.
+// their texts, the result dtypes and the numbers are PyTorch 1.13's; the grad_fn of such a loss
+// is that of its last primitive (SumBackward0, ...) rather than PyTorch's. The two losses of
+// everyday training, mse_loss and nll_loss (under cross_entropy), are PyTorch's primitives
+// instead, with its backward ops (mse_loss_backward, nll_loss_backward), so that a
+// __torch_dispatch__ handler sees backward as in PyTorch (Note [Backward formulas call ops]);
+// their bodies are still Tensor ops, run on plain tensors below every layer.
 #include <cmath>
 
+#include "../../autograd/record.h"
 #include "../../dispatch/boxing.h"
 #include "ember/nn/functional.h"
 #include "ember/ops/pointwise.h"
@@ -59,6 +65,16 @@ Tensor mse_loss_impl(const Tensor& self, const Tensor& target, int64_t reduction
   return apply_loss_reduction((self - target).pow(2), reduction);
 }
 
+// PyTorch's kernel: norm * (self - target) * grad_output, norm = 2 / self.numel() for the mean.
+Tensor mse_loss_backward_impl(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                              int64_t reduction) {
+  broadcast_shapes(broadcast_shapes(self.sizes(), target.sizes()), grad_output.sizes());
+  const double norm = reduction == static_cast<int64_t>(nn::functional::Reduction::Mean)
+                          ? 2.0 / static_cast<double>(self.numel())
+                          : 2.0;
+  return mul(self - target, norm) * grad_output;
+}
+
 // PyTorch 1.13's l1_loss is itself a composite: whatever sub, abs, mean and sum say goes.
 Tensor l1_loss_impl(const Tensor& self, const Tensor& target, int64_t reduction) {
   return apply_loss_reduction((self - target).abs(), reduction);
@@ -108,7 +124,67 @@ Tensor binary_cross_entropy_with_logits_impl(const Tensor& self, const Tensor& t
   return apply_loss_reduction(loss, reduction);
 }
 
+// ---- autograd: mse_loss and its backward op ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// d mse_loss = mse_loss_backward(grad, self, target) for self, mse_loss_backward(grad, target,
+// self) for target, as PyTorch's. Its mean divides by the operand's own numel, wrong when the
+// operands broadcast (PyTorch's F.mse_loss broadcasts them first, with a warning); ember
+// expands them there, so the gradient is the mean's.
+Tensor mse_loss_autograd(const Tensor& self, const Tensor& target, const int64_t& reduction) {
+  autograd::Recorder r("MseLossBackward0", self, target);
+  Tensor out = r.forward(
+      [&] { return dispatch::call<mse_loss_impl>(OpId::mse_loss, self, target, reduction); });
+  if (!r) return out;
+  const size_t self_ = r.save(self), target_ = r.save(target);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    Tensor x = n.saved(self_), t = n.saved(target_);
+    if (x.sizes() != t.sizes()) {
+      const DimVector shape = broadcast_shapes(x.sizes(), t.sizes());
+      x = x.expand(shape);
+      t = t.expand(shape);
+    }
+    return tensor_list{n.needs(0) ? mse_loss_backward(g[0], x, t, reduction) : Tensor(),
+                       n.needs(1) ? mse_loss_backward(g[0], t, x, reduction) : Tensor()};
+  });
+}
+
+// mse_loss_backward(go, x, t) = c (x - t) go: d go = c (x - t) grad (the engine sums it to
+// go's shape), d x = c go grad, d t = -c go grad.
+Tensor mse_loss_backward_autograd(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                  const int64_t& reduction) {
+  autograd::Recorder r("MseLossBackwardBackward0", grad_output, self, target);
+  Tensor out = r.forward([&] {
+    return dispatch::call<mse_loss_backward_impl>(OpId::mse_loss_backward, grad_output, self,
+                                                  target, reduction);
+  });
+  if (!r) return out;
+  const double c = reduction == static_cast<int64_t>(nn::functional::Reduction::Mean)
+                       ? 2.0 / static_cast<double>(self.numel())
+                       : 2.0;
+  const bool xt = r.needs(1) || r.needs(2);
+  const size_t go_ = r.save_if(xt, grad_output), self_ = r.save_if(r.needs(0), self),
+               target_ = r.save_if(r.needs(0), target);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor dx = n.needs(1) || n.needs(2) ? mul(n.saved(go_) * g[0], c) : Tensor();
+    return tensor_list{
+        n.needs(0) ? mul(n.saved(self_) - n.saved(target_), c) * g[0] : Tensor(),
+        n.needs(1) ? dx : Tensor(), n.needs(2) ? -dx : Tensor()};
+  });
+}
+
 }  // namespace
+
+EMBER_REGISTER_AUTOGRAD(mse_loss, &mse_loss_autograd);
+EMBER_REGISTER_AUTOGRAD(mse_loss_backward, &mse_loss_backward_autograd);
+
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         int64_t reduction) {
+  return dispatch::call<mse_loss_backward_impl>(OpId::mse_loss_backward, grad_output, self, target,
+                                                reduction);
+}
+EMBER_REGISTER_OP(mse_loss_backward, &mse_loss_backward);
 
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   return dispatch::call<mse_loss_impl>(OpId::mse_loss, self, target, reduction);

@@ -1,6 +1,8 @@
 // Class-index losses: nll_loss (1-d / 2-d input), nll_loss2d (4-d), nll_loss_nd (any rank, what
 // F.nll_loss calls) and cross_entropy_loss (class indices or class probabilities, label
-// smoothing), as Composite rows of ops.def (Note [Losses are composites] in loss.cpp).
+// smoothing), as Composite rows of ops.def, over the primitives nll_loss_forward /
+// nll_loss2d_forward and their backward ops, as PyTorch's (Note [Losses are composites] in
+// loss.cpp).
 //
 // Note [nll_loss as gather]: PyTorch's kernels loop over the batch picking
 // input[i, target[i]]; here one gather along the class dim picks every element at once (ignored
@@ -11,7 +13,9 @@
 #include <limits>
 #include <optional>
 
+#include "../../autograd/record.h"
 #include "../../dispatch/boxing.h"
+#include "../../ops/reduce_common.h"
 #include "ember/nn/functional.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
@@ -75,8 +79,8 @@ void check_target_bounds(const Tensor& target, int64_t n_classes, int64_t ignore
 
 // Note [nll_loss as gather]. `self` is [C] with a 0-d target, or [N, C, d1, ...] with a target
 // [N, d1, ...]; weight is undefined or holds C values.
-Tensor nll_core(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
-                int64_t ignore_index) {
+std::tuple<Tensor, Tensor> nll_core(const Tensor& self, const Tensor& target, const Tensor& weight,
+                                    int64_t reduction, int64_t ignore_index) {
   const int64_t class_dim = self.dim() == 1 ? 0 : 1;
   // Compare as int64, as the kernels do (a uint8 target must not wrap ignore_index around).
   const Tensor t = target.dtype() == kInt64 ? target : target.to(kInt64);
@@ -97,15 +101,33 @@ Tensor nll_core(const Tensor& self, const Tensor& target, const Tensor& weight, 
     losses = where(keep, picked.neg(), zero);
     total_weight = keep.sum();
   }
-  // As PyTorch's kernels: any reduction but none and mean sums.
+  // As PyTorch's kernels: any reduction but none and mean sums; total_weight is 0 for none.
   Tensor out = losses;
   if (reduction != kNone) out = reduction == kMean ? losses.sum() / total_weight : losses.sum();
-  return reduced ? out.to(self.dtype()) : out;
+  if (reduction == kNone) total_weight = zeros({}, TensorOptions(self.dtype()).device(self.device()));
+  return {reduced ? out.to(self.dtype()) : out, total_weight.to(self.dtype())};
 }
 
-Tensor nll_loss_impl(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight_opt,
-                     int64_t reduction, int64_t ignore_index) {
-  const Tensor weight = defined_or_empty(weight_opt);
+// The gradient of nll_core for self: -weight[target] * grad_output (/ total_weight for the
+// mean) at each kept target's class, 0 elsewhere.
+Tensor nll_backward_core(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const Tensor& weight, int64_t reduction, int64_t ignore_index,
+                         const Tensor& total_weight) {
+  const int64_t class_dim = self.dim() == 1 ? 0 : 1;
+  const Tensor t = target.dtype() == kInt64 ? target : target.to(kInt64);
+  const Tensor keep = t != ignore_index;
+  const Tensor safe = t.masked_fill(keep.logical_not(), 0);
+  Tensor g = reduction == kMean ? grad_output / total_weight : grad_output;
+  Tensor coef = weight.defined()
+                    ? -(weight.reshape({-1}).index_select(0, safe.reshape({-1})).view(t.sizes()) * g)
+                    : -g.expand(t.sizes());
+  coef = where(keep, coef, zeros({}, TensorOptions(coef.dtype()).device(coef.device())));
+  return zeros_like(self).scatter(class_dim, safe.unsqueeze(class_dim),
+                                  coef.to(self.dtype()).unsqueeze(class_dim));
+}
+
+// The checks of nll_loss_forward; the target nll_core reads.
+Tensor nll_loss_checked_target(const Tensor& self, const Tensor& target, const Tensor& weight) {
   EMBER_CHECK(self.dim() > 0 && self.dim() <= 2, "input tensor should be 1D or 2D");
   EMBER_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
   const bool no_batch_dim = self.dim() == 1 && target.dim() == 0;
@@ -120,14 +142,32 @@ Tensor nll_loss_impl(const Tensor& self, const Tensor& target, const std::option
   check_target_dtype(target, /*allow_byte=*/true);
   // A 1-d input with a 1-d target of C elements passes the checks above; PyTorch 1.13's kernel
   // then reads target[0] alone, and so does ember.
-  const Tensor t = self.dim() == 1 && target.dim() == 1 ? target.select(0, 0) : target;
-  check_target_bounds(t, n_classes, ignore_index);
+  return self.dim() == 1 && target.dim() == 1 ? target.select(0, 0) : target;
+}
+
+std::tuple<Tensor, Tensor> nll_loss_forward_impl(const Tensor& self, const Tensor& target,
+                                                 const std::optional<Tensor>& weight_opt,
+                                                 int64_t reduction, int64_t ignore_index) {
+  const Tensor weight = defined_or_empty(weight_opt);
+  const Tensor t = nll_loss_checked_target(self, target, weight);
+  check_target_bounds(t, self.size(-1), ignore_index);
   return nll_core(self, t, weight, reduction, ignore_index);
 }
 
-Tensor nll_loss2d_impl(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight_opt,
-                       int64_t reduction, int64_t ignore_index) {
+Tensor nll_loss_backward_impl(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                              const std::optional<Tensor>& weight_opt, int64_t reduction,
+                              int64_t ignore_index, const Tensor& total_weight) {
   const Tensor weight = defined_or_empty(weight_opt);
+  const Tensor t = nll_loss_checked_target(self, target, weight);
+  return nll_backward_core(grad_output, self, t, weight, reduction, ignore_index, total_weight);
+}
+
+Tensor nll_loss_impl(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                     int64_t reduction, int64_t ignore_index) {
+  return std::get<0>(nll_loss_forward(self, target, weight, reduction, ignore_index));
+}
+
+void nll_loss2d_check(const Tensor& self, const Tensor& target, const Tensor& weight) {
   EMBER_CHECK(target.dim() == 3,
               "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
               target.dim());
@@ -143,8 +183,99 @@ Tensor nll_loss2d_impl(const Tensor& self, const Tensor& target, const std::opti
   check_floating("nll_loss2d_forward_out_frame", self.dtype());
   check_weight_dtype(self, weight);
   check_target_dtype(target, /*allow_byte=*/false);
+}
+
+std::tuple<Tensor, Tensor> nll_loss2d_forward_impl(const Tensor& self, const Tensor& target,
+                                                   const std::optional<Tensor>& weight_opt,
+                                                   int64_t reduction, int64_t ignore_index) {
+  const Tensor weight = defined_or_empty(weight_opt);
+  nll_loss2d_check(self, target, weight);
   check_target_bounds(target, self.size(1), ignore_index);
   return nll_core(self, target, weight, reduction, ignore_index);
+}
+
+Tensor nll_loss2d_backward_impl(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                const std::optional<Tensor>& weight_opt, int64_t reduction,
+                                int64_t ignore_index, const Tensor& total_weight) {
+  const Tensor weight = defined_or_empty(weight_opt);
+  nll_loss2d_check(self, target, weight);
+  return nll_backward_core(grad_output, self, target, weight, reduction, ignore_index, total_weight);
+}
+
+Tensor nll_loss2d_impl(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                       int64_t reduction, int64_t ignore_index) {
+  return std::get<0>(nll_loss2d_forward(self, target, weight, reduction, ignore_index));
+}
+
+// ---- autograd: nll_loss_forward / nll_loss2d_forward and their backward ops ----
+using autograd::OpNode;
+using autograd::tensor_list;
+
+// PyTorch's check for inputs its derivative formulas leave out (weight, total_weight): an
+// error rather than a gradient silently missing.
+void check_not_differentiable(const char* fn, const char* arg, const std::optional<Tensor>& t) {
+  EMBER_CHECK(!GradMode::is_enabled() || !t || !t->defined() || !t->requires_grad(), "The function '",
+              fn, "' is not differentiable with respect to argument '", arg,
+              "'. This input cannot have requires_grad True.");
+}
+
+using NllForward = std::tuple<Tensor, Tensor> (*)(const Tensor&, const Tensor&,
+                                                  const std::optional<Tensor>&, int64_t, int64_t);
+using NllBackward = Tensor (*)(const Tensor&, const Tensor&, const Tensor&,
+                               const std::optional<Tensor>&, int64_t, int64_t, const Tensor&);
+
+// NllLossBackward0 / NllLoss2DBackward0: d self = nll_loss_backward(grad, ...); target and
+// weight get none (as PyTorch's), total_weight is not differentiable.
+template <OpId id, auto impl, NllBackward backward>
+std::tuple<Tensor, Tensor> nll_forward_autograd(const Tensor& self, const Tensor& target,
+                                                const std::optional<Tensor>& weight,
+                                                const int64_t& reduction, const int64_t& ignore_index) {
+  const char* fn = id == OpId::nll_loss_forward ? "nll_loss_forward" : "nll_loss2d_forward";
+  check_not_differentiable(fn, "weight", weight);
+  autograd::Recorder r(id == OpId::nll_loss_forward ? "NllLossBackward0" : "NllLoss2DBackward0", self);
+  auto outs = r.forward(
+      [&] { return dispatch::call<impl>(id, self, target, weight, reduction, ignore_index); });
+  if (!r) return outs;
+  const size_t self_ = r.save(self), target_ = r.save(target);
+  const size_t weight_ = r.save_if(weight.has_value() && weight->defined(), weight);
+  const bool has_w = weight.has_value() && weight->defined();
+  const size_t total_ = weight_ + 1;
+  auto list = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs)},
+                       [=](OpNode& n, const tensor_list& g) -> tensor_list {
+    if (!g[0].defined()) return {Tensor()};
+    const std::optional<Tensor> w = has_w ? std::optional<Tensor>(n.saved(weight_)) : std::nullopt;
+    return {backward(g[0], n.saved(self_), n.saved(target_), w, reduction, ignore_index,
+                     n.saved(total_))};
+  }, {true, false});
+  ops::save_output_at(r, list[1], total_);
+  return {list[0], list[1]};
+}
+
+// NllLossBackwardBackward0: nll_loss_backward is linear in grad_output; its gradient for
+// grad_output is the forward loss of the incoming grad (PyTorch's), none for self.
+template <OpId id, auto impl, NllForward forward>
+Tensor nll_backward_autograd(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                             const std::optional<Tensor>& weight, const int64_t& reduction,
+                             const int64_t& ignore_index, const Tensor& total_weight) {
+  const char* fn = id == OpId::nll_loss_backward ? "nll_loss_backward" : "nll_loss2d_backward";
+  check_not_differentiable(fn, "weight", weight);
+  check_not_differentiable(fn, "total_weight", total_weight);
+  autograd::Recorder r(id == OpId::nll_loss_backward ? "NllLossBackwardBackward0"
+                                                     : "NllLoss2DBackwardBackward0",
+                       grad_output, self);
+  Tensor out = r.forward([&] {
+    return dispatch::call<impl>(id, grad_output, self, target, weight, reduction, ignore_index,
+                                total_weight);
+  });
+  if (!r) return out;
+  const bool has_w = weight.has_value() && weight->defined();
+  const size_t target_ = r.save(target), weight_ = r.save_if(has_w, weight);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const std::optional<Tensor> w = has_w ? std::optional<Tensor>(n.saved(weight_)) : std::nullopt;
+    return tensor_list{
+        n.needs(0) ? std::get<0>(forward(g[0], n.saved(target_), w, reduction, ignore_index)) : Tensor(),
+        n.needs(1) ? zeros_like(g[0]) : Tensor()};
+  });
 }
 
 Tensor nll_loss_nd_impl(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
@@ -302,6 +433,48 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target,
                                                  reduction, ignore_index, label_smoothing);
 }
 
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction,
+                                            int64_t ignore_index) {
+  return dispatch::call<nll_loss_forward_impl>(OpId::nll_loss_forward, self, target, weight,
+                                               reduction, ignore_index);
+}
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction,
+                         int64_t ignore_index, const Tensor& total_weight) {
+  return dispatch::call<nll_loss_backward_impl>(OpId::nll_loss_backward, grad_output, self, target,
+                                                weight, reduction, ignore_index, total_weight);
+}
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
+                                              const std::optional<Tensor>& weight,
+                                              int64_t reduction, int64_t ignore_index) {
+  return dispatch::call<nll_loss2d_forward_impl>(OpId::nll_loss2d_forward, self, target, weight,
+                                                 reduction, ignore_index);
+}
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           const std::optional<Tensor>& weight, int64_t reduction,
+                           int64_t ignore_index, const Tensor& total_weight) {
+  return dispatch::call<nll_loss2d_backward_impl>(OpId::nll_loss2d_backward, grad_output, self,
+                                                  target, weight, reduction, ignore_index,
+                                                  total_weight);
+}
+
+EMBER_REGISTER_OP(nll_loss_forward, &nll_loss_forward);
+EMBER_REGISTER_OP(nll_loss_backward, &nll_loss_backward);
+EMBER_REGISTER_OP(nll_loss2d_forward, &nll_loss2d_forward);
+EMBER_REGISTER_OP(nll_loss2d_backward, &nll_loss2d_backward);
+EMBER_REGISTER_AUTOGRAD(nll_loss_forward,
+                        (&nll_forward_autograd<OpId::nll_loss_forward, nll_loss_forward_impl,
+                                               nll_loss_backward>));
+EMBER_REGISTER_AUTOGRAD(nll_loss2d_forward,
+                        (&nll_forward_autograd<OpId::nll_loss2d_forward, nll_loss2d_forward_impl,
+                                               nll_loss2d_backward>));
+EMBER_REGISTER_AUTOGRAD(nll_loss_backward,
+                        (&nll_backward_autograd<OpId::nll_loss_backward, nll_loss_backward_impl,
+                                                nll_loss_forward>));
+EMBER_REGISTER_AUTOGRAD(nll_loss2d_backward,
+                        (&nll_backward_autograd<OpId::nll_loss2d_backward, nll_loss2d_backward_impl,
+                                                nll_loss2d_forward>));
 EMBER_REGISTER_OP(nll_loss, &nll_loss);
 EMBER_REGISTER_OP(nll_loss2d, &nll_loss2d);
 EMBER_REGISTER_OP(nll_loss_nd, &nll_loss_nd);

@@ -183,7 +183,7 @@ TEST(Schema, FindOpAndOverloads) {
   EXPECT_EQ(&find_op("aten::detach", ""), &detach);
   EXPECT_EQ(&find_op("aten::detach", "default"), &detach);
   EXPECT_EQ(op_overloads("aten::add"), (std::vector<std::string>{"Tensor"}));
-  EXPECT_EQ(op_overloads("aten::div"), (std::vector<std::string>{"Tensor", "Tensor_mode"}));
+  EXPECT_EQ(op_overloads("aten::div"), (std::vector<std::string>{"Tensor", "Tensor_mode", "Scalar"}));
   EXPECT_EQ(op_overloads("aten::to"), (std::vector<std::string>{"dtype", "device"}));
   EXPECT_EQ(op_overloads("aten::detach"), (std::vector<std::string>{"default"}));
   EXPECT_TRUE(op_overloads("aten::no_such_op").empty());

@@ -263,10 +263,13 @@ struct RecordingMode : FunctionMode {
 };
 
 TEST(FunctionalLoss, AtenRowsBoxAndReachTorchFunction) {
-  for (const char* name : {"aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss",
+  for (const char* name : {"aten::l1_loss", "aten::smooth_l1_loss",
                            "aten::binary_cross_entropy_with_logits"}) {
     EXPECT_TRUE(find_op(name).is_composite()) << name;
   }
+  // mse_loss is PyTorch's primitive, with mse_loss_backward (Note [Losses are composites]).
+  EXPECT_FALSE(find_op("aten::mse_loss").is_composite());
+  EXPECT_FALSE(find_op("aten::mse_loss_backward").is_composite());
   // Boxed, with the schema's defaults filled in (reduction=1, beta=1.0).
   Stack out = find_op("aten::smooth_l1_loss").call({a64(), b64()});
   expect_values(out[0].to_tensor(), {}, {0.5510416666666668}, kTight, kTight);

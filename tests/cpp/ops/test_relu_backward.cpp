@@ -1,6 +1,7 @@
-// relu's backward: the fused threshold_backward kernel (no create_graph, plain CPU tensors) and
-// the le / where graph (create_graph) agree, a NaN result passing the gradient and a zero result
-// blocking it, in NCHW and channels_last, float32 and float64.
+// relu's backward is the threshold_backward op (one fused kernel): without and with create_graph
+// (where it records ThresholdBackwardBackward0) it gives the same values and layout, a NaN
+// result passing the gradient and a zero result blocking it, in NCHW and channels_last, float32
+// and float64.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -552,5 +552,32 @@ CASES: List[Op] = [
     *CONV,
     # ---- common user mistakes: error types and messages must match torch's ----
     *ERRORS,
+    # ---- PyTorch's backward ops (activation_backward.cpp, softmax.cpp, index_ops.cpp, ...) ----
+    Op("aten::threshold_backward", [T, T1, 0], [torch.float32, torch.float64, torch.bfloat16] + INTS, BINARY),
+    Op("aten::threshold_backward", [T, Tensor(1, "special"), 0.5], FLOATS[:2], [((3, 4), (3, 4))]),
+    Op("aten::tanh_backward", [T, T1], [torch.float32, torch.float64, torch.bfloat16], BINARY),
+    Op("aten::sigmoid_backward", [T, T1], FLOATS, BINARY),
+    Op("aten::hardtanh_backward", [T, T1, -1.0, 1.0], FLOATS[:2], BINARY),
+    Op("aten::hardtanh_backward", [T, T1, -0.5, 2], [torch.float32], BINARY[:2]),
+    # (contiguous only: torch 1.13's oneDNN gelu_backward returns garbage for strided inputs)
+    Op("aten::gelu_backward", [T, T1], [torch.float32, torch.float64, torch.bfloat16], [((3, 4), (3, 4)), ((), ())],
+       vary_layout=False),
+    Op("aten::gelu_backward", [T, T1, "tanh"], FLOATS[:2], [((2, 3, 4), (2, 3, 4))], vary_layout=False),
+    *[Op(f"aten::{n}_backward", [T, T1], [torch.float32, torch.float64, torch.bfloat16], BINARY)
+      for n in ("hardswish", "hardsigmoid", "silu")],
+    Op("aten::mul.Scalar", [T, 2], NUMERIC, UNARY), Op("aten::mul.Scalar", [T, 0.5], FLOATS, UNARY),
+    Op("aten::div.Scalar", [T, 2], NUMERIC, UNARY), Op("aten::div.Scalar", [T, -0.25], FLOATS, UNARY),
+    Op("aten::_softmax_backward_data", [T, T1, 1, torch.float32], [torch.float32], [((3, 4), (3, 4)), ((2, 3, 4), (2, 3, 4))]),
+    Op("aten::_softmax_backward_data", [T, T1, -1, torch.float64], [torch.float64], [((3, 4), (3, 4)), ((), ())]),
+    Op("aten::_log_softmax_backward_data", [T, T1, 0, torch.float32], [torch.float32], [((3, 4), (3, 4)), ((2, 3, 4), (2, 3, 4))]),
+    Op("aten::_log_softmax_backward_data", [T, T1, 2, torch.float64], [torch.float64], [((2, 3, 4), (2, 3, 4))]),
+    Op("aten::embedding_dense_backward", [T, idx(1, 5), 5, -1, False], FLOATS[:2], [((2, 4, 3), (2, 4)), ((3,), ())]),
+    Op("aten::embedding_dense_backward", [T, idx(1, 5), 6, 2, True], FLOATS[:2], [((2, 4, 3), (2, 4))]),
+    Op("aten::_reshape_alias", [T, [4, 3], [3, 1]], ALL, [((3, 4),)], vary_layout=False),
+    Op("aten::mse_loss_backward", [T, T1, T2, 0], FLOATS[:2], [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1))]),
+    Op("aten::mse_loss_backward", [T, T1, T2, 1], FLOATS[:2], [((), (3, 4), (3, 4)), ((), (2, 3), (3,))]),
+    Op("aten::nll_loss_forward", [T, idx(1, 5), None, 1, -100], FLOATS[:2], [((3, 5), (3,)), ((5,), ())]),
+    Op("aten::nll_loss_forward", [T, idx(1, 5), Tensor(2, "pos"), 0, 1], FLOATS[:2], [((6, 5), (6,), (5,))]),
+    Op("aten::nll_loss2d_forward", [T, idx(1, 3), Tensor(2, "pos"), 2, 2], FLOATS[:2], [((2, 3, 2, 2), (2, 2, 2), (3,))]),
 ]
 

@@ -383,11 +383,20 @@ class _WrappedHook:
 
 class _MemberView(MutableMapping):
     """_parameters / _buffers / _modules: a live mapping over the C++ module's members (the one
-    list each; Note [One list of children])."""
+    list each; Note [One list of children]). One object per module and kind (_member_view), so
+    `m._modules is m._modules` as in PyTorch; it refers to its module weakly, so that caching it
+    keeps no module alive."""
 
     def __init__(self, module, kind):
-        self._module = module
+        self._module_ref = weakref.ref(module)
         self._kind = kind  # 0 parameters, 1 buffers, 2 children
+
+    @property
+    def _module(self):
+        m = self._module_ref()
+        if m is None:
+            raise ReferenceError("the module of this mapping no longer exists")
+        return m
 
     def _names(self):
         return self._module._slot_names(self._kind)
@@ -428,6 +437,27 @@ class _MemberView(MutableMapping):
 
     def __repr__(self):
         return repr(OrderedDict(self.items()))
+
+
+# id(module) -> (a weak reference to it, its three views), created on first access; the entry
+# goes with the module (the weak reference's callback). Not in the module's __dict__, which
+# deepcopy and pickle copy; keyed by id, not by the module, whose class may define __eq__.
+_member_views = {}
+
+
+def _member_view(kind):
+    def get(self):
+        key = id(self)
+        entry = _member_views.get(key)
+        if entry is None or entry[0]() is not self:
+            entry = _member_views[key] = (
+                weakref.ref(self, lambda _, key=key: _member_views.pop(key, None)), [None, None, None])
+        views = entry[1]
+        view = views[kind]
+        if view is None:
+            view = views[kind] = _MemberView(self, kind)
+        return view
+    return get
 
 
 def _typename(o):
@@ -583,7 +613,7 @@ def _set_members(kind):
         # `self._modules = OrderedDict(...)`: the members become exactly the mapping's.
         for name in list(self._slot_names(kind)):
             Module.__delattr__(self, name)
-        view = _MemberView(self, kind)
+        view = _member_view(kind)(self)
         for name, value in mapping.items():
             view[name] = value
     return setter
@@ -681,9 +711,9 @@ def _hook_dict_getter(name):
 for _name in _HOOK_DICTS:
     setattr(Module, _name, property(_hook_dict_getter(_name), _hook_dict_setter(_name)))
 Module._is_full_backward_hook = property(lambda self: self.__dict__.get("_is_full_backward_hook"))
-Module._parameters = property(lambda self: _MemberView(self, 0), _set_members(0))
-Module._buffers = property(lambda self: _MemberView(self, 1), _set_members(1))
-Module._modules = property(lambda self: _MemberView(self, 2), _set_members(2))
+Module._parameters = property(_member_view(0), _set_members(0))
+Module._buffers = property(_member_view(1), _set_members(1))
+Module._modules = property(_member_view(2), _set_members(2))
 Module._non_persistent_buffers_set = property(lambda self: set(self._non_persistent_buffer_names()))
 for _name in ("named_parameters", "named_buffers", "named_children"):
     setattr(Module, _name, _generator(getattr(Module, _name)))
