@@ -45,6 +45,10 @@ Tensor to_copy_impl(const Tensor& self, const std::optional<ScalarType>& dtype,
                     const std::optional<int64_t>& /*layout*/, const std::optional<Device>& device,
                     const std::optional<bool>& /*pin_memory*/, const bool& /*non_blocking*/,
                     const std::optional<int64_t>& memory_format) {
+  // A float tensor converted to a quantized dtype: no quantizer to give it (PyTorch's text).
+  EMBER_CHECK(!dtype || !is_quantized(*dtype) || self.is_quantized(),
+              "empty_strided not supported on quantized tensors yet see "
+              "https://github.com/pytorch/pytorch/issues/74540");
   Tensor out = new_like(self, dtype.value_or(self.dtype()), device.value_or(self.device()),
                         memory_format);
   copy_data(out, self);

@@ -19,6 +19,8 @@
 #include "ember/ops/pointwise.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/index_ops.h"
+#include "ember/ops/indexing.h"
 #include "ember/ops/view.h"
 #include "quantize_kernels.h"
 #include "quantizer.h"
@@ -319,6 +321,41 @@ Tensor q_to_copy(const Tensor& self, const std::optional<ScalarType>& dtype,
   return out;
 }
 
+// ---- indexing: the codes are indexed, the quantizer kept (per-tensor only, as PyTorch) ----
+Tensor q_index_select(const Tensor& self, const int64_t& dim, const Tensor& index) {
+  EMBER_CHECK(!per_channel(self),
+              "Only per_tensor quantized quantized tensors are supported by index_select.");
+  return qtensor_over(index_select(codes_view(self), dim, index), get_quantizer_ptr(self));
+}
+
+Tensor q_index(const Tensor& self, const Value::OptionalTensorList& indices) {
+  EMBER_CHECK(!per_channel(self),
+              "self.qscheme() == c10::kPerTensorAffine || self.qscheme() == c10::kPerTensorSymmetric "
+              "INTERNAL ASSERT FAILED: advanced indexing of a per-channel quantized tensor");
+  return qtensor_over(index(codes_view(self), indices), get_quantizer_ptr(self));
+}
+
+// The value is quantized with self's parameters and written where mask is set.
+Tensor masked_fill_codes(const Tensor& self, const Tensor& mask, double value) {
+  const auto* pt = as_per_tensor(get_quantizer(self));
+  EMBER_CHECK(pt, "masked_fill__quantized_cpu for quantized tensors is currently only supported "
+                  "for per tensor quantized tensors");
+  const int64_t code = quantize_val(inv_scale_of(pt->scale()), pt->zero_point(),
+                                    static_cast<float>(value), qmin_of(self.dtype()),
+                                    qmax_of(self.dtype()));
+  Tensor codes = codes_view(self);
+  masked_fill_(codes, mask, Scalar(code));
+  return self;
+}
+Tensor q_masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  return masked_fill_codes(self, mask, value.to<double>());
+}
+Tensor q_masked_fill_tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got "
+                                "tensor with ", value.dim(), " dimension(s).");
+  return masked_fill_codes(self, mask, value.item().to<double>());
+}
+
 // ---- factories like a quantized tensor ----
 using OptDtype = std::optional<ScalarType>;
 using OptInt = std::optional<int64_t>;
@@ -462,6 +499,10 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
   register_quantized(OpId::full_like, &q_full_like);
   register_quantized(OpId::ones_like, &q_ones_like);
   register_quantized(OpId::zeros_like, &q_zeros_like);
+  register_quantized(OpId::index_select, &q_index_select);
+  register_quantized(OpId::index_Tensor, &q_index);
+  register_quantized(OpId::masked_fill__Scalar, &q_masked_fill_scalar);
+  register_quantized(OpId::masked_fill__Tensor, &q_masked_fill_tensor);
   register_quantized(OpId::eq_Tensor, &q_compare<eq>);
   register_quantized(OpId::ne_Tensor, &q_compare<ne>);
   register_quantized(OpId::lt_Tensor, &q_compare<lt>);

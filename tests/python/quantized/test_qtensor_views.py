@@ -157,6 +157,17 @@ CASES = {
     "int_repr of view": lambda m: q(m).t().int_repr(),
     "dequantize of view": lambda m: q(m)[:, 1:].dequantize(),
     "pc dequantize of slice": lambda m: p(m, axis=1)[:, 1:].dequantize(),
+    # indexing
+    "index_select": lambda m: q(m).index_select(1, m.tensor([2, 0])),
+    "index_select pc": lambda m: p(m).index_select(1, m.tensor([1])),
+    "advanced index": lambda m: q(m)[m.tensor([1, 0])],
+    "advanced index cols": lambda m: q(m)[:, m.tensor([2, 0])],
+    "mask index": lambda m: q(m)[m.tensor([True, False])],
+    "masked_fill": lambda m: q(m).masked_fill(m.tensor([[True, False, False], [False, False, True]]), 0.5),
+    "masked_fill tensor": lambda m: q(m).masked_fill(m.tensor([[True, False, False], [False, False, True]]),
+                                                     m.tensor(0.5)),
+    "masked_fill pc": lambda m: p(m).masked_fill(m.tensor([[True, False, False], [False, False, True]]), 0.5),
+    "float to quantized dtype": lambda m: m.ones(2).to(m.quint8),
     # what does not work: PyTorch's errors
     "add": lambda m: q(m) + q(m),
     "mul": lambda m: q(m) * q(m),
