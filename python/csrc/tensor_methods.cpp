@@ -159,7 +159,12 @@ void init_tensor_methods(py::module_& m) {
   // ---- autograd ----
   add_property(
       "requires_grad", py::cpp_function([](py::handle self) { return self_tensor(self).requires_grad(); }),
-      py::cpp_function([](py::handle self, bool v) { self_tensor(self).requires_grad_(v); }));
+      py::cpp_function([](py::handle self, bool v) {
+        // The property's own text in PyTorch (requires_grad_() says "floating point dtype").
+        EMBER_CHECK(!v || is_floating(self_tensor(self).dtype()),
+                    "only Tensors of floating point and complex dtype can require gradients");
+        self_tensor(self).requires_grad_(v);
+      }));
   add_method("requires_grad_", py::cpp_function([](py::handle self, bool v) {
     self_tensor(self).requires_grad_(v);
     return py::reinterpret_borrow<py::object>(self);

@@ -417,6 +417,44 @@ Tensor q_compare(const Tensor& self, const Tensor& other) {
   return Op(float_of(self), float_of(other));
 }
 
+// ---- arithmetic: PyTorch refuses it on quantized tensors, with the error of the step that fails
+// first: type promotion (a quantized dtype meets a float wrapped number or another dimensioned
+// dtype), allocating a quantized result (an int scalar: "empty_strided not supported"), or the
+// missing kernel (two quantized tensors: 'aten::add.out'). This is PyTorch's result_type, which
+// promotes across priority classes where ember's (type_promotion.cpp) need not.
+ScalarType torch_result_type(const Tensor& a, const Tensor& b) {
+  ScalarType cls[3] = {ScalarType::Undefined, ScalarType::Undefined, ScalarType::Undefined};
+  for (const Tensor* t : {&a, &b}) {
+    const bool wrapped = t->impl()->is_wrapped_number();
+    ScalarType cur = t->dtype();
+    if (wrapped && is_floating(cur)) cur = default_dtype();
+    ScalarType& slot = cls[wrapped ? 2 : t->dim() == 0 ? 1 : 0];
+    slot = slot == ScalarType::Undefined ? cur : promote_types(slot, cur);
+  }
+  auto combine = [](ScalarType higher, ScalarType lower) {
+    if (is_floating(higher)) return higher;
+    if (higher == kBool || is_floating(lower)) {
+      if (higher == ScalarType::Undefined) return lower;
+      if (lower == ScalarType::Undefined) return higher;
+      return promote_types(higher, lower);
+    }
+    return higher != ScalarType::Undefined ? higher : lower;
+  };
+  return combine(cls[0], combine(cls[1], cls[2]));
+}
+
+template <OpId Op>
+[[noreturn]] void refuse_arithmetic(const Tensor& a, const Tensor& b) {
+  if (!(a.is_quantized() && b.is_quantized()) && is_quantized(torch_result_type(a, b)))
+    EMBER_FAIL("empty_strided not supported on quantized tensors yet see "
+               "https://github.com/pytorch/pytorch/issues/74540");
+  dispatch::no_kernel_error(Op, "QuantizedCPU");
+}
+template <OpId Op>
+Tensor q_arith_alpha(const Tensor& a, const Tensor& b, const Scalar&) { refuse_arithmetic<Op>(a, b); }
+template <OpId Op>
+Tensor q_arith(const Tensor& a, const Tensor& b) { refuse_arithmetic<Op>(a, b); }
+
 }  // namespace
 
 bool equal_quantized(const Tensor& self, const Tensor& other) {
@@ -499,6 +537,14 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
   register_quantized(OpId::full_like, &q_full_like);
   register_quantized(OpId::ones_like, &q_ones_like);
   register_quantized(OpId::zeros_like, &q_zeros_like);
+  register_quantized(OpId::add_Tensor, &q_arith_alpha<OpId::add_Tensor>);
+  register_quantized(OpId::add__Tensor, &q_arith_alpha<OpId::add__Tensor>);
+  register_quantized(OpId::sub_Tensor, &q_arith_alpha<OpId::sub_Tensor>);
+  register_quantized(OpId::sub__Tensor, &q_arith_alpha<OpId::sub__Tensor>);
+  register_quantized(OpId::mul_Tensor, &q_arith<OpId::mul_Tensor>);
+  register_quantized(OpId::mul__Tensor, &q_arith<OpId::mul__Tensor>);
+  register_quantized(OpId::div_Tensor, &q_arith<OpId::div_Tensor>);
+  register_quantized(OpId::div__Tensor, &q_arith<OpId::div__Tensor>);
   register_quantized(OpId::index_select, &q_index_select);
   register_quantized(OpId::index_Tensor, &q_index);
   register_quantized(OpId::masked_fill__Scalar, &q_masked_fill_scalar);
