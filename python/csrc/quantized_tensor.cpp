@@ -17,8 +17,14 @@ struct PyQScheme {
 };
 
 std::array<PyObject*, kNumQSchemes> g_qschemes{};
+PyTypeObject* g_qscheme_type = nullptr;
 
 }  // namespace
+
+bool is_qscheme(PyObject* obj) { return g_qscheme_type && Py_TYPE(obj) == g_qscheme_type; }
+int64_t unpack_qscheme(PyObject* obj) {
+  return static_cast<int64_t>(py::handle(obj).cast<PyQScheme&>().scheme);
+}
 
 PyObject* qscheme_object(int64_t scheme) {
   EMBER_CHECK(scheme >= 0 && scheme < kNumQSchemes, "qscheme_object: unknown qscheme ", scheme);
@@ -35,6 +41,7 @@ void init_quantized_tensor(py::module_& m) {
                  // By name: pickle finds ember.<name> (the singleton) again.
                  .def("__reduce__", [](const PyQScheme& q) { return std::string(qscheme_name(q.scheme)); });
   cls.attr("__module__") = "ember";
+  g_qscheme_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   for (int i = 0; i < kNumQSchemes; ++i) {
     const auto s = static_cast<QScheme>(i);
     py::object obj = py::cast(PyQScheme{s});
