@@ -130,6 +130,19 @@ inline std::tuple<Tensor, Tensor, Tensor> unbox_result<std::tuple<Tensor, Tensor
   return {std::move(out[0].to_tensor()), std::move(out[1].to_tensor()),
           std::move(out[2].to_tensor())};
 }
+// Number results (q_scale -> float, q_per_channel_axis -> int).
+template <>
+inline double unbox_result<double>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && (out[0].is_double() || out[0].is_int()), op.full_name(),
+                   ": an override must return a float");
+  return out[0].to_double();
+}
+template <>
+inline int64_t unbox_result<int64_t>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && out[0].is_int(), op.full_name(),
+                   ": an override must return an int");
+  return out[0].to_int();
+}
 template <>
 inline std::vector<Tensor> unbox_result<std::vector<Tensor>>(Stack&& out, const OpHandle& op) {
   if (out.size() == 1 && out[0].is_tensor_list()) return out[0].to_tensor_list();
@@ -171,6 +184,9 @@ void register_quantized(OpId op, Ret (*fn)(Args...)) {
 std::optional<Stack> run_function_overrides(OpId op, const Stack& args);
 std::optional<Stack> run_dispatch_overrides(OpId op, const Stack& args);
 [[noreturn]] void no_kernel_error(OpId op, const char* backend);
+/// The op name no_kernel_error reports for `op` on the QuantizedCPU backend, where PyTorch names
+/// another overload (its structured kernels: 'aten::add.out' for add.Tensor). Set at start-up.
+void set_quantized_error_name(OpId op, std::string name);
 [[noreturn]] void slot_signature_error(OpId op, const char* layer, const std::type_info& registered,
                                        const std::type_info& expected);
 [[noreturn]] void wrapper_at_backend_error(OpId op, const Tensor& wrapper);
