@@ -67,8 +67,10 @@ TEST(Schema, EveryRowRoundTrips) {
     EXPECT_EQ(op.id(), static_cast<int>(i));
     EXPECT_EQ(&dispatch::op_handle(static_cast<OpId>(i)), &op);
     EXPECT_EQ(render(op), op.schema());
-    // PyTorch's ops keep their aten names; ember's own (module_load) live in "ember::".
-    EXPECT_TRUE(op.name().starts_with("aten::") || op.name().starts_with("ember::"));
+    // PyTorch's ops keep their names (aten::, quantized::); ember's own (module_load) live in
+    // "ember::".
+    EXPECT_TRUE(op.name().starts_with("aten::") || op.name().starts_with("quantized::") ||
+                op.name().starts_with("ember::"));
     EXPECT_FALSE(op.overload().empty());
     EXPECT_EQ(op.full_name(),
               op.overload() == "default" ? op.name() : op.name() + "." + op.overload());
@@ -88,7 +90,10 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "ScalarType",   "ScalarType?",   "Layout?",    "Device",    "Device?",
       "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?",
       "int[2]",       "int[4]",        "SymInt",     "SymInt[2]", "SymInt[4]",
-      "SymInt[]?",    "SymInt[]",     "bool[3]"};  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      "SymInt[]?",    "SymInt[]",     "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      // objects of C++ classes (Value kind Object): the quantized ops' packed params
+      "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
+      "__torch__.torch.classes.quantized.LinearPackedParamsBase"};
   for (const OpHandle& op : all_ops()) {
     SCOPED_TRACE(op.schema());
     std::set<std::string> names;
