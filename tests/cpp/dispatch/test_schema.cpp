@@ -36,7 +36,8 @@ std::string render(const OpHandle& op) {
   }
   s += ") -> ";
   const auto& rets = op.returns();
-  if (rets.size() == 1 && rets[0].name.empty()) return s + render_arg(rets[0]);
+  // One result goes without parentheses, named or not ("-> Tensor Y", as PyTorch prints it).
+  if (rets.size() == 1) return s + render_arg(rets[0]);
   s += "(";
   for (size_t i = 0; i < rets.size(); ++i) s += (i ? ", " : "") + render_arg(rets[i]);
   return s + ")";
