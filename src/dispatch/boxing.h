@@ -108,6 +108,7 @@ decltype(auto) as_param(H& holder) {
 
 inline Stack box_result(Tensor t) { return {Value(std::move(t))}; }
 inline Stack box_result(bool b) { return {Value(b)}; }
+inline Stack box_result(double d) { return {Value(d)}; }
 inline Stack box_result(int64_t i) { return {Value(i)}; }
 inline Stack box_result(std::vector<int64_t> l) { return {Value(std::move(l))}; }
 template <class T, class = std::enable_if_t<std::is_base_of_v<CustomClassHolder, T>>>

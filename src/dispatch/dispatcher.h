@@ -145,6 +145,19 @@ inline std::tuple<Tensor, Tensor, Tensor> unbox_result<std::tuple<Tensor, Tensor
   return {std::move(out[0].to_tensor()), std::move(out[1].to_tensor()),
           std::move(out[2].to_tensor())};
 }
+// Number results (q_scale -> float, q_per_channel_axis -> int).
+template <>
+inline double unbox_result<double>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && (out[0].is_double() || out[0].is_int()), op.full_name(),
+                   ": an override must return a float");
+  return out[0].to_double();
+}
+template <>
+inline int64_t unbox_result<int64_t>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && out[0].is_int(), op.full_name(),
+                   ": an override must return an int");
+  return out[0].to_int();
+}
 template <>
 inline std::tuple<Tensor, std::optional<Tensor>> unbox_result<std::tuple<Tensor, std::optional<Tensor>>>(
     Stack&& out, const OpHandle& op) {
@@ -154,13 +167,6 @@ inline std::tuple<Tensor, std::optional<Tensor>> unbox_result<std::tuple<Tensor,
   std::optional<Tensor> second;
   if (out[1].is_tensor() && out[1].to_tensor().defined()) second = std::move(out[1].to_tensor());
   return {std::move(out[0].to_tensor()), std::move(second)};
-}
-template <>
-inline int64_t unbox_result<int64_t>(Stack&& out, const OpHandle& op) {
-  EMBER_CHECK_TYPE(out.size() == 1 && (out[0].is_int() || out[0].is_bool()), op.full_name(),
-                   ": an override returned ", out.empty() ? "nothing" : out[0].type_name(),
-                   " where an int was expected");
-  return out[0].to_int();
 }
 template <>
 inline std::vector<int64_t> unbox_result<std::vector<int64_t>>(Stack&& out, const OpHandle& op) {
