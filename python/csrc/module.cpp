@@ -6,6 +6,7 @@
 
 namespace ember::python {
 void init_tensor_methods(py::module_& m);
+void init_script_object(py::module_& m);  // values.cpp
 void init_runtime(py::module_& m);
 void init_tensor_api(py::module_& m);
 void init_torch_dispatch(py::module_& m);
@@ -20,6 +21,7 @@ void init_printing(py::module_& m);
 void init_tensor_new(py::module_& m);     // tensor_new.cpp
 void init_module_copy(py::module_& nn);  // module_copy.cpp
 void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
+void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -30,6 +32,7 @@ PYBIND11_MODULE(_C, m) {
   init_quantized_tensor(m);
   init_generator(m);
   init_tensor_object(m);
+  init_script_object(m);
   init_torch_function(m);
   init_ops(m);
   init_tensor_methods(m);
@@ -48,4 +51,5 @@ PYBIND11_MODULE(_C, m) {
   init_optim(m);
   init_autograd(m);
   init_shared_memory(m);
+  init_quantized_ops_conv(m);
 }
