@@ -88,7 +88,8 @@ TEST(QuantKernels, QnnpackAddFastEqualsRefAndSpecExample) {
 TEST(QuantKernels, UnaryFastEqualsRef) {
   std::mt19937 rng(3);
   for (auto fn : {q::QUnaryFn::Requant, q::QUnaryFn::RequantRelu, q::QUnaryFn::Hardswish,
-                  q::QUnaryFn::Sigmoid, q::QUnaryFn::AddScalar}) {
+                  q::QUnaryFn::HardswishQnnpack, q::QUnaryFn::Sigmoid,
+                  q::QUnaryFn::SigmoidQnnpack, q::QUnaryFn::AddScalar}) {
     for (int64_t row : {5, 64, 130, 40000}) {
       const int64_t n = row * 2;
       q::QUnarySpec spec{fn, random_qparams(rng, 0, 255), random_qparams(rng, 0, 255), 7};
@@ -105,6 +106,21 @@ TEST(QuantKernels, UnaryFastEqualsRef) {
       q::qunary_ref<int8_t>(xs.data(), rs.data(), n, row, spec);
       EXPECT_EQ(ys, rs);
     }
+  }
+}
+
+TEST(QuantKernels, UnaryRowsFastEqualsRef) {
+  // quantized cat's NHWC kernel: rows of C codes written C_out apart, vector part C - C % 8.
+  std::mt19937 rng(6);
+  for (int64_t len : {3, 8, 20, 67}) {
+    const int64_t rows = 41, stride = len + 5;
+    auto x = random_codes<uint8_t>(rows * len, rng);
+    std::vector<uint8_t> y(rows * stride, 7), r(rows * stride, 7);
+    const q::QUnarySpec spec{q::QUnaryFn::Requant, random_qparams(rng, 0, 255), random_qparams(rng, 0, 255)};
+    q::qunary_rows<uint8_t>(x.data(), y.data(), rows, len, stride, 8, spec);
+    q::qunary_rows_ref<uint8_t>(x.data(), r.data(), rows, len, stride, 8, spec);
+    EXPECT_EQ(y, r);
+    EXPECT_EQ(y[len], 7);  // the gap between rows is untouched
   }
 }
 

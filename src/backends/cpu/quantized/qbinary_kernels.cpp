@@ -36,7 +36,7 @@ struct AddConsts {
   int64_t za, zb, zy;
   explicit AddConsts(QParams a, QParams b, QParams y)
       : sa(static_cast<float>(a.scale)), sb(static_cast<float>(b.scale)), pa(vec_premul(a)),
-        pb(vec_premul(b)), inv_v(inv_scale_vec(y.scale)), inv_s(inv_scale_scalar(y.scale)),
+        pb(vec_premul(b)), inv_v(inv_scale_scalar(y.scale)), inv_s(inv_scale_scalar(y.scale)),
         za(a.zero_point), zb(b.zero_point), zy(y.zero_point) {}
   T vec(T a, T b, bool relu) const {
     float c = dequant_vec(a, sa, pa) + dequant_vec(b, sb, pb);
@@ -97,7 +97,8 @@ QnnpackAddParams QnnpackAddParams::make(QParams pa, QParams pb, QParams py, bool
   const float rb = static_cast<float>(pb.scale) / static_cast<float>(py.scale);
   const bool ok = ra >= 0x1.0p-14f && ra < 0x1.0p+8f && rb >= 0x1.0p-14f && rb < 0x1.0p+8f;
   // PyTorch asserts on QNNPACK's status; its text is kept as the oracle (spec § 7.2).
-  EMBER_CHECK(ok,
+  const int64_t y_min = relu ? std::clamp<int64_t>(py.zero_point, 0, 255) : 0;
+  EMBER_CHECK(ok && y_min < 255,
               "createStatus == pytorch_qnnp_status_success INTERNAL ASSERT FAILED at "
               "\"./aten/src/ATen/native/quantized/cpu/BinaryOps.cpp\":189, please report a bug "
               "to PyTorch. failed to create QNNPACK Add operator");
@@ -111,7 +112,7 @@ QnnpackAddParams QnnpackAddParams::make(QParams pa, QParams pb, QParams py, bool
            p.b_mult * static_cast<int32_t>(pb.zero_point);
   p.shift = shift;
   p.y_zero_point = static_cast<int32_t>(py.zero_point);
-  p.y_min = relu ? static_cast<uint8_t>(std::clamp<int64_t>(py.zero_point, 0, 255)) : 0;
+  p.y_min = static_cast<uint8_t>(y_min);
   p.y_max = 255;
   return p;
 }

@@ -8,10 +8,11 @@
 // engine runs, and qnnpack's fallback) compute most elements with a vectorised formula and the
 // tail of each inner row (its last n % 64 elements for 8-bit codes, n % 16 for qint32) with a
 // scalar one, and the two differ in rounding: the vector path dequantizes as
-// fma(f32(s), f32(q), f32(s)·f32(-z)) and multiplies by f32(1 / s) computed in double, the scalar
-// path computes f32(q - z)·f32(s) and multiplies by f32(1 / f32(s)). They disagree on about 1
-// element in 300,000; to be bit-exact, ember applies each formula where PyTorch does
-// (`vec_part`), measured against torch on random inputs (tests/python/quantized/).
+// fma(f32(s), f32(q), f32(s)·f32(-z)), the scalar path as f32(q - z)·f32(s); both quantize with
+// the float reciprocal f32(1 / f32(s)) of the output scale (the vector quantizer sends values
+// out of int32 range to INT32_MIN). They disagree on about 1 element in 300,000; to be
+// bit-exact, ember applies each formula where PyTorch does (`vec_part`), measured against torch
+// on random inputs (tests/python/quantized/).
 #pragma once
 
 #include <cmath>
@@ -75,7 +76,6 @@ inline T quant_vec(float x, float inv_scale, int64_t z) {
   return static_cast<T>(std::min(std::max(q, qmin_of<T>()), qmax_of<T>()));
 }
 inline float inv_scale_scalar(double s) { return 1.0f / static_cast<float>(s); }
-inline float inv_scale_vec(double s) { return static_cast<float>(1.0 / s); }
 
 // ---- binary ops (qbinary_kernels.cpp) ----
 /// quantized::add / add_relu, generic formula (spec § 7.4) over rows of `row` elements
@@ -116,7 +116,15 @@ template <class T>
 void qclamp_codes_ref(const T* x, T* y, int64_t n, int64_t lo, int64_t hi);
 
 /// The functions of one code that the generic kernels compute by dequantize -> f -> quantize.
-enum class QUnaryFn { Requant, RequantRelu, Hardswish, Sigmoid, SigmoidQnnpack, AddScalar };
+enum class QUnaryFn {
+  Requant,
+  RequantRelu,
+  Hardswish,
+  HardswishQnnpack,
+  Sigmoid,
+  SigmoidQnnpack,
+  AddScalar,
+};
 struct QUnarySpec {
   QUnaryFn fn;
   QParams in, out;
@@ -128,6 +136,14 @@ template <class T>
 void qunary(const T* x, T* y, int64_t n, int64_t row, const QUnarySpec& spec);
 template <class T>
 void qunary_ref(const T* x, T* y, int64_t n, int64_t row, const QUnarySpec& spec);
+/// `rows` rows of `len` codes (x rows dense, y rows `y_stride` apart), each row's first
+/// len - len % step elements by the vector formula: quantized cat's NHWC kernel (step 8).
+template <class T>
+void qunary_rows(const T* x, T* y, int64_t rows, int64_t len, int64_t y_stride, int64_t step,
+                 const QUnarySpec& spec);
+template <class T>
+void qunary_rows_ref(const T* x, T* y, int64_t rows, int64_t len, int64_t y_stride, int64_t step,
+                     const QUnarySpec& spec);
 
 /// mul_scalar with c < 0: y = qmax + qmin - x (then max with z' when relu).
 template <class T>

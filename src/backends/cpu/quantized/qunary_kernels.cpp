@@ -39,6 +39,14 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
       v = std::min(std::max(v, 0.0f), 255.0f);
       return static_cast<T>(static_cast<uint8_t>(std::lrintf(v)) + static_cast<uint8_t>(out.zero_point));
     }
+    case QUnaryFn::HardswishQnnpack: {
+      // QNNPACK's hardswish table: z' + f32(1 / s') * hardswish(x), clamped, then lrintf.
+      const float x = sx * static_cast<float>(q - in.zero_point);
+      const float h = x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+      float v = (1.0f / static_cast<float>(out.scale)) * h + static_cast<float>(out.zero_point);
+      v = std::min(std::max(v, 0.0f), 255.0f);
+      return static_cast<T>(static_cast<uint8_t>(std::lrintf(v)));
+    }
     default: break;
   }
   float x = vec ? dequant_vec(q, sx, vec_premul(in)) : dequant_scalar(q, sx, in.zero_point);
@@ -48,7 +56,7 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
     case QUnaryFn::Sigmoid: x = sigmoid_f(x); break;
     default: break;
   }
-  return vec ? quant_vec<T>(x, inv_scale_vec(out.scale), out.zero_point)
+  return vec ? quant_vec<T>(x, inv_scale_scalar(out.scale), out.zero_point)
              : quant_scalar<T>(x, inv_scale_scalar(out.scale), out.zero_point);
 }
 
@@ -95,6 +103,41 @@ void qunary(const T* x, T* y, int64_t n, int64_t row, const QUnarySpec& spec) {
         for (int64_t i = 0; i < row; ++i) y[r * row + i] = unary_one<T>(x[r * row + i], spec, i < v);
       }
     });
+  }
+}
+
+template <class T>
+void qunary_rows_ref(const T* x, T* y, int64_t rows, int64_t len, int64_t y_stride, int64_t step,
+                     const QUnarySpec& spec) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < len; ++i) {
+      y[r * y_stride + i] = unary_one<T>(x[r * len + i], spec, i < len - len % step);
+    }
+  }
+}
+
+template <class T>
+void qunary_rows(const T* x, T* y, int64_t rows, int64_t len, int64_t y_stride, int64_t step,
+                 const QUnarySpec& spec) {
+  if (rows == 0 || len == 0) return;
+  if constexpr (sizeof(T) == 1) {
+    std::array<T, 256> tv{}, ts{};
+    for (int i = 0; i < 256; ++i) {
+      const int64_t q = static_cast<int64_t>(static_cast<T>(i));
+      tv[static_cast<uint8_t>(i)] = unary_one<T>(q, spec, true);
+      ts[static_cast<uint8_t>(i)] = unary_one<T>(q, spec, false);
+    }
+    const int64_t v = len - len % step;
+    parallel_for(0, rows, std::max<int64_t>(1, kGrain / len), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* xr = x + r * len;
+        T* yr = y + r * y_stride;
+        for (int64_t i = 0; i < v; ++i) yr[i] = tv[static_cast<uint8_t>(xr[i])];
+        for (int64_t i = v; i < len; ++i) yr[i] = ts[static_cast<uint8_t>(xr[i])];
+      }
+    });
+  } else {
+    qunary_rows_ref<T>(x, y, rows, len, y_stride, step, spec);
   }
 }
 
@@ -165,6 +208,10 @@ void qbatch_norm_nhwc(const T* x, T* y, int64_t rows, int64_t C, const float* al
 #define EMBER_QUNARY_INST(T)                                                                 \
   template void qunary<T>(const T*, T*, int64_t, int64_t, const QUnarySpec&);                \
   template void qunary_ref<T>(const T*, T*, int64_t, int64_t, const QUnarySpec&);            \
+  template void qunary_rows<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t,             \
+                               const QUnarySpec&);                                           \
+  template void qunary_rows_ref<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t,         \
+                                   const QUnarySpec&);                                       \
   template void qclamp_codes<T>(const T*, T*, int64_t, int64_t, int64_t);                    \
   template void qclamp_codes_ref<T>(const T*, T*, int64_t, int64_t, int64_t);                \
   template void qflip_codes<T>(const T*, T*, int64_t, bool, int64_t);                        \
