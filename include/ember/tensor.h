@@ -29,6 +29,7 @@ namespace ember {
 
 class Generator;
 class TensorIndex;
+enum class QScheme : int8_t;  // ember/quantized/tensor.h
 namespace autograd {
 class Node;
 }
@@ -135,6 +136,16 @@ class Tensor {
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
+
+  // ---- quantized tensors (src/quant/quantize.cpp; ember/quantized/tensor.h) ----
+  Tensor dequantize() const;
+  Tensor int_repr() const;
+  double q_scale() const;
+  int64_t q_zero_point() const;
+  Tensor q_per_channel_scales() const;
+  Tensor q_per_channel_zero_points() const;
+  int64_t q_per_channel_axis() const;
+  QScheme qscheme() const;
 
   // ---- indexing (src/ops/indexing.cpp; TensorIndex in ember/ops/indexing.h) ----
   Tensor index(ArrayRef<TensorIndex> indices) const;

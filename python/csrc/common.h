@@ -56,6 +56,8 @@ PyObject* dtype_object(ScalarType t);
 bool is_dtype(PyObject* obj);
 ScalarType unpack_dtype(PyObject* obj);
 /// An `ember.device` object; devices also accept "cpu" / "meta" strings where parsed.
+/// The ember.qscheme singleton for a QScheme's number (quantized_tensor.cpp), a new reference.
+PyObject* qscheme_object(int64_t scheme);
 PyObject* device_object(Device d);
 bool is_device(PyObject* obj);
 /// A device from an ember.device or a string ("cpu", "cpu:0", "meta"); TypeError otherwise.

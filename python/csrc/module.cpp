@@ -19,6 +19,7 @@ void init_cuda(py::module_& m);
 void init_printing(py::module_& m);
 void init_tensor_new(py::module_& m);     // tensor_new.cpp
 void init_module_copy(py::module_& nn);  // module_copy.cpp
+void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -26,6 +27,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "ember's C++ core, bound for Python";
   init_errors(m);
   init_types(m);
+  init_quantized_tensor(m);
   init_generator(m);
   init_tensor_object(m);
   init_torch_function(m);

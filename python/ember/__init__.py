@@ -18,6 +18,16 @@ _C._set_size_class(Size)
 
 # Every op of the table as a function (ember.add, ember.sum, ...); private aten names stay in _C.
 globals().update({name: fn for name, fn in _C._op_functions.items() if not name.startswith("_")})
+# Quantized tensors: the ember.qscheme objects, and the private aten names PyTorch exposes too.
+from ._C import (  # noqa: E402,F401
+    qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric, per_channel_symmetric,
+    per_channel_affine_float_qparams,
+)
+globals().update({name: _C._op_functions[name] for name in (
+    "_empty_affine_quantized", "_empty_per_channel_affine_quantized",
+    "_make_per_tensor_quantized_tensor", "_make_per_channel_quantized_tensor")})
+# Tensor.dequantize is the one-tensor overload (dequantize.tensors takes a list).
+Tensor.dequantize = _C._make_op_function("dequantize", ["aten::dequantize.self"], True)
 from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), ...
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401

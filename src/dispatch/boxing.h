@@ -104,6 +104,8 @@ decltype(auto) as_param(H& holder) {
 
 inline Stack box_result(Tensor t) { return {Value(std::move(t))}; }
 inline Stack box_result(bool b) { return {Value(b)}; }
+inline Stack box_result(double d) { return {Value(d)}; }
+inline Stack box_result(int64_t i) { return {Value(i)}; }
 inline Stack box_result(std::vector<Tensor> ts) { return {Value(std::move(ts))}; }
 inline Stack box_result(std::tuple<Tensor, Tensor> ts) {
   return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts)))};

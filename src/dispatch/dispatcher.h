@@ -130,6 +130,19 @@ inline std::tuple<Tensor, Tensor, Tensor> unbox_result<std::tuple<Tensor, Tensor
   return {std::move(out[0].to_tensor()), std::move(out[1].to_tensor()),
           std::move(out[2].to_tensor())};
 }
+// Number results (q_scale -> float, q_per_channel_axis -> int).
+template <>
+inline double unbox_result<double>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && (out[0].is_double() || out[0].is_int()), op.full_name(),
+                   ": an override must return a float");
+  return out[0].to_double();
+}
+template <>
+inline int64_t unbox_result<int64_t>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && out[0].is_int(), op.full_name(),
+                   ": an override must return an int");
+  return out[0].to_int();
+}
 template <>
 inline std::vector<Tensor> unbox_result<std::vector<Tensor>>(Stack&& out, const OpHandle& op) {
   if (out.size() == 1 && out[0].is_tensor_list()) return out[0].to_tensor_list();
