@@ -350,6 +350,9 @@ void init_ops(py::module_& m) {
   std::map<std::string, std::vector<const OpHandle*>> by_name;
   std::vector<std::string> order;
   for (const OpHandle& op : all_ops()) {
+    // quantized:: ops are reached as ember.ops.quantized.<op> only (torch.ops.quantized), never
+    // as ember.<op> or a Tensor method (quantized::add is not an overload of ember.add).
+    if (op.name().starts_with("quantized::")) continue;
     std::string name = op.name().substr(op.name().find("::") + 2);
     if (!by_name.count(name)) order.push_back(name);
     by_name[name].push_back(&op);

@@ -152,9 +152,11 @@ TEST(QuantKernels, PoolsFastEqualsRef) {
     g.OW = (g.W + 2 * g.pw - g.kw) / g.sw + 1;
     auto x = random_codes<uint8_t>(g.N * g.C * g.H * g.W, rng);
     std::vector<uint8_t> y(g.N * g.C * g.OH * g.OW), r(y.size());
-    q::qmax_pool2d<uint8_t>(x.data(), y.data(), g, nhwc);
-    q::qmax_pool2d_ref<uint8_t>(x.data(), r.data(), g, nhwc);
-    EXPECT_EQ(y, r);
+    for (bool edge : {false, true}) {
+      q::qmax_pool2d<uint8_t>(x.data(), y.data(), g, nhwc, edge);
+      q::qmax_pool2d_ref<uint8_t>(x.data(), r.data(), g, nhwc, edge);
+      EXPECT_EQ(y, r);
+    }
     for (auto f : {q::QAvgFormula::GenericNchw, q::QAvgFormula::GenericNhwc, q::QAvgFormula::Qnnpack}) {
       for (bool cip : {false, true}) {
         q::qavg_pool2d<uint8_t>(x.data(), y.data(), g, nhwc, cip, 0, {0.02, 100}, {0.03, 90}, f);

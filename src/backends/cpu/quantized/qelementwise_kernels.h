@@ -65,6 +65,8 @@ inline T quant_scalar(float x, float inv_scale_f, int64_t z) {
 /// The AVX2 quantizer: cvtps2dq (ties to even; out of int32 range gives INT32_MIN), + z, clamp.
 template <class T>
 inline T quant_vec(float x, float inv_scale, int64_t z) {
+  // qint32 has no AVX2 quantizer: PyTorch quantizes its vectors element by element.
+  if constexpr (sizeof(T) == 4) return quant_scalar<T>(x, inv_scale, z);
   const float v = x * inv_scale;
   int64_t r;
   if (v >= -2147483648.0f && v < 2147483648.0f) {
@@ -163,11 +165,13 @@ struct QPool2d {
   int64_t N, C, H, W, OH, OW;
   int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
 };
-/// Max pooling on codes; x and y both NCHW-contiguous or both NHWC-contiguous.
+/// Max pooling on codes; x and y both NCHW-contiguous or both NHWC-contiguous. `edge_clamp`:
+/// QNNPACK's indirection, which reads a window position outside the input at the nearest edge
+/// (the same maximum unless dilation > 1) instead of skipping it.
 template <class T>
-void qmax_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc);
+void qmax_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, bool edge_clamp = false);
 template <class T>
-void qmax_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc);
+void qmax_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, bool edge_clamp = false);
 
 /// How an average is requantized (measured against torch 1.13's three kernels).
 enum class QAvgFormula {
@@ -189,6 +193,13 @@ template <class T>
 void qadaptive_avg_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, QParams p);
 template <class T>
 void qadaptive_avg_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, QParams p);
+
+/// mean over the innermost dims of dense codes: m rows of n codes, y = rint(f32(Σq) / n)
+/// (PyTorch 1.13's qmean_inner_dim kernel: the average of the codes, qparams unchanged).
+template <class T>
+void qmean_inner(const T* x, T* y, int64_t m, int64_t n);
+template <class T>
+void qmean_inner_ref(const T* x, T* y, int64_t m, int64_t n);
 
 /// Nearest-neighbour upsampling of codes (PyTorch's nearest index: floor(o * scale)).
 template <class T>

@@ -38,16 +38,23 @@ void for_outputs(const QPool2d& g, bool nhwc, const F& fn) {
   }
 }
 
+// A window coordinate: -1 to skip it, or the index read (clamped to the edge for QNNPACK).
+inline int64_t pool_coord(int64_t v, int64_t size, bool edge_clamp) {
+  if (edge_clamp) return std::min(std::max<int64_t>(v, 0), size - 1);
+  return v < 0 || v >= size ? -1 : v;
+}
+
 template <class T>
-T max_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh, int64_t ow) {
+T max_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh, int64_t ow,
+          bool edge_clamp) {
   const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
   T best = std::numeric_limits<T>::lowest();
   for (int64_t i = 0; i < g.kh; ++i) {
-    const int64_t h = h0 + i * g.dh;
-    if (h < 0 || h >= g.H) continue;
+    const int64_t h = pool_coord(h0 + i * g.dh, g.H, edge_clamp);
+    if (h < 0) continue;
     for (int64_t j = 0; j < g.kw; ++j) {
-      const int64_t w = w0 + j * g.dw;
-      if (w < 0 || w >= g.W) continue;
+      const int64_t w = pool_coord(w0 + j * g.dw, g.W, edge_clamp);
+      if (w < 0) continue;
       best = std::max(best, x[ix(n, c, h, w)]);
     }
   }
@@ -57,20 +64,20 @@ T max_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int
 }  // namespace
 
 template <class T>
-void qmax_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc) {
+void qmax_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, bool edge_clamp) {
   const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c)
       for (int64_t oh = 0; oh < g.OH; ++oh)
-        for (int64_t ow = 0; ow < g.OW; ++ow) y[iy(n, c, oh, ow)] = max_one(x, g, ix, n, c, oh, ow);
+        for (int64_t ow = 0; ow < g.OW; ++ow) y[iy(n, c, oh, ow)] = max_one(x, g, ix, n, c, oh, ow, edge_clamp);
 }
 
 template <class T>
-void qmax_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc) {
+void qmax_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, bool edge_clamp) {
   const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
   if (!nhwc) {
     for_outputs(g, false, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
-      y[iy(n, c, oh, ow)] = max_one(x, g, ix, n, c, oh, ow);
+      y[iy(n, c, oh, ow)] = max_one(x, g, ix, n, c, oh, ow, edge_clamp);
     });
     return;
   }
@@ -82,11 +89,11 @@ void qmax_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc) {
         T* out = y + iy(n, 0, oh, ow);
         for (int64_t c = 0; c < g.C; ++c) out[c] = std::numeric_limits<T>::lowest();
         for (int64_t i = 0; i < g.kh; ++i) {
-          const int64_t h = oh * g.sh - g.ph + i * g.dh;
-          if (h < 0 || h >= g.H) continue;
+          const int64_t h = pool_coord(oh * g.sh - g.ph + i * g.dh, g.H, edge_clamp);
+          if (h < 0) continue;
           for (int64_t j = 0; j < g.kw; ++j) {
-            const int64_t w = ow * g.sw - g.pw + j * g.dw;
-            if (w < 0 || w >= g.W) continue;
+            const int64_t w = pool_coord(ow * g.sw - g.pw + j * g.dw, g.W, edge_clamp);
+            if (w < 0) continue;
             const T* in = x + ix(n, 0, h, w);
             for (int64_t c = 0; c < g.C; ++c) out[c] = std::max(out[c], in[c]);
           }
@@ -218,6 +225,28 @@ void qadaptive_avg_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, QParams
   });
 }
 
+// ---- mean over inner dims ----
+namespace {
+template <class T>
+T mean_row(const T* x, int64_t n) {
+  int64_t sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  return static_cast<T>(static_cast<int64_t>(std::nearbyint(static_cast<float>(sum) / static_cast<float>(n))));
+}
+}  // namespace
+
+template <class T>
+void qmean_inner_ref(const T* x, T* y, int64_t m, int64_t n) {
+  for (int64_t i = 0; i < m; ++i) y[i] = mean_row(x + i * n, n);
+}
+
+template <class T>
+void qmean_inner(const T* x, T* y, int64_t m, int64_t n) {
+  parallel_for(0, m, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) y[i] = mean_row(x + i * n, n);
+  });
+}
+
 // ---- nearest upsampling ----
 namespace {
 inline int64_t nearest_src(int64_t o, float scale, int64_t in) {
@@ -259,14 +288,16 @@ void qupsample_nearest2d(const T* x, T* y, const QPool2d& g, bool nhwc, float sc
 }
 
 #define EMBER_QPOOL_INST(T)                                                                    \
-  template void qmax_pool2d<T>(const T*, T*, const QPool2d&, bool);                            \
-  template void qmax_pool2d_ref<T>(const T*, T*, const QPool2d&, bool);                        \
+  template void qmax_pool2d<T>(const T*, T*, const QPool2d&, bool, bool);                      \
+  template void qmax_pool2d_ref<T>(const T*, T*, const QPool2d&, bool, bool);                  \
   template void qavg_pool2d<T>(const T*, T*, const QPool2d&, bool, bool, int64_t, QParams,     \
                                QParams, QAvgFormula);                                          \
   template void qavg_pool2d_ref<T>(const T*, T*, const QPool2d&, bool, bool, int64_t, QParams, \
                                    QParams, QAvgFormula);                                      \
   template void qadaptive_avg_pool2d<T>(const T*, T*, const QPool2d&, bool, QParams);          \
   template void qadaptive_avg_pool2d_ref<T>(const T*, T*, const QPool2d&, bool, QParams);      \
+  template void qmean_inner<T>(const T*, T*, int64_t, int64_t);                                \
+  template void qmean_inner_ref<T>(const T*, T*, int64_t, int64_t);                            \
   template void qupsample_nearest2d<T>(const T*, T*, const QPool2d&, bool, float, float);      \
   template void qupsample_nearest2d_ref<T>(const T*, T*, const QPool2d&, bool, float, float);
 EMBER_QPOOL_INST(uint8_t)
