@@ -67,8 +67,9 @@ TEST(Schema, EveryRowRoundTrips) {
     EXPECT_EQ(op.id(), static_cast<int>(i));
     EXPECT_EQ(&dispatch::op_handle(static_cast<OpId>(i)), &op);
     EXPECT_EQ(render(op), op.schema());
-    // PyTorch's ops keep their aten names; ember's own (module_load) live in "ember::".
-    EXPECT_TRUE(op.name().starts_with("aten::") || op.name().starts_with("ember::"));
+    // PyTorch's ops keep their aten / quantized names; ember's own (module_load) live in "ember::".
+    EXPECT_TRUE(op.name().starts_with("aten::") || op.name().starts_with("quantized::") ||
+                op.name().starts_with("ember::"));
     EXPECT_FALSE(op.overload().empty());
     EXPECT_EQ(op.full_name(),
               op.overload() == "default" ? op.name() : op.name() + "." + op.overload());
