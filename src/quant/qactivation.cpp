@@ -15,6 +15,7 @@ namespace ember {
 using dispatch::OpId;
 namespace qk = cpu::quantized;
 using quant_ops::codes;
+using quant_ops::compute_codes_for;
 using quant_ops::dense;
 using quant_ops::empty_q;
 using quant_ops::mutable_codes;
@@ -31,11 +32,12 @@ int64_t quantize_bound(const Tensor& qx, const Scalar& v) {
 }
 
 // Codes of qx clamped to [lo, hi] into a new tensor laid out as qx (PyTorch's generic kernels).
-Tensor clamp_codes(const Tensor& qx, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor clamp_codes(const Tensor& qx, const std::optional<Scalar>& min,
+                   const std::optional<Scalar>& max) {
   const MemoryFormat fmt = qx.suggest_memory_format();
   const Tensor x = dense(qx, fmt);
-  Tensor out = empty_q(qx.sizes(), qx.dtype(), qparams_of(qx), fmt);
-  visit_codes(qx.dtype(), [&]<class T>() {
+  Tensor out = empty_q(qx, qx.sizes(), qx.dtype(), qparams_of(qx), fmt);
+  compute_codes_for(out, qx.dtype(), [&]<class T>() {
     const int64_t lo = min ? quantize_bound<T>(qx, *min) : qk::qmin_of<T>();
     const int64_t hi = max ? quantize_bound<T>(qx, *max) : qk::qmax_of<T>();
     if (min && max && lo > hi) {
@@ -56,7 +58,8 @@ Tensor clamp_codes(const Tensor& qx, const std::optional<Scalar>& min, const std
 Tensor qnnpack_clamp(const Tensor& qx, const Scalar& min, const Scalar& max) {
   EMBER_CHECK(qx.dim() > 0, "qnnpack_clamp(): Got empty input tensor");
   const Tensor x = dense(qx, qx.suggest_memory_format());
-  Tensor out = empty_q(qx.sizes(), kQUInt8, qparams_of(qx), MemoryFormat::Contiguous);
+  Tensor out = empty_q(qx, qx.sizes(), kQUInt8, qparams_of(qx), MemoryFormat::Contiguous);
+  if (out.is_meta() || out.numel() == 0) return out;
   const int64_t lo = quantize_bound<uint8_t>(qx, min), hi = quantize_bound<uint8_t>(qx, max);
   qk::qclamp_codes<uint8_t>(codes<uint8_t>(x), mutable_codes<uint8_t>(out), out.numel(), lo,
                             std::max(lo, hi));
@@ -90,17 +93,19 @@ Tensor relu_q(const Tensor& qx) {
   }
   const MemoryFormat fmt = qx.suggest_memory_format();
   const Tensor x = dense(qx, fmt);
-  Tensor out = empty_q(qx.sizes(), qx.dtype(), qparams_of(qx), fmt);
-  visit_codes(qx.dtype(), [&]<class T>() {
-    qk::qclamp_codes<T>(codes<T>(x), mutable_codes<T>(out), out.numel(), q_zero_point(qx), qk::qmax_of<T>());
+  Tensor out = empty_q(qx, qx.sizes(), qx.dtype(), qparams_of(qx), fmt);
+  compute_codes_for(out, qx.dtype(), [&]<class T>() {
+    qk::qclamp_codes<T>(codes<T>(x), mutable_codes<T>(out), out.numel(), q_zero_point(qx),
+                        qk::qmax_of<T>());
   });
   return out;
 }
 Tensor relu__q(const Tensor& qx) {
   const MemoryFormat fmt = qx.suggest_memory_format();
   if (qx.is_contiguous(fmt)) {
-    visit_codes(qx.dtype(), [&]<class T>() {
-      qk::qclamp_codes<T>(codes<T>(qx), mutable_codes<T>(qx), qx.numel(), q_zero_point(qx), qk::qmax_of<T>());
+    compute_codes_for(qx, qx.dtype(), [&]<class T>() {
+      qk::qclamp_codes<T>(codes<T>(qx), mutable_codes<T>(qx), qx.numel(), q_zero_point(qx),
+                          qk::qmax_of<T>());
     });
     return qx;
   }
@@ -113,10 +118,12 @@ Tensor hardtanh_q(const Tensor& qx, const Scalar& min, const Scalar& max) {
 Tensor hardtanh__q(const Tensor& qx, const Scalar& min, const Scalar& max) {
   return write_back(qx, quantized_clamp_impl(qx, min, max));
 }
-Tensor clamp_q(const Tensor& qx, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor clamp_q(const Tensor& qx, const std::optional<Scalar>& min,
+               const std::optional<Scalar>& max) {
   return quantized_clamp_impl(qx, min, max);
 }
-Tensor clamp__q(const Tensor& qx, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor clamp__q(const Tensor& qx, const std::optional<Scalar>& min,
+                const std::optional<Scalar>& max) {
   return write_back(qx, quantized_clamp_impl(qx, min, max));
 }
 
@@ -124,9 +131,9 @@ Tensor clamp__q(const Tensor& qx, const std::optional<Scalar>& min, const std::o
 Tensor unary_fn(const Tensor& qx, qk::QUnaryFn fn, double out_scale, int64_t out_zp) {
   const MemoryFormat fmt = qx.suggest_memory_format();
   const Tensor x = dense(qx, fmt);
-  Tensor out = empty_q(qx.sizes(), qx.dtype(), {out_scale, out_zp}, fmt);
+  Tensor out = empty_q(qx, qx.sizes(), qx.dtype(), {out_scale, out_zp}, fmt);
   const int64_t n = out.numel();
-  visit_codes(qx.dtype(), [&]<class T>() {
+  compute_codes_for(out, qx.dtype(), [&]<class T>() {
     qk::qunary<T>(codes<T>(x), mutable_codes<T>(out), n, std::max<int64_t>(n, 1),
                   {fn, qparams_of(qx), {out_scale, out_zp}});
   });
@@ -150,7 +157,9 @@ Tensor sigmoid_q(const Tensor& qx) {
   return sigmoid_with(qx, scale, zp);
 }
 
-Tensor quantized_sigmoid_q(const Tensor& qx, const double& s, const int64_t& z) { return sigmoid_with(qx, s, z); }
+Tensor quantized_sigmoid_q(const Tensor& qx, const double& s, const int64_t& z) {
+  return sigmoid_with(qx, s, z);
+}
 Tensor hardswish_q(const Tensor& qx, const double& s, const int64_t& z) {
   const bool qnnpack = quantized_engine() == QEngine::QNNPACK && qx.dtype() == kQUInt8;
   if (qnnpack) EMBER_CHECK(qx.dim() > 0, "qnnpack_hardswish(): Got empty input tensor");
@@ -162,8 +171,12 @@ Tensor relu6_q(const Tensor& qx, const bool& inplace) {
 }
 
 Tensor relu6_cpu(const Tensor&, bool) { dispatch::no_kernel_error(OpId::quantized_relu6, "CPU"); }
-Tensor hardswish_cpu(const Tensor&, double, int64_t) { dispatch::no_kernel_error(OpId::quantized_hardswish, "CPU"); }
-Tensor sigmoid_cpu(const Tensor&, double, int64_t) { dispatch::no_kernel_error(OpId::quantized_sigmoid, "CPU"); }
+Tensor hardswish_cpu(const Tensor&, double, int64_t) {
+  dispatch::no_kernel_error(OpId::quantized_hardswish, "CPU");
+}
+Tensor sigmoid_cpu(const Tensor&, double, int64_t) {
+  dispatch::no_kernel_error(OpId::quantized_sigmoid, "CPU");
+}
 
 }  // namespace
 
@@ -183,7 +196,8 @@ Tensor relu6(const Tensor& qx, bool inplace) {
   return dispatch::call<relu6_cpu>(OpId::quantized_relu6, qx, inplace);
 }
 Tensor hardswish(const Tensor& qx, double output_scale, int64_t output_zero_point) {
-  return dispatch::call<hardswish_cpu>(OpId::quantized_hardswish, qx, output_scale, output_zero_point);
+  return dispatch::call<hardswish_cpu>(OpId::quantized_hardswish, qx, output_scale,
+                                       output_zero_point);
 }
 Tensor sigmoid(const Tensor& qx, double output_scale, int64_t output_zero_point) {
   return dispatch::call<sigmoid_cpu>(OpId::quantized_sigmoid, qx, output_scale, output_zero_point);
@@ -199,11 +213,12 @@ EMBER_REGISTER_OP(quantized_sigmoid, &quantized::sigmoid);
 namespace ember::quant_ops {
 void copy_codes_into(const Tensor& self, const Tensor& src) {
   const MemoryFormat fmt = self.suggest_memory_format();
-  EMBER_CHECK(self.is_contiguous(fmt),
-              "in-place quantized ops need a dense (contiguous or channels_last) tensor, got strides ",
-              self.strides());
+  EMBER_CHECK(
+      self.is_contiguous(fmt),
+      "in-place quantized ops need a dense (contiguous or channels_last) tensor, got strides ",
+      self.strides());
   const Tensor s = dense(src, fmt);
-  visit_codes(self.dtype(), [&]<class T>() {
+  compute_codes_for(self, self.dtype(), [&]<class T>() {
     std::copy(codes<T>(s), codes<T>(s) + s.numel(), mutable_codes<T>(self));
   });
 }

@@ -3,16 +3,17 @@
 // §§ 5, 7.2, 7.4). Kernels: src/backends/cpu/quantized/qbinary_kernels.cpp.
 #include <cmath>
 
+#include "../dispatch/boxing.h"
 #include "../ops/elementwise.h"
 #include "ember/quantized/elementwise.h"
 #include "qop_utils.h"
-#include "../dispatch/boxing.h"
 
 namespace ember {
 
 using dispatch::OpId;
 namespace qk = cpu::quantized;
 using quant_ops::codes;
+using quant_ops::compute_codes_for;
 using quant_ops::dense;
 using quant_ops::empty_q;
 using quant_ops::mutable_codes;
@@ -25,14 +26,16 @@ enum class BinOp { Add, Mul };
 
 void check_binary_inputs(BinOp op, const Tensor& qa, const Tensor& qb) {
   const char* name = op == BinOp::Add ? "Add" : "Mul";
-  EMBER_CHECK(qscheme(qa) == QScheme::PerTensorAffine, "Only per tensor quantization is supported in ",
-              name, ".");
+  EMBER_CHECK(qscheme(qa) == QScheme::PerTensorAffine,
+              "Only per tensor quantization is supported in ", name, ".");
   if (op == BinOp::Add) {
-    EMBER_CHECK(qscheme(qa) == qscheme(qb), "Both inputs to Add must have the same quantization scheme.");
+    EMBER_CHECK(qscheme(qa) == qscheme(qb),
+                "Both inputs to Add must have the same quantization scheme.");
     EMBER_CHECK(qa.dtype() == qb.dtype(), "Add operands should have same data type.");
   } else {
     EMBER_CHECK(qa.dtype() == qb.dtype(), "Mul operands should have same data type.");
-    EMBER_CHECK(qscheme(qa) == qscheme(qb), "Both inputs to Mul must have the same quantization scheme.");
+    EMBER_CHECK(qscheme(qa) == qscheme(qb),
+                "Both inputs to Mul must have the same quantization scheme.");
   }
 }
 
@@ -101,25 +104,27 @@ Tensor generic_binary(BinOp op, const Tensor& qa, const Tensor& qb, double scale
   // contiguous tensor) when broadcasting makes it bigger.
   const MemoryFormat fmt =
       qa.sizes() == sizes ? qa.suggest_memory_format() : MemoryFormat::Contiguous;
-  Tensor out = empty_q(sizes, qa.dtype(), {scale, zero_point}, fmt);
+  Tensor out = empty_q(qa, sizes, qa.dtype(), {scale, zero_point}, fmt);
   const int64_t n = out.numel();
-  if (n == 0) return out;
+  if (n == 0 || out.is_meta()) return out;
   const bool same = qa.sizes() == sizes && qb.sizes() == sizes;
   Tensor a, b;
   int64_t row;
   if (same && qa.is_contiguous(fmt) && qb.is_contiguous(fmt)) {
     a = qa, b = qb, row = n;
   } else {
-    row = pytorch_inner_row(sizes, fmt, out, {broadcast_strides(qa, sizes), broadcast_strides(qb, sizes)});
+    row = pytorch_inner_row(sizes, fmt, out,
+                            {broadcast_strides(qa, sizes), broadcast_strides(qb, sizes)});
     // Broadcast operands materialised as plain code tensors in the output's layout.
     a = int_repr(qa).expand(sizes).contiguous(fmt);
     b = int_repr(qb).expand(sizes).contiguous(fmt);
   }
   const auto pa = qparams_of(qa), pb = qparams_of(qb);
   const qk::QParams py{scale, zero_point};
-  visit_codes(qa.dtype(), [&]<class T>() {
+  compute_codes_for(out, qa.dtype(), [&]<class T>() {
     if (op == BinOp::Add) {
-      qk::qadd_generic<T>(codes<T>(a), codes<T>(b), mutable_codes<T>(out), n, row, pa, pb, py, relu);
+      qk::qadd_generic<T>(codes<T>(a), codes<T>(b), mutable_codes<T>(out), n, row, pa, pb, py,
+                          relu);
     } else {
       qk::qmul<T>(codes<T>(a), codes<T>(b), mutable_codes<T>(out), n, pa, pb, py, relu);
     }
@@ -128,14 +133,17 @@ Tensor generic_binary(BinOp op, const Tensor& qa, const Tensor& qb, double scale
 }
 
 // QNNPACK's add (§ 7.2): both quint8, same sizes, inputs in qa's layout.
-Tensor qnnpack_add(const Tensor& qa, const Tensor& qb, double scale, int64_t zero_point, bool relu) {
+Tensor qnnpack_add(const Tensor& qa, const Tensor& qb, double scale, int64_t zero_point,
+                   bool relu) {
   EMBER_CHECK(qa.dim() > 0, "qnnpack_add(): Got empty input tensor.");
   const MemoryFormat fmt = qa.suggest_memory_format();
   const Tensor a = dense(qa, fmt), b = dense(qb, fmt);
-  Tensor out = empty_q(qa.sizes(), kQUInt8, {scale, zero_point}, fmt);
-  if (a.size(0) == 0) return out;
-  const auto p = qk::QnnpackAddParams::make(qparams_of(a), qparams_of(b), {scale, zero_point}, relu);
-  qk::qadd_qnnpack(codes<uint8_t>(a), codes<uint8_t>(b), mutable_codes<uint8_t>(out), out.numel(), p);
+  Tensor out = empty_q(qa, qa.sizes(), kQUInt8, {scale, zero_point}, fmt);
+  if (a.size(0) == 0 || out.is_meta()) return out;
+  const auto p =
+      qk::QnnpackAddParams::make(qparams_of(a), qparams_of(b), {scale, zero_point}, relu);
+  qk::qadd_qnnpack(codes<uint8_t>(a), codes<uint8_t>(b), mutable_codes<uint8_t>(out), out.numel(),
+                   p);
   return out;
 }
 
@@ -154,7 +162,8 @@ Tensor mul_any(const Tensor& qa, const Tensor& qb, double scale, int64_t zero_po
 
 // ---- scalar forms (§ 5) ----
 Tensor add_scalar_any(const Tensor& qa, const Scalar& other, bool relu) {
-  EMBER_CHECK(qscheme(qa) == QScheme::PerTensorAffine, "Only per tensor affine is supported for now!!");
+  EMBER_CHECK(qscheme(qa) == QScheme::PerTensorAffine,
+              "Only per tensor affine is supported for now!!");
   const MemoryFormat fmt = qa.suggest_memory_format();
   const Tensor a = dense(qa, fmt);
   return visit_codes(qa.dtype(), [&]<class T>() {
@@ -166,11 +175,12 @@ Tensor add_scalar_any(const Tensor& qa, const Scalar& other, bool relu) {
     const int64_t t = z - c_q;
     if (qmin <= t && t <= qmax) {
       // Codes unchanged, zero point moved (relu then clamps at the new zero point).
-      Tensor out = empty_q(qa.sizes(), qa.dtype(), {s, t}, fmt);
+      Tensor out = empty_q(qa, qa.sizes(), qa.dtype(), {s, t}, fmt);
+      if (out.is_meta() || out.numel() == 0) return out;
       const int64_t n = out.numel();
       if (relu) {
         qk::qclamp_codes<T>(codes<T>(a), mutable_codes<T>(out), n, t, qmax);
-      } else if (n > 0) {
+      } else {
         std::copy(codes<T>(a), codes<T>(a) + n, mutable_codes<T>(out));
       }
       return out;
@@ -180,7 +190,8 @@ Tensor add_scalar_any(const Tensor& qa, const Scalar& other, bool relu) {
                                : (static_cast<double>(t) - static_cast<double>(qmin)) /
                                      (static_cast<double>(qmax) - static_cast<double>(qmin)) * s;
     const int64_t z2 = t < qmin ? qmin : qmax;
-    Tensor out = empty_q(qa.sizes(), qa.dtype(), {s2, z2}, fmt);
+    Tensor out = empty_q(qa, qa.sizes(), qa.dtype(), {s2, z2}, fmt);
+    if (out.is_meta() || out.numel() == 0) return out;
     const int64_t n = out.numel();
     qk::QUnarySpec spec{qk::QUnaryFn::AddScalar, {s, z}, {s2, z2}, c_q};
     qk::qunary<T>(codes<T>(a), mutable_codes<T>(out), n, std::max<int64_t>(n, 1), spec);
@@ -201,37 +212,64 @@ Tensor mul_scalar_any(const Tensor& qa, const Scalar& other, bool relu) {
     const int64_t qmin = qk::qmin_of<T>(), qmax = qk::qmax_of<T>();
     const int64_t n = qa.numel();
     if (c > 0.0) {
-      Tensor out = empty_q(qa.sizes(), qa.dtype(), {c * s, z}, fmt);
+      Tensor out = empty_q(qa, qa.sizes(), qa.dtype(), {c * s, z}, fmt);
+      if (out.is_meta() || out.numel() == 0) return out;
       qk::qclamp_codes<T>(codes<T>(a), mutable_codes<T>(out), n, relu ? z : qmin, qmax);
       return out;
     }
     if (c == 0.0) {
-      Tensor out = empty_q(qa.sizes(), qa.dtype(), {1.0, 0}, fmt);
+      Tensor out = empty_q(qa, qa.sizes(), qa.dtype(), {1.0, 0}, fmt);
+      if (out.is_meta() || out.numel() == 0) return out;
       std::fill(mutable_codes<T>(out), mutable_codes<T>(out) + n, T(0));
       return out;
     }
     const int64_t z2 = qmax - (z - qmin);
-    Tensor out = empty_q(qa.sizes(), qa.dtype(), {std::abs(c) * s, z2}, fmt);
+    Tensor out = empty_q(qa, qa.sizes(), qa.dtype(), {std::abs(c) * s, z2}, fmt);
+    if (out.is_meta() || out.numel() == 0) return out;
     qk::qflip_codes<T>(codes<T>(a), mutable_codes<T>(out), n, relu, z2);
     return out;
   });
 }
 
 // Backend bodies: a quantized:: op has no CPU kernel (PyTorch's text for a float input).
-Tensor add_cpu(const Tensor&, const Tensor&, double, int64_t) { dispatch::no_kernel_error(OpId::quantized_add, "CPU"); }
-Tensor add_relu_cpu(const Tensor&, const Tensor&, double, int64_t) { dispatch::no_kernel_error(OpId::quantized_add_relu, "CPU"); }
-Tensor mul_cpu(const Tensor&, const Tensor&, double, int64_t) { dispatch::no_kernel_error(OpId::quantized_mul, "CPU"); }
-Tensor mul_relu_cpu(const Tensor&, const Tensor&, double, int64_t) { dispatch::no_kernel_error(OpId::quantized_mul_relu, "CPU"); }
-Tensor add_scalar_cpu(const Tensor&, const Scalar&) { dispatch::no_kernel_error(OpId::quantized_add_scalar, "CPU"); }
-Tensor add_scalar_relu_cpu(const Tensor&, const Scalar&) { dispatch::no_kernel_error(OpId::quantized_add_scalar_relu, "CPU"); }
-Tensor mul_scalar_cpu(const Tensor&, const Scalar&) { dispatch::no_kernel_error(OpId::quantized_mul_scalar, "CPU"); }
-Tensor mul_scalar_relu_cpu(const Tensor&, const Scalar&) { dispatch::no_kernel_error(OpId::quantized_mul_scalar_relu, "CPU"); }
+Tensor add_cpu(const Tensor&, const Tensor&, double, int64_t) {
+  dispatch::no_kernel_error(OpId::quantized_add, "CPU");
+}
+Tensor add_relu_cpu(const Tensor&, const Tensor&, double, int64_t) {
+  dispatch::no_kernel_error(OpId::quantized_add_relu, "CPU");
+}
+Tensor mul_cpu(const Tensor&, const Tensor&, double, int64_t) {
+  dispatch::no_kernel_error(OpId::quantized_mul, "CPU");
+}
+Tensor mul_relu_cpu(const Tensor&, const Tensor&, double, int64_t) {
+  dispatch::no_kernel_error(OpId::quantized_mul_relu, "CPU");
+}
+Tensor add_scalar_cpu(const Tensor&, const Scalar&) {
+  dispatch::no_kernel_error(OpId::quantized_add_scalar, "CPU");
+}
+Tensor add_scalar_relu_cpu(const Tensor&, const Scalar&) {
+  dispatch::no_kernel_error(OpId::quantized_add_scalar_relu, "CPU");
+}
+Tensor mul_scalar_cpu(const Tensor&, const Scalar&) {
+  dispatch::no_kernel_error(OpId::quantized_mul_scalar, "CPU");
+}
+Tensor mul_scalar_relu_cpu(const Tensor&, const Scalar&) {
+  dispatch::no_kernel_error(OpId::quantized_mul_scalar_relu, "CPU");
+}
 
 // QuantizedCPU kernels.
-Tensor add_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) { return add_any(a, b, s, z, false); }
-Tensor add_relu_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) { return add_any(a, b, s, z, true); }
-Tensor mul_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) { return mul_any(a, b, s, z, false); }
-Tensor mul_relu_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) { return mul_any(a, b, s, z, true); }
+Tensor add_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) {
+  return add_any(a, b, s, z, false);
+}
+Tensor add_relu_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) {
+  return add_any(a, b, s, z, true);
+}
+Tensor mul_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) {
+  return mul_any(a, b, s, z, false);
+}
+Tensor mul_relu_q(const Tensor& a, const Tensor& b, const double& s, const int64_t& z) {
+  return mul_any(a, b, s, z, true);
+}
 Tensor add_scalar_q(const Tensor& a, const Scalar& c) { return add_scalar_any(a, c, false); }
 Tensor add_scalar_relu_q(const Tensor& a, const Scalar& c) { return add_scalar_any(a, c, true); }
 Tensor mul_scalar_q(const Tensor& a, const Scalar& c) { return mul_scalar_any(a, c, false); }

@@ -13,6 +13,7 @@ namespace ember {
 using dispatch::OpId;
 namespace qk = cpu::quantized;
 using quant_ops::codes;
+using quant_ops::compute_codes_for;
 using quant_ops::empty_q;
 using quant_ops::mutable_codes;
 using quant_ops::qparams_of;
@@ -27,7 +28,8 @@ bool per_tensor(const Tensor& t) {
 
 bool nhwc_fast_path(ArrayRef<Tensor> qxs, int64_t dim) {
   bool fast = dim == 1;
-  for (const auto& t : qxs) fast = fast && t.dim() == 4 && t.is_contiguous(MemoryFormat::ChannelsLast);
+  for (const auto& t : qxs)
+    fast = fast && t.dim() == 4 && t.is_contiguous(MemoryFormat::ChannelsLast);
   return fast;
 }
 
@@ -35,8 +37,8 @@ Tensor cat_nhwc(ArrayRef<Tensor> qxs, double scale, int64_t zero_point, bool rel
   const Tensor& x0 = qxs[0];
   int64_t c_out = 0;
   for (const auto& t : qxs) {
-    EMBER_CHECK(t.dim() == x0.dim(), "Tensors must have the same number of dimensions: got ", t.dim(),
-                " and ", x0.dim());
+    EMBER_CHECK(t.dim() == x0.dim(), "Tensors must have the same number of dimensions: got ",
+                t.dim(), " and ", x0.dim());
     for (int64_t d : {0, 2, 3}) {
       EMBER_CHECK(t.size(d) == x0.size(d), "Sizes of tensors must match expect in dimension 1. Got",
                   t.size(d), " and ", x0.size(d));
@@ -45,10 +47,10 @@ Tensor cat_nhwc(ArrayRef<Tensor> qxs, double scale, int64_t zero_point, bool rel
                 scalar_type_name(x0.dtype()), " but got scalar type ", scalar_type_name(t.dtype()));
     c_out += t.size(1);
   }
-  Tensor out = empty_q({x0.size(0), c_out, x0.size(2), x0.size(3)}, x0.dtype(), {scale, zero_point},
-                       MemoryFormat::ChannelsLast);
+  Tensor out = empty_q(x0, {x0.size(0), c_out, x0.size(2), x0.size(3)}, x0.dtype(),
+                       {scale, zero_point}, MemoryFormat::ChannelsLast);
   const int64_t pixels = x0.size(0) * x0.size(2) * x0.size(3);
-  visit_codes(x0.dtype(), [&]<class T>() {
+  compute_codes_for(out, x0.dtype(), [&]<class T>() {
     int64_t c0 = 0;
     for (const auto& t : qxs) {
       const int64_t c = t.size(1);
@@ -57,8 +59,8 @@ Tensor cat_nhwc(ArrayRef<Tensor> qxs, double scale, int64_t zero_point, bool rel
       if (p.scale == scale && p.zero_point == zero_point && !relu) {
         for (int64_t i = 0; i < pixels; ++i) std::copy_n(codes<T>(t) + i * c, c, y + i * c_out);
       } else {
-        const qk::QUnarySpec spec{relu ? qk::QUnaryFn::RequantRelu : qk::QUnaryFn::Requant, p,
-                                  {scale, zero_point}};
+        const qk::QUnarySpec spec{
+            relu ? qk::QUnaryFn::RequantRelu : qk::QUnaryFn::Requant, p, {scale, zero_point}};
         qk::qunary_rows<T>(codes<T>(t), y, pixels, c, c_out, 8, spec);
       }
       c0 += c;
@@ -84,9 +86,10 @@ Tensor cat_impl(ArrayRef<Tensor> qxs, int64_t dim, double scale, int64_t zero_po
   for (const auto& t : qxs) same = same && t.suggest_memory_format() == fmt;
   if (same) qy = quant_ops::dense(qy, fmt);
   if (relu) {
-    visit_codes(dtype, [&]<class T>() {
+    compute_codes_for(qy, dtype, [&]<class T>() {
       Tensor y = quant_ops::dense(qy, qy.suggest_memory_format());
-      qk::qclamp_codes<T>(codes<T>(y), mutable_codes<T>(y), y.numel(), zero_point, qk::qmax_of<T>());
+      qk::qclamp_codes<T>(codes<T>(y), mutable_codes<T>(y), y.numel(), zero_point,
+                          qk::qmax_of<T>());
       qy = y;
     });
   }
@@ -105,8 +108,8 @@ Tensor qcat_q(const std::vector<Tensor>& qxs, const int64_t& dim, const std::opt
               const std::optional<int64_t>& z) {
   return qcat_any(qxs, dim, s, z, false);
 }
-Tensor qcat_relu_q(const std::vector<Tensor>& qxs, const int64_t& dim, const std::optional<double>& s,
-                   const std::optional<int64_t>& z) {
+Tensor qcat_relu_q(const std::vector<Tensor>& qxs, const int64_t& dim,
+                   const std::optional<double>& s, const std::optional<int64_t>& z) {
   return qcat_any(qxs, dim, s, z, true);
 }
 
@@ -115,15 +118,18 @@ Tensor aten_cat_q(const ArrayRef<Tensor>& qxs, const int64_t& dim) {
   EMBER_CHECK(!qxs.empty(), "torch.cat(): expected a non-empty list of Tensors");
   EMBER_CHECK(per_tensor(qxs[0]), "Only per-tensor quantization is supported in 'cat'!");
   for (size_t i = 0; i < qxs.size(); ++i) {
-    EMBER_CHECK(qxs[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    EMBER_CHECK(qxs[i].dim() > 0, "zero-dimensional tensor (at position ", i,
+                ") cannot be concatenated");
   }
   return cat_impl(qxs, wrap_dim(dim, qxs[0].dim()), q_scale(qxs[0]), q_zero_point(qxs[0]), false);
 }
 
-Tensor qcat_cpu(const std::vector<Tensor>&, int64_t, std::optional<double>, std::optional<int64_t>) {
+Tensor qcat_cpu(const std::vector<Tensor>&, int64_t, std::optional<double>,
+                std::optional<int64_t>) {
   dispatch::no_kernel_error(OpId::quantized_cat, "CPU");
 }
-Tensor qcat_relu_cpu(const std::vector<Tensor>&, int64_t, std::optional<double>, std::optional<int64_t>) {
+Tensor qcat_relu_cpu(const std::vector<Tensor>&, int64_t, std::optional<double>,
+                     std::optional<int64_t>) {
   dispatch::no_kernel_error(OpId::quantized_cat_relu, "CPU");
 }
 

@@ -12,6 +12,7 @@ namespace ember {
 using dispatch::OpId;
 namespace qk = cpu::quantized;
 using quant_ops::codes;
+using quant_ops::compute_codes_for;
 using quant_ops::dense;
 using quant_ops::empty_q;
 using quant_ops::mutable_codes;
@@ -31,13 +32,19 @@ Tensor batch_norm2d_any(const Tensor& qx, const std::optional<Tensor>& weight,
                         double eps, double output_scale, int64_t output_zero_point, bool relu) {
   EMBER_CHECK(weight.has_value() && weight->defined(), "Weight must be provided");
   EMBER_CHECK(bias.has_value() && bias->defined(), "Bias must be provided");
-  if (qx.numel() == 0) return empty_q(qx.sizes(), qx.dtype(), {q_scale(qx), q_zero_point(qx)}, MemoryFormat::Contiguous);
+  if (qx.numel() == 0)
+    return empty_q(qx, qx.sizes(), qx.dtype(), {q_scale(qx), q_zero_point(qx)},
+                   MemoryFormat::Contiguous);
   EMBER_CHECK(qx.dim() == 4, "Expecting the input tensor of rank 4.");
   const int64_t C = qx.size(1);
   EMBER_CHECK(weight->numel() == C, "Expect weight size to match C");
   EMBER_CHECK(bias->numel() == C, "Expect weight size to match C");
   EMBER_CHECK(mean.numel() == C, "Mean size must match channel dimension");
   EMBER_CHECK(var.numel() == C, "Variance size must match channel dimension");
+  if (qx.is_meta()) {
+    return empty_q(qx, qx.sizes(), qx.dtype(), {output_scale, output_zero_point},
+                   MemoryFormat::ChannelsLast);
+  }
   const auto w = floats(*weight), b = floats(*bias), m = floats(mean), v = floats(var);
   const double in_scale = q_scale(qx);
   std::vector<float> alpha(static_cast<size_t>(C)), beta(static_cast<size_t>(C));
@@ -47,8 +54,9 @@ Tensor batch_norm2d_any(const Tensor& qx, const std::optional<Tensor>& weight,
     beta[c] = static_cast<float>((b[c] - m[c] * inv_sigma * w[c]) / output_scale);
   }
   const Tensor x = dense(qx, MemoryFormat::ChannelsLast);
-  Tensor out = empty_q(qx.sizes(), qx.dtype(), {output_scale, output_zero_point}, MemoryFormat::ChannelsLast);
-  visit_codes(qx.dtype(), [&]<class T>() {
+  Tensor out = empty_q(qx, qx.sizes(), qx.dtype(), {output_scale, output_zero_point},
+                       MemoryFormat::ChannelsLast);
+  compute_codes_for(out, qx.dtype(), [&]<class T>() {
     qk::qbatch_norm_nhwc<T>(codes<T>(x), mutable_codes<T>(out), qx.numel() / C, C, alpha.data(),
                             beta.data(), q_zero_point(qx), output_zero_point, relu);
   });
@@ -64,10 +72,12 @@ Tensor bn2d_relu_q(const Tensor& qx, const OptT& w, const OptT& b, const Tensor&
                    const double& eps, const double& s, const int64_t& z) {
   return batch_norm2d_any(qx, w, b, m, v, eps, s, z, true);
 }
-Tensor bn2d_cpu(const Tensor&, const OptT&, const OptT&, const Tensor&, const Tensor&, double, double, int64_t) {
+Tensor bn2d_cpu(const Tensor&, const OptT&, const OptT&, const Tensor&, const Tensor&, double,
+                double, int64_t) {
   dispatch::no_kernel_error(OpId::quantized_batch_norm2d, "CPU");
 }
-Tensor bn2d_relu_cpu(const Tensor&, const OptT&, const OptT&, const Tensor&, const Tensor&, double, double, int64_t) {
+Tensor bn2d_relu_cpu(const Tensor&, const OptT&, const OptT&, const Tensor&, const Tensor&, double,
+                     double, int64_t) {
   dispatch::no_kernel_error(OpId::quantized_batch_norm2d_relu, "CPU");
 }
 

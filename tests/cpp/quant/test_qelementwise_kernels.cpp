@@ -14,7 +14,8 @@ namespace {
 
 template <class T>
 std::vector<T> random_codes(int64_t n, std::mt19937& rng) {
-  std::uniform_int_distribution<int64_t> d(q::qmin_of<T>(), sizeof(T) == 4 ? 100000 : q::qmax_of<T>());
+  std::uniform_int_distribution<int64_t> d(q::qmin_of<T>(),
+                                           sizeof(T) == 4 ? 100000 : q::qmax_of<T>());
   std::vector<T> v(static_cast<size_t>(n));
   for (auto& x : v) x = static_cast<T>(d(rng));
   return v;
@@ -88,8 +89,8 @@ TEST(QuantKernels, QnnpackAddFastEqualsRefAndSpecExample) {
 TEST(QuantKernels, UnaryFastEqualsRef) {
   std::mt19937 rng(3);
   for (auto fn : {q::QUnaryFn::Requant, q::QUnaryFn::RequantRelu, q::QUnaryFn::Hardswish,
-                  q::QUnaryFn::HardswishQnnpack, q::QUnaryFn::Sigmoid,
-                  q::QUnaryFn::SigmoidQnnpack, q::QUnaryFn::AddScalar}) {
+                  q::QUnaryFn::HardswishQnnpack, q::QUnaryFn::Sigmoid, q::QUnaryFn::SigmoidQnnpack,
+                  q::QUnaryFn::AddScalar}) {
     for (int64_t row : {5, 64, 130, 40000}) {
       const int64_t n = row * 2;
       q::QUnarySpec spec{fn, random_qparams(rng, 0, 255), random_qparams(rng, 0, 255), 7};
@@ -116,7 +117,8 @@ TEST(QuantKernels, UnaryRowsFastEqualsRef) {
     const int64_t rows = 41, stride = len + 5;
     auto x = random_codes<uint8_t>(rows * len, rng);
     std::vector<uint8_t> y(rows * stride, 7), r(rows * stride, 7);
-    const q::QUnarySpec spec{q::QUnaryFn::Requant, random_qparams(rng, 0, 255), random_qparams(rng, 0, 255)};
+    const q::QUnarySpec spec{q::QUnaryFn::Requant, random_qparams(rng, 0, 255),
+                             random_qparams(rng, 0, 255)};
     q::qunary_rows<uint8_t>(x.data(), y.data(), rows, len, stride, 8, spec);
     q::qunary_rows_ref<uint8_t>(x.data(), r.data(), rows, len, stride, 8, spec);
     EXPECT_EQ(y, r);
@@ -138,8 +140,10 @@ TEST(QuantKernels, ClampAndBatchNormFastEqualsRef) {
   for (int64_t c = 0; c < C; ++c) alpha[c] = d(rng), beta[c] = 40 * d(rng);
   std::vector<uint8_t> yb(rows * C), rb(rows * C);
   for (bool relu : {false, true}) {
-    q::qbatch_norm_nhwc<uint8_t>(x.data(), yb.data(), rows, C, alpha.data(), beta.data(), 17, 90, relu);
-    q::qbatch_norm_nhwc_ref<uint8_t>(x.data(), rb.data(), rows, C, alpha.data(), beta.data(), 17, 90, relu);
+    q::qbatch_norm_nhwc<uint8_t>(x.data(), yb.data(), rows, C, alpha.data(), beta.data(), 17, 90,
+                                 relu);
+    q::qbatch_norm_nhwc_ref<uint8_t>(x.data(), rb.data(), rows, C, alpha.data(), beta.data(), 17,
+                                     90, relu);
     EXPECT_EQ(yb, rb);
   }
 }
@@ -157,10 +161,12 @@ TEST(QuantKernels, PoolsFastEqualsRef) {
       q::qmax_pool2d_ref<uint8_t>(x.data(), r.data(), g, nhwc, edge);
       EXPECT_EQ(y, r);
     }
-    for (auto f : {q::QAvgFormula::GenericNchw, q::QAvgFormula::GenericNhwc, q::QAvgFormula::Qnnpack}) {
+    for (auto f :
+         {q::QAvgFormula::GenericNchw, q::QAvgFormula::GenericNhwc, q::QAvgFormula::Qnnpack}) {
       for (bool cip : {false, true}) {
         q::qavg_pool2d<uint8_t>(x.data(), y.data(), g, nhwc, cip, 0, {0.02, 100}, {0.03, 90}, f);
-        q::qavg_pool2d_ref<uint8_t>(x.data(), r.data(), g, nhwc, cip, 0, {0.02, 100}, {0.03, 90}, f);
+        q::qavg_pool2d_ref<uint8_t>(x.data(), r.data(), g, nhwc, cip, 0, {0.02, 100}, {0.03, 90},
+                                    f);
         EXPECT_EQ(y, r);
       }
     }

@@ -204,3 +204,23 @@ def test_ops_are_dispatcher_ops():
         ember.ops.quantized.add(x, x, 0.2, 1)
         ember.ops.quantized.mul_scalar(x, 2.0)
     assert seen == ["quantized.add.default", "quantized.mul_scalar.default"]
+
+
+def test_meta_inputs_give_shapes_and_qparams():
+    # Meta quantized tensors: the ops allocate (shape, qparams, layout) and compute nothing.
+    import ember.nn.functional as EF
+
+    x = ember._empty_affine_quantized([2, 3, 8, 8], dtype=ember.quint8, scale=0.1, zero_point=3,
+                                      device="meta")
+    for eng in ENGINES:
+        with engine(eng):
+            outs = [ember.ops.quantized.add(x, x, 0.2, 5), ember.ops.quantized.mul_scalar(x, -2.0),
+                    ember.ops.quantized.add_scalar(x, 0.5), ember.relu(x), ember.sigmoid(x),
+                    ember.ops.quantized.hardswish(x, 0.05, 7), EF.max_pool2d(x, 2),
+                    EF.avg_pool2d(x, 2), EF.adaptive_avg_pool2d(x, 1), ember.ops.quantized.relu6(x),
+                    EF.interpolate(x, scale_factor=2, mode="nearest")]
+            for y in outs:
+                assert y.device.type == "meta" and y.is_quantized
+            assert tuple(outs[0].shape) == (2, 3, 8, 8) and outs[0].q_scale() == 0.2
+            assert tuple(outs[6].shape) == (2, 3, 4, 4)
+            assert outs[1].q_zero_point() == 252

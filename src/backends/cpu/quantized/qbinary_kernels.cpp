@@ -35,9 +35,15 @@ struct AddConsts {
   float sa, sb, pa, pb, inv_v, inv_s;
   int64_t za, zb, zy;
   explicit AddConsts(QParams a, QParams b, QParams y)
-      : sa(static_cast<float>(a.scale)), sb(static_cast<float>(b.scale)), pa(vec_premul(a)),
-        pb(vec_premul(b)), inv_v(inv_scale_scalar(y.scale)), inv_s(inv_scale_scalar(y.scale)),
-        za(a.zero_point), zb(b.zero_point), zy(y.zero_point) {}
+      : sa(static_cast<float>(a.scale)),
+        sb(static_cast<float>(b.scale)),
+        pa(vec_premul(a)),
+        pb(vec_premul(b)),
+        inv_v(inv_scale_scalar(y.scale)),
+        inv_s(inv_scale_scalar(y.scale)),
+        za(a.zero_point),
+        zb(b.zero_point),
+        zy(y.zero_point) {}
   T vec(T a, T b, bool relu) const {
     float c = dequant_vec(a, sa, pa) + dequant_vec(b, sb, pb);
     if (relu) c = std::max(c, 0.0f);
@@ -53,8 +59,8 @@ struct AddConsts {
 }  // namespace
 
 template <class T>
-void qadd_generic_ref(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams pa,
-                      QParams pb, QParams py, bool relu) {
+void qadd_generic_ref(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams pa, QParams pb,
+                      QParams py, bool relu) {
   const AddConsts<T> k(pa, pb, py);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t pos = i % row;
@@ -119,7 +125,8 @@ QnnpackAddParams QnnpackAddParams::make(QParams pa, QParams pb, QParams py, bool
 
 namespace {
 inline uint8_t qnnpack_add_one(uint8_t a, uint8_t b, const QnnpackAddParams& p) {
-  const int32_t acc = p.bias + p.a_mult * static_cast<int32_t>(a) + p.b_mult * static_cast<int32_t>(b);
+  const int32_t acc =
+      p.bias + p.a_mult * static_cast<int32_t>(a) + p.b_mult * static_cast<int32_t>(b);
   const int32_t mask = static_cast<int32_t>((uint32_t{1} << p.shift) - 1);
   const int32_t rem = (acc & mask) - static_cast<int32_t>(acc < 0);
   const int32_t q = (acc >> p.shift) + static_cast<int32_t>(rem > (mask >> 1));
@@ -147,8 +154,11 @@ struct MulConsts {
   float m;
   int64_t za, zb, zy, lo;
   MulConsts(QParams a, QParams b, QParams y, bool relu)
-      : m(static_cast<float>(a.scale * b.scale / y.scale)), za(a.zero_point), zb(b.zero_point),
-        zy(y.zero_point), lo(relu ? std::max(y.zero_point, qmin_of<T>()) : qmin_of<T>()) {}
+      : m(static_cast<float>(a.scale * b.scale / y.scale)),
+        za(a.zero_point),
+        zb(b.zero_point),
+        zy(y.zero_point),
+        lo(relu ? std::max(y.zero_point, qmin_of<T>()) : qmin_of<T>()) {}
   T one(T a, T b) const {
     const int64_t prod = (static_cast<int64_t>(a) - za) * (static_cast<int64_t>(b) - zb);
     const float r = std::nearbyint(static_cast<float>(static_cast<int32_t>(prod)) * m);
@@ -173,12 +183,12 @@ void qmul(const T* a, const T* b, T* y, int64_t n, QParams pa, QParams pb, QPara
   });
 }
 
-#define EMBER_QBINARY_INST(T)                                                                  \
-  template void qadd_generic<T>(const T*, const T*, T*, int64_t, int64_t, QParams, QParams,    \
-                                QParams, bool);                                                \
+#define EMBER_QBINARY_INST(T)                                                                   \
+  template void qadd_generic<T>(const T*, const T*, T*, int64_t, int64_t, QParams, QParams,     \
+                                QParams, bool);                                                 \
   template void qadd_generic_ref<T>(const T*, const T*, T*, int64_t, int64_t, QParams, QParams, \
-                                    QParams, bool);                                            \
-  template void qmul<T>(const T*, const T*, T*, int64_t, QParams, QParams, QParams, bool);     \
+                                    QParams, bool);                                             \
+  template void qmul<T>(const T*, const T*, T*, int64_t, QParams, QParams, QParams, bool);      \
   template void qmul_ref<T>(const T*, const T*, T*, int64_t, QParams, QParams, QParams, bool);
 EMBER_QBINARY_INST(uint8_t)
 EMBER_QBINARY_INST(int8_t)

@@ -86,8 +86,8 @@ template <class T>
 void qadd_generic(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams pa, QParams pb,
                   QParams py, bool relu);
 template <class T>
-void qadd_generic_ref(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams pa,
-                      QParams pb, QParams py, bool relu);
+void qadd_generic_ref(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams pa, QParams pb,
+                      QParams py, bool relu);
 
 /// QNNPACK's fixed-point add (spec § 7.2). make() validates the scale ratios with PyTorch's
 /// error text.

@@ -69,7 +69,8 @@ void qmax_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, bool edge_cl
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c)
       for (int64_t oh = 0; oh < g.OH; ++oh)
-        for (int64_t ow = 0; ow < g.OW; ++ow) y[iy(n, c, oh, ow)] = max_one(x, g, ix, n, c, oh, ow, edge_clamp);
+        for (int64_t ow = 0; ow < g.OW; ++ow)
+          y[iy(n, c, oh, ow)] = max_one(x, g, ix, n, c, oh, ow, edge_clamp);
 }
 
 template <class T>
@@ -118,7 +119,8 @@ T requant_avg(int64_t acc, int64_t c, int64_t C, int64_t div, QParams in, QParam
       break;
     }
     case QAvgFormula::GenericNhwc: {
-      const float m = static_cast<float>(in.scale) / static_cast<float>(out.scale) / static_cast<float>(div);
+      const float m =
+          static_cast<float>(in.scale) / static_cast<float>(out.scale) / static_cast<float>(div);
       // The AVX2 part multiplies by m; the channel tail calls quantize_val(1 / m), which
       // multiplies by f32(1 / f32(1 / m)).
       const float mm = c < C / 8 * 8 ? m : 1.0f / (1.0f / m);
@@ -127,8 +129,8 @@ T requant_avg(int64_t acc, int64_t c, int64_t C, int64_t div, QParams in, QParam
     }
     case QAvgFormula::Qnnpack:
     default: {
-      const float m = static_cast<float>(in.scale) /
-                      (static_cast<float>(out.scale) * static_cast<float>(div));
+      const float m =
+          static_cast<float>(in.scale) / (static_cast<float>(out.scale) * static_cast<float>(div));
       q = out.zero_point + static_cast<int64_t>(std::nearbyint(a * m));
       break;
     }
@@ -137,8 +139,8 @@ T requant_avg(int64_t acc, int64_t c, int64_t C, int64_t div, QParams in, QParam
 }
 
 template <class T>
-T avg_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh,
-          int64_t ow, bool count_include_pad, int64_t divisor_override, QParams in, QParams out,
+T avg_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh, int64_t ow,
+          bool count_include_pad, int64_t divisor_override, QParams in, QParams out,
           QAvgFormula f) {
   int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
   int64_t h1 = std::min(h0 + g.kh, g.H + g.ph), w1 = std::min(w0 + g.kw, g.W + g.pw);
@@ -165,8 +167,8 @@ void qavg_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, bool count_i
     for (int64_t c = 0; c < g.C; ++c)
       for (int64_t oh = 0; oh < g.OH; ++oh)
         for (int64_t ow = 0; ow < g.OW; ++ow)
-          y[iy(n, c, oh, ow)] = avg_one(x, g, ix, n, c, oh, ow, count_include_pad,
-                                        divisor_override, in, out, f);
+          y[iy(n, c, oh, ow)] =
+              avg_one(x, g, ix, n, c, oh, ow, count_include_pad, divisor_override, in, out, f);
 }
 
 template <class T>
@@ -185,12 +187,13 @@ inline int64_t ada_start(int64_t o, int64_t out, int64_t in) {
   return static_cast<int64_t>(std::floor(static_cast<float>(o * in) / static_cast<float>(out)));
 }
 inline int64_t ada_end(int64_t o, int64_t out, int64_t in) {
-  return static_cast<int64_t>(std::ceil(static_cast<float>((o + 1) * in) / static_cast<float>(out)));
+  return static_cast<int64_t>(
+      std::ceil(static_cast<float>((o + 1) * in) / static_cast<float>(out)));
 }
 
 template <class T>
-T ada_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh,
-          int64_t ow, bool nhwc, QParams p) {
+T ada_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh, int64_t ow,
+          bool nhwc, QParams p) {
   const int64_t h0 = ada_start(oh, g.OH, g.H), h1 = ada_end(oh, g.OH, g.H);
   const int64_t w0 = ada_start(ow, g.OW, g.W), w1 = ada_end(ow, g.OW, g.W);
   int64_t sum = 0;
@@ -214,7 +217,8 @@ void qadaptive_avg_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, QPa
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c)
       for (int64_t oh = 0; oh < g.OH; ++oh)
-        for (int64_t ow = 0; ow < g.OW; ++ow) y[iy(n, c, oh, ow)] = ada_one(x, g, ix, n, c, oh, ow, nhwc, p);
+        for (int64_t ow = 0; ow < g.OW; ++ow)
+          y[iy(n, c, oh, ow)] = ada_one(x, g, ix, n, c, oh, ow, nhwc, p);
 }
 
 template <class T>
@@ -231,7 +235,8 @@ template <class T>
 T mean_row(const T* x, int64_t n) {
   int64_t sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += x[i];
-  return static_cast<T>(static_cast<int64_t>(std::nearbyint(static_cast<float>(sum) / static_cast<float>(n))));
+  return static_cast<T>(
+      static_cast<int64_t>(std::nearbyint(static_cast<float>(sum) / static_cast<float>(n))));
 }
 }  // namespace
 
@@ -242,9 +247,10 @@ void qmean_inner_ref(const T* x, T* y, int64_t m, int64_t n) {
 
 template <class T>
 void qmean_inner(const T* x, T* y, int64_t m, int64_t n) {
-  parallel_for(0, m, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)), [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) y[i] = mean_row(x + i * n, n);
-  });
+  parallel_for(0, m, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)),
+               [&](int64_t i0, int64_t i1) {
+                 for (int64_t i = i0; i < i1; ++i) y[i] = mean_row(x + i * n, n);
+               });
 }
 
 // ---- nearest upsampling ----

@@ -29,7 +29,8 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
       // the same in both of PyTorch's paths.
       const float mult = sx * (1.0f / static_cast<float>(out.scale));
       const int32_t c = static_cast<int32_t>(q - in.zero_point + s.c_q);
-      const int64_t r = out.zero_point + static_cast<int64_t>(std::nearbyint(static_cast<float>(c) * mult));
+      const int64_t r =
+          out.zero_point + static_cast<int64_t>(std::nearbyint(static_cast<float>(c) * mult));
       return static_cast<T>(std::min(std::max(r, qmin_of<T>()), qmax_of<T>()));
     }
     case QUnaryFn::SigmoidQnnpack: {
@@ -37,7 +38,8 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
       const float x = sx * static_cast<float>(q - in.zero_point);
       float v = (1.0f / static_cast<float>(out.scale)) / (1.0f + std::exp(-x));
       v = std::min(std::max(v, 0.0f), 255.0f);
-      return static_cast<T>(static_cast<uint8_t>(std::lrintf(v)) + static_cast<uint8_t>(out.zero_point));
+      return static_cast<T>(static_cast<uint8_t>(std::lrintf(v)) +
+                            static_cast<uint8_t>(out.zero_point));
     }
     case QUnaryFn::HardswishQnnpack: {
       // QNNPACK's hardswish table: z' + f32(1 / s') * hardswish(x), clamped, then lrintf.
@@ -47,14 +49,22 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
       v = std::min(std::max(v, 0.0f), 255.0f);
       return static_cast<T>(static_cast<uint8_t>(std::lrintf(v)));
     }
-    default: break;
+    default:
+      break;
   }
   float x = vec ? dequant_vec(q, sx, vec_premul(in)) : dequant_scalar(q, sx, in.zero_point);
   switch (s.fn) {
-    case QUnaryFn::RequantRelu: x = std::max(x, 0.0f); break;
-    case QUnaryFn::Hardswish: x = hardswish_f(x); break;
-    case QUnaryFn::Sigmoid: x = sigmoid_f(x); break;
-    default: break;
+    case QUnaryFn::RequantRelu:
+      x = std::max(x, 0.0f);
+      break;
+    case QUnaryFn::Hardswish:
+      x = hardswish_f(x);
+      break;
+    case QUnaryFn::Sigmoid:
+      x = sigmoid_f(x);
+      break;
+    default:
+      break;
   }
   return vec ? quant_vec<T>(x, inv_scale_scalar(out.scale), out.zero_point)
              : quant_scalar<T>(x, inv_scale_scalar(out.scale), out.zero_point);
@@ -100,7 +110,8 @@ void qunary(const T* x, T* y, int64_t n, int64_t row, const QUnarySpec& spec) {
     parallel_for(0, n / row, std::max<int64_t>(1, kGrain / row), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t v = vec_part<T>(row);
-        for (int64_t i = 0; i < row; ++i) y[r * row + i] = unary_one<T>(x[r * row + i], spec, i < v);
+        for (int64_t i = 0; i < row; ++i)
+          y[r * row + i] = unary_one<T>(x[r * row + i], spec, i < v);
       }
     });
   }
@@ -205,19 +216,19 @@ void qbatch_norm_nhwc(const T* x, T* y, int64_t rows, int64_t C, const float* al
                });
 }
 
-#define EMBER_QUNARY_INST(T)                                                                 \
-  template void qunary<T>(const T*, T*, int64_t, int64_t, const QUnarySpec&);                \
-  template void qunary_ref<T>(const T*, T*, int64_t, int64_t, const QUnarySpec&);            \
-  template void qunary_rows<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t,             \
-                               const QUnarySpec&);                                           \
-  template void qunary_rows_ref<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t,         \
-                                   const QUnarySpec&);                                       \
-  template void qclamp_codes<T>(const T*, T*, int64_t, int64_t, int64_t);                    \
-  template void qclamp_codes_ref<T>(const T*, T*, int64_t, int64_t, int64_t);                \
-  template void qflip_codes<T>(const T*, T*, int64_t, bool, int64_t);                        \
+#define EMBER_QUNARY_INST(T)                                                                    \
+  template void qunary<T>(const T*, T*, int64_t, int64_t, const QUnarySpec&);                   \
+  template void qunary_ref<T>(const T*, T*, int64_t, int64_t, const QUnarySpec&);               \
+  template void qunary_rows<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t,                \
+                               const QUnarySpec&);                                              \
+  template void qunary_rows_ref<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t,            \
+                                   const QUnarySpec&);                                          \
+  template void qclamp_codes<T>(const T*, T*, int64_t, int64_t, int64_t);                       \
+  template void qclamp_codes_ref<T>(const T*, T*, int64_t, int64_t, int64_t);                   \
+  template void qflip_codes<T>(const T*, T*, int64_t, bool, int64_t);                           \
   template void qbatch_norm_nhwc<T>(const T*, T*, int64_t, int64_t, const float*, const float*, \
-                                    int64_t, int64_t, bool);                                 \
-  template void qbatch_norm_nhwc_ref<T>(const T*, T*, int64_t, int64_t, const float*,        \
+                                    int64_t, int64_t, bool);                                    \
+  template void qbatch_norm_nhwc_ref<T>(const T*, T*, int64_t, int64_t, const float*,           \
                                         const float*, int64_t, int64_t, bool);
 EMBER_QUNARY_INST(uint8_t)
 EMBER_QUNARY_INST(int8_t)
