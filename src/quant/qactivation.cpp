@@ -1,8 +1,8 @@
 // Activations on quantized tensors: the QuantizedCPU kernels of aten::relu / relu_ / hardtanh /
-// hardtanh_ / clamp / clamp_ / sigmoid, and quantized::relu6 / hardswish / sigmoid. Clamps work
-// on codes with the qparams unchanged (spec § 7.2: relu is max(q, z)); sigmoid and hardswish
-// dequantize, apply the float function and quantize (spec § 7.4), or use QNNPACK's table on the
-// qnnpack engine. Kernels: src/backends/cpu/quantized/qunary_kernels.cpp.
+// hardtanh_ / clamp / clamp_ / sigmoid / hardsigmoid, and quantized::relu6 / hardswish / sigmoid.
+// Clamps work on codes with the qparams unchanged (spec § 7.2: relu is max(q, z)); sigmoid and
+// hardswish dequantize, apply the float function and quantize (spec § 7.4), or use QNNPACK's table
+// on the qnnpack engine. Kernels: src/backends/cpu/quantized/qunary_kernels.cpp.
 #include <cmath>
 
 #include "../dispatch/boxing.h"
@@ -148,13 +148,23 @@ Tensor sigmoid_with(const Tensor& qx, double out_scale, int64_t out_zp) {
   return unary_fn(qx, qk::QUnaryFn::Sigmoid, out_scale, out_zp);
 }
 
-// aten::sigmoid: fixed output qparams 1/256 (1/2^32 for qint32), zero point 0 (-128 for qint8).
+// aten::sigmoid / hardsigmoid: fixed output qparams 1/256 (1/2^32 for qint32), zero point 0
+// (-128 for qint8).
+qk::QParams fixed_unit_qparams(ScalarType dtype) {
+  if (dtype == kQInt32) return {2.3283064365386963e-10, 0};
+  return {0.00390625, dtype == kQInt8 ? -128 : 0};
+}
 Tensor sigmoid_q(const Tensor& qx) {
-  double scale = 0.00390625;
-  int64_t zp = 0;
-  if (qx.dtype() == kQInt32) scale = 2.3283064365386963e-10;
-  if (qx.dtype() == kQInt8) zp = -128;
-  return sigmoid_with(qx, scale, zp);
+  const auto p = fixed_unit_qparams(qx.dtype());
+  return sigmoid_with(qx, p.scale, p.zero_point);
+}
+Tensor hardsigmoid_q(const Tensor& qx) {
+  const auto p = fixed_unit_qparams(qx.dtype());
+  if (quantized_engine() == QEngine::QNNPACK && qx.dtype() == kQUInt8) {
+    EMBER_CHECK(qx.dim() > 0, "qnnpack_hardsigmoid(): Got empty input tensor");
+    return unary_fn(qx, qk::QUnaryFn::HardsigmoidQnnpack, p.scale, p.zero_point);
+  }
+  return unary_fn(qx, qk::QUnaryFn::Hardsigmoid, p.scale, p.zero_point);
 }
 
 Tensor quantized_sigmoid_q(const Tensor& qx, const double& s, const int64_t& z) {
@@ -187,6 +197,7 @@ EMBER_REGISTER_QUANTIZED(hardtanh_, &hardtanh__q);
 EMBER_REGISTER_QUANTIZED(clamp, &clamp_q);
 EMBER_REGISTER_QUANTIZED(clamp_, &clamp__q);
 EMBER_REGISTER_QUANTIZED(sigmoid, &sigmoid_q);
+EMBER_REGISTER_QUANTIZED(hardsigmoid, &hardsigmoid_q);
 EMBER_REGISTER_QUANTIZED(quantized_sigmoid, &quantized_sigmoid_q);
 EMBER_REGISTER_QUANTIZED(quantized_hardswish, &hardswish_q);
 EMBER_REGISTER_QUANTIZED(quantized_relu6, &relu6_q);

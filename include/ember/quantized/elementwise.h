@@ -1,6 +1,6 @@
 // The quantized ops other than conv / linear (PyTorch's `quantized::` namespace), and the
 // quantized kernels of the aten ops PyTorch runs on quantized tensors (relu, hardtanh, clamp,
-// sigmoid, max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample_nearest2d: call the usual
+// sigmoid, hardsigmoid, max_pool2d, avg_pool2d, adaptive_avg_pool2d, upsample_nearest2d: call the usual
 // ember functions on a quantized tensor).
 //
 //   auto a = ember::quantize_per_tensor(ember::randn({2, 3}), 0.05, 120, ember::kQUInt8);

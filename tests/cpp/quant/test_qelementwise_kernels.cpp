@@ -90,6 +90,7 @@ TEST(QuantKernels, UnaryFastEqualsRef) {
   std::mt19937 rng(3);
   for (auto fn : {q::QUnaryFn::Requant, q::QUnaryFn::RequantRelu, q::QUnaryFn::Hardswish,
                   q::QUnaryFn::HardswishQnnpack, q::QUnaryFn::Sigmoid, q::QUnaryFn::SigmoidQnnpack,
+                  q::QUnaryFn::Hardsigmoid, q::QUnaryFn::HardsigmoidQnnpack,
                   q::QUnaryFn::AddScalar}) {
     for (int64_t row : {5, 64, 130, 40000}) {
       const int64_t n = row * 2;

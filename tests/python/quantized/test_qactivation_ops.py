@@ -27,6 +27,7 @@ UNARY = {
     "hardtanh_range": (lambda x: TF.hardtanh(x, -0.7, 1.3), lambda x: EF.hardtanh(x, -0.7, 1.3)),
     "clamp": (lambda x: torch.clamp(x, -0.5, 0.9), lambda x: ember.clamp(x, -0.5, 0.9)),
     "sigmoid": (torch.sigmoid, ember.sigmoid),
+    "F.hardsigmoid": (TF.hardsigmoid, EF.hardsigmoid),
     "q.relu6": (torch.ops.quantized.relu6, ember.ops.quantized.relu6),
     "q.hardswish": (lambda x: torch.ops.quantized.hardswish(x, 0.02, 30),
                     lambda x: ember.ops.quantized.hardswish(x, 0.02, 30)),
@@ -51,7 +52,8 @@ def test_unary_vs_torch(eng, name, channels_last):
                 assert_same(*both(fn_t, fn_e, x))
 
 
-@pytest.mark.parametrize("name", ["relu", "hardtanh", "sigmoid", "q.hardswish", "q.sigmoid", "q.relu6"])
+@pytest.mark.parametrize("name", ["relu", "hardtanh", "sigmoid", "q.hardswish", "q.sigmoid", "q.relu6",
+                                  "F.hardsigmoid"])
 @pytest.mark.parametrize("dtype", ["qint8", "qint32"])
 def test_unary_signed_dtypes(name, dtype):
     if dtype == "qint32" and "sigmoid" in name:
@@ -75,7 +77,7 @@ def test_every_code_hardswish_sigmoid():
                 codes = rng.permutation(256).astype(np.uint8)
                 codes = np.concatenate([codes, codes[: int(rng.integers(0, 64))]])
                 x = pair(codes, float(rng.uniform(0.002, 0.1)), int(rng.integers(0, 256)))
-                for name in ["q.hardswish", "sigmoid", "q.sigmoid"]:
+                for name in ["q.hardswish", "sigmoid", "q.sigmoid", "F.hardsigmoid"]:
                     assert_same(*both(*UNARY[name], x))
 
 
@@ -131,6 +133,7 @@ def test_clamp_one_sided_and_errors():
         s = pair(np.array(3, np.uint8), 0.1, 3)
         raises_same(lambda: torch.relu(s[0]), lambda: ember.relu(s[1]))
         raises_same(lambda: torch.sigmoid(s[0]), lambda: ember.sigmoid(s[1]))
+        raises_same(lambda: TF.hardsigmoid(s[0]), lambda: EF.hardsigmoid(s[1]))
         raises_same(lambda: TF.hardtanh(s[0]), lambda: EF.hardtanh(s[1]))
     f = torch.randn(3)
     raises_same(lambda: torch.ops.quantized.relu6(f), lambda: ember.ops.quantized.relu6(ember.from_numpy(f.numpy())))
@@ -143,10 +146,10 @@ def test_empty_inputs():
         with engine(eng):
             x = pair(np.zeros((0, 3, 2, 2), np.uint8), 0.1, 3)
             for name in UNARY:
-                if eng == "qnnpack" and name == "q.hardswish":
+                if eng == "qnnpack" and name in ("q.hardswish", "F.hardsigmoid"):
                     # torch 1.13 dies of a floating-point exception here; ember returns the
                     # empty result.
                     e = UNARY[name][1](x[1])
-                    assert tuple(e.shape) == (0, 3, 2, 2) and e.q_scale() == 0.02
+                    assert tuple(e.shape) == (0, 3, 2, 2) and e.q_scale() in (0.02, 1 / 256)
                     continue
                 assert_same(*both(*UNARY[name], x))

@@ -125,6 +125,8 @@ enum class QUnaryFn {
   HardswishQnnpack,
   Sigmoid,
   SigmoidQnnpack,
+  Hardsigmoid,
+  HardsigmoidQnnpack,
   AddScalar,
 };
 struct QUnarySpec {

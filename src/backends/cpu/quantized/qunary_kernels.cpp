@@ -16,6 +16,7 @@ constexpr int64_t kGrain = 32768;
 
 float hardswish_f(float x) { return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; }
 float sigmoid_f(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float hardsigmoid_f(float x) { return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f; }
 
 // f(code) with PyTorch's vector formula (vec = true) or scalar formula.
 template <class T>
@@ -41,6 +42,14 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
       return static_cast<T>(static_cast<uint8_t>(std::lrintf(v)) +
                             static_cast<uint8_t>(out.zero_point));
     }
+    case QUnaryFn::HardsigmoidQnnpack: {
+      // QNNPACK's hardsigmoid table, built as its hardswish table.
+      const float x = sx * static_cast<float>(q - in.zero_point);
+      float v = (1.0f / static_cast<float>(out.scale)) * hardsigmoid_f(x) +
+                static_cast<float>(out.zero_point);
+      v = std::min(std::max(v, 0.0f), 255.0f);
+      return static_cast<T>(static_cast<uint8_t>(std::lrintf(v)));
+    }
     case QUnaryFn::HardswishQnnpack: {
       // QNNPACK's hardswish table: z' + f32(1 / s') * hardswish(x), clamped, then lrintf.
       const float x = sx * static_cast<float>(q - in.zero_point);
@@ -62,6 +71,9 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
       break;
     case QUnaryFn::Sigmoid:
       x = sigmoid_f(x);
+      break;
+    case QUnaryFn::Hardsigmoid:
+      x = hardsigmoid_f(x);
       break;
     default:
       break;
