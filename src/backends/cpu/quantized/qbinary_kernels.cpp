@@ -1,9 +1,8 @@
 // quantized add / mul kernels: the generic float formulas (spec § 7.4) and QNNPACK's fixed-point
 // add (spec § 7.2). See Note [PyTorch's two formulas] in qelementwise_kernels.h.
 //
-// fp-contract is off so that a*b + c stays two roundings where PyTorch's formula has two
-// (the vector formula's fma is written out as std::fma).
-#pragma GCC optimize("fp-contract=off")
+// Compiled with -ffp-contract=off (CMakeLists.txt): a*b + c stays two roundings where
+// PyTorch's formula has two (the vector formula's fma is written out as std::fma).
 
 #include <bit>
 #include <cstring>
@@ -56,6 +55,19 @@ struct AddConsts {
   }
 };
 
+// Note [Loops over codes]: a store through uint8_t* may alias anything, so a loop that reads its
+// bounds or constants through a lambda's captured references reloads them at every element and
+// does not vectorise. The hot loops are functions whose constants are by-value parameters.
+template <class T>
+void add_range(const T* a, const T* b, T* y, int64_t i0, int64_t i1, const AddConsts<T> k, bool vec,
+               bool relu) {
+  if (vec) {
+    for (int64_t i = i0; i < i1; ++i) y[i] = k.vec(a[i], b[i], relu);
+  } else {
+    for (int64_t i = i0; i < i1; ++i) y[i] = k.scalar(a[i], b[i], relu);
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -77,21 +89,15 @@ void qadd_generic(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams 
     const T* pa_ = a + off;
     const T* pb_ = b + off;
     T* py_ = y + off;
-    if (relu) {
-      for (int64_t i = 0; i < v; ++i) py_[i] = k.vec(pa_[i], pb_[i], true);
-      for (int64_t i = v; i < len; ++i) py_[i] = k.scalar(pa_[i], pb_[i], true);
-    } else {
-      for (int64_t i = 0; i < v; ++i) py_[i] = k.vec(pa_[i], pb_[i], false);
-      for (int64_t i = v; i < len; ++i) py_[i] = k.scalar(pa_[i], pb_[i], false);
-    }
+    add_range<T>(pa_, pb_, py_, 0, v, k, true, relu);
+    add_range<T>(pa_, pb_, py_, v, len, k, false, relu);
   };
   if (row == n && n > 2 * kGrain) {
     // One long row: its vector part split any way keeps every element's formula.
     const int64_t v = vec_part<T>(n);
-    parallel_for(0, v, kGrain, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) y[i] = k.vec(a[i], b[i], relu);
-    });
-    for (int64_t i = v; i < n; ++i) y[i] = k.scalar(a[i], b[i], relu);
+    parallel_for(0, v, kGrain,
+                 [&](int64_t i0, int64_t i1) { add_range<T>(a, b, y, i0, i1, k, true, relu); });
+    add_range<T>(a, b, y, v, n, k, false, relu);
     return;
   }
   for_rows(n, row, run);
@@ -140,11 +146,17 @@ void qadd_qnnpack_ref(const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n,
   for (int64_t i = 0; i < n; ++i) y[i] = qnnpack_add_one(a[i], b[i], p);
 }
 
+namespace {
+void qnnpack_add_range(const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t i0, int64_t i1,
+                       const QnnpackAddParams p) {
+  for (int64_t i = i0; i < i1; ++i) y[i] = qnnpack_add_one(a[i], b[i], p);
+}
+}  // namespace
+
 void qadd_qnnpack(const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n,
                   const QnnpackAddParams& p) {
-  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) y[i] = qnnpack_add_one(a[i], b[i], p);
-  });
+  parallel_for(0, n, kGrain,
+               [&](int64_t i0, int64_t i1) { qnnpack_add_range(a, b, y, i0, i1, p); });
 }
 
 // ---- mul ----
@@ -175,12 +187,17 @@ void qmul_ref(const T* a, const T* b, T* y, int64_t n, QParams pa, QParams pb, Q
   for (int64_t i = 0; i < n; ++i) y[i] = k.one(a[i], b[i]);
 }
 
+namespace {
+template <class T>
+void mul_range(const T* a, const T* b, T* y, int64_t i0, int64_t i1, const MulConsts<T> k) {
+  for (int64_t i = i0; i < i1; ++i) y[i] = k.one(a[i], b[i]);
+}
+}  // namespace
+
 template <class T>
 void qmul(const T* a, const T* b, T* y, int64_t n, QParams pa, QParams pb, QParams py, bool relu) {
   const MulConsts<T> k(pa, pb, py, relu);
-  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) y[i] = k.one(a[i], b[i]);
-  });
+  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) { mul_range<T>(a, b, y, i0, i1, k); });
 }
 
 #define EMBER_QBINARY_INST(T)                                                                   \

@@ -1,7 +1,6 @@
 // Quantized pooling and resampling on codes: max_pool2d, avg_pool2d, adaptive_avg_pool2d,
 // upsample_nearest2d, for NCHW- or NHWC-contiguous buffers. The averages requantize with the
 // formula of the PyTorch 1.13 kernel that the engine and layout select (QAvgFormula).
-#pragma GCC optimize("fp-contract=off")
 
 #include "ember/parallel.h"
 #include "qelementwise_kernels.h"
@@ -61,6 +60,12 @@ T max_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int
   return best;
 }
 
+// Note [Loops over codes] (qbinary_kernels.cpp): the length is a by-value parameter.
+template <class T>
+void max_into(T* out, const T* in, const int64_t C) {
+  for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
+}
+
 }  // namespace
 
 template <class T>
@@ -88,15 +93,14 @@ void qmax_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, bool edge_clamp)
       const int64_t n = r / g.OH, oh = r % g.OH;
       for (int64_t ow = 0; ow < g.OW; ++ow) {
         T* out = y + iy(n, 0, oh, ow);
-        for (int64_t c = 0; c < g.C; ++c) out[c] = std::numeric_limits<T>::lowest();
+        std::fill(out, out + g.C, std::numeric_limits<T>::lowest());
         for (int64_t i = 0; i < g.kh; ++i) {
           const int64_t h = pool_coord(oh * g.sh - g.ph + i * g.dh, g.H, edge_clamp);
           if (h < 0) continue;
           for (int64_t j = 0; j < g.kw; ++j) {
             const int64_t w = pool_coord(ow * g.sw - g.pw + j * g.dw, g.W, edge_clamp);
             if (w < 0) continue;
-            const T* in = x + ix(n, 0, h, w);
-            for (int64_t c = 0; c < g.C; ++c) out[c] = std::max(out[c], in[c]);
+            max_into<T>(out, x + ix(n, 0, h, w), g.C);
           }
         }
       }

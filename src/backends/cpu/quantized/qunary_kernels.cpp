@@ -2,7 +2,6 @@
 // code computed by dequantize -> f -> quantize (requantize for cat, hardswish, sigmoid), the
 // add_scalar requantization, mul_scalar's code flip, and batch_norm. 8-bit codes go through two
 // 256-entry tables (PyTorch's vector and scalar formulas, Note [PyTorch's two formulas]).
-#pragma GCC optimize("fp-contract=off")
 
 #include <array>
 
@@ -82,6 +81,12 @@ T unary_one(int64_t q, const QUnarySpec& s, bool vec) {
              : quant_scalar<T>(x, inv_scale_scalar(out.scale), out.zero_point);
 }
 
+// Note [Loops over codes] (qbinary_kernels.cpp): constants as by-value parameters.
+template <class T>
+void table_range(const T* x, T* y, int64_t i0, int64_t i1, const T* table) {
+  for (int64_t i = i0; i < i1; ++i) y[i] = table[static_cast<uint8_t>(x[i])];
+}
+
 }  // namespace
 
 template <class T>
@@ -104,15 +109,14 @@ void qunary(const T* x, T* y, int64_t n, int64_t row, const QUnarySpec& spec) {
     }
     auto run_row = [&](int64_t off, int64_t len) {
       const int64_t v = vec_part<T>(len);
-      for (int64_t i = 0; i < v; ++i) y[off + i] = tv[static_cast<uint8_t>(x[off + i])];
-      for (int64_t i = v; i < len; ++i) y[off + i] = ts[static_cast<uint8_t>(x[off + i])];
+      table_range<T>(x + off, y + off, 0, v, tv.data());
+      table_range<T>(x + off, y + off, v, len, ts.data());
     };
     if (row == n) {
       const int64_t v = vec_part<T>(n);
-      parallel_for(0, v, kGrain, [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) y[i] = tv[static_cast<uint8_t>(x[i])];
-      });
-      for (int64_t i = v; i < n; ++i) y[i] = ts[static_cast<uint8_t>(x[i])];
+      parallel_for(0, v, kGrain,
+                   [&](int64_t i0, int64_t i1) { table_range<T>(x, y, i0, i1, tv.data()); });
+      table_range<T>(x, y, v, n, ts.data());
     } else {
       parallel_for(0, n / row, std::max<int64_t>(1, kGrain / row), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) run_row(r * row, row);
@@ -155,8 +159,8 @@ void qunary_rows(const T* x, T* y, int64_t rows, int64_t len, int64_t y_stride, 
       for (int64_t r = r0; r < r1; ++r) {
         const T* xr = x + r * len;
         T* yr = y + r * y_stride;
-        for (int64_t i = 0; i < v; ++i) yr[i] = tv[static_cast<uint8_t>(xr[i])];
-        for (int64_t i = v; i < len; ++i) yr[i] = ts[static_cast<uint8_t>(xr[i])];
+        table_range<T>(xr, yr, 0, v, tv.data());
+        table_range<T>(xr, yr, v, len, ts.data());
       }
     });
   } else {
@@ -171,24 +175,34 @@ void qclamp_codes_ref(const T* x, T* y, int64_t n, int64_t lo, int64_t hi) {
   }
 }
 
+namespace {
+template <class T>
+void clamp_range(const T* x, T* y, int64_t i0, int64_t i1, const T l, const T h) {
+  for (int64_t i = i0; i < i1; ++i) y[i] = std::min(std::max(x[i], l), h);
+}
+template <class T>
+void flip_range(const T* x, T* y, int64_t i0, int64_t i1, bool relu, const T zp) {
+  constexpr int64_t sum = qmax_of<T>() + qmin_of<T>();
+  if (relu) {
+    for (int64_t i = i0; i < i1; ++i) y[i] = std::max(static_cast<T>(sum - x[i]), zp);
+  } else {
+    for (int64_t i = i0; i < i1; ++i) y[i] = static_cast<T>(sum - x[i]);
+  }
+}
+}  // namespace
+
 template <class T>
 void qclamp_codes(const T* x, T* y, int64_t n, int64_t lo, int64_t hi) {
   const T l = static_cast<T>(std::max(lo, qmin_of<T>()));
   const T h = static_cast<T>(std::min(hi, qmax_of<T>()));
-  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) y[i] = std::min(std::max(x[i], l), h);
-  });
+  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) { clamp_range<T>(x, y, i0, i1, l, h); });
 }
 
 template <class T>
 void qflip_codes(const T* x, T* y, int64_t n, bool relu, int64_t zp) {
-  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      int64_t v = qmax_of<T>() + qmin_of<T>() - static_cast<int64_t>(x[i]);
-      if (relu) v = std::max(v, zp);
-      y[i] = static_cast<T>(v);
-    }
-  });
+  // y = qmax + qmin - x stays in range; relu's zero point is one too (qmax - (z - qmin)).
+  const T z = static_cast<T>(std::min(std::max(zp, qmin_of<T>()), qmax_of<T>()));
+  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) { flip_range<T>(x, y, i0, i1, relu, z); });
 }
 
 // ---- batch norm ----
@@ -200,6 +214,15 @@ T bn_one(T q, float alpha, float beta, int64_t x_zp, int64_t y_zp, bool relu) {
   v = std::min(std::max(v, qmin_of<T>()), qmax_of<T>());
   if (relu) v = std::max(v, y_zp);
   return static_cast<T>(v);
+}
+template <class T>
+void bn_rows(const T* x, T* y, int64_t rows, int64_t C, const float* alpha, const float* beta,
+             int64_t x_zp, int64_t y_zp, bool relu) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < C; ++c) {
+      y[r * C + c] = bn_one<T>(x[r * C + c], alpha[c], beta[c], x_zp, y_zp, relu);
+    }
+  }
 }
 }  // namespace
 
@@ -218,13 +241,7 @@ void qbatch_norm_nhwc(const T* x, T* y, int64_t rows, int64_t C, const float* al
                       const float* beta, int64_t x_zp, int64_t y_zp, bool relu) {
   parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(C, 1)),
                [&](int64_t r0, int64_t r1) {
-                 for (int64_t r = r0; r < r1; ++r) {
-                   const T* xr = x + r * C;
-                   T* yr = y + r * C;
-                   for (int64_t c = 0; c < C; ++c) {
-                     yr[c] = bn_one<T>(xr[c], alpha[c], beta[c], x_zp, y_zp, relu);
-                   }
-                 }
+                 bn_rows<T>(x + r0 * C, y + r0 * C, r1 - r0, C, alpha, beta, x_zp, y_zp, relu);
                });
 }
 
