@@ -48,7 +48,8 @@ constexpr int64_t vec_part(int64_t n) {
 // ---- the two dequantize / quantize formulas (Note [PyTorch's two formulas]) ----
 inline float dequant_scalar(int64_t q, float s, int64_t z) { return static_cast<float>(q - z) * s; }
 /// `premul` = f32(s) * -f32(z).
-inline float dequant_vec(int64_t q, float s, float premul) {
+/// (q as int32: AVX2 has no vector int64 -> float conversion.)
+inline float dequant_vec(int32_t q, float s, float premul) {
   return std::fma(s, static_cast<float>(q), premul);
 }
 inline float vec_premul(const QParams& p) {
@@ -62,20 +63,29 @@ inline T quant_scalar(float x, float inv_scale_f, int64_t z) {
   if (!(r == r)) q = z;  // NaN (never produced by finite codes)
   return static_cast<T>(std::min(std::max(q, qmin_of<T>()), qmax_of<T>()));
 }
-/// The AVX2 quantizer: cvtps2dq (ties to even; out of int32 range gives INT32_MIN), + z, clamp.
+/// The AVX2 quantizer: cvtps2dq (ties to even; out of int32 range gives INT32_MIN), + z with
+/// int32 wrap-around, clamp. Written in int32 so that loops over it vectorise.
 template <class T>
 inline T quant_vec(float x, float inv_scale, int64_t z) {
   // qint32 has no AVX2 quantizer: PyTorch quantizes its vectors element by element.
-  if constexpr (sizeof(T) == 4) return quant_scalar<T>(x, inv_scale, z);
-  const float v = x * inv_scale;
-  int64_t r;
-  if (v >= -2147483648.0f && v < 2147483648.0f) {
-    r = static_cast<int64_t>(std::nearbyint(v));
+  if constexpr (sizeof(T) == 4) {
+    return quant_scalar<T>(x, inv_scale, z);
   } else {
-    r = std::numeric_limits<int32_t>::min();
+    const float v = x * inv_scale;
+    // Branch-free (so that it vectorises): ties-to-even rounding by the 1.5·2^23 trick on a
+    // value clamped to ±2^22 (anything beyond saturates an 8-bit code anyway), and a select
+    // gives INT32_MIN where cvtps2dq would (out of int32 range, NaN).
+    const float vc = std::min(std::max(v, -4194304.0f), 4194304.0f);
+    const float rounded = (vc + 12582912.0f) - 12582912.0f;
+    const int32_t ok =
+        static_cast<int32_t>(v >= -2147483648.0f) & static_cast<int32_t>(v < 2147483648.0f);
+    const int32_t r = ok ? static_cast<int32_t>(rounded) : INT32_MIN;
+    const int32_t q = static_cast<int32_t>(static_cast<uint32_t>(r) +
+                                           static_cast<uint32_t>(static_cast<int32_t>(z)));
+    constexpr int32_t lo = static_cast<int32_t>(qmin_of<T>()),
+                      hi = static_cast<int32_t>(qmax_of<T>());
+    return static_cast<T>(std::min(std::max(q, lo), hi));
   }
-  const int64_t q = r + z;
-  return static_cast<T>(std::min(std::max(q, qmin_of<T>()), qmax_of<T>()));
 }
 inline float inv_scale_scalar(double s) { return 1.0f / static_cast<float>(s); }
 
