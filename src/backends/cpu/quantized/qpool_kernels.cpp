@@ -2,6 +2,8 @@
 // upsample_nearest2d, for NCHW- or NHWC-contiguous buffers. The averages requantize with the
 // formula of the PyTorch 1.13 kernel that the engine and layout select (QAvgFormula).
 
+#include <vector>
+
 #include "ember/parallel.h"
 #include "qelementwise_kernels.h"
 
@@ -161,6 +163,19 @@ T avg_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int
   return requant_avg<T>(acc, c, g.C, div, in, out, f);
 }
 
+// Adds the NHWC window [h0, h1) x [w0, w1) of a [H, W, C] image into acc[0, C) (the channel
+// loop innermost over contiguous codes; Note [Loops over codes] for the by-value bounds).
+template <class T>
+void window_sum_nhwc(const T* x, const int64_t W, const int64_t C, const int64_t h0,
+                     const int64_t h1, const int64_t w0, const int64_t w1, int32_t* acc) {
+  for (int64_t h = h0; h < h1; ++h) {
+    for (int64_t w = w0; w < w1; ++w) {
+      const T* p = x + (h * W + w) * C;
+      for (int64_t c = 0; c < C; ++c) acc[c] += static_cast<int32_t>(p[c]);
+    }
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -179,6 +194,32 @@ template <class T>
 void qavg_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, bool count_include_pad,
                  int64_t divisor_override, QParams in, QParams out, QAvgFormula f) {
   const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
+  if (nhwc) {
+    // Per output pixel: one int32 accumulator per channel over the window, then requantize.
+    parallel_for(0, g.N * g.OH, 1, [&](int64_t r0, int64_t r1) {
+      std::vector<int32_t> acc(static_cast<size_t>(g.C));
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / g.OH, oh = r % g.OH;
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+          int64_t h1 = std::min(h0 + g.kh, g.H + g.ph), w1 = std::min(w0 + g.kw, g.W + g.pw);
+          const int64_t pool_size = (h1 - h0) * (w1 - w0);
+          h0 = std::max<int64_t>(h0, 0);
+          w0 = std::max<int64_t>(w0, 0);
+          h1 = std::min(h1, g.H);
+          w1 = std::min(w1, g.W);
+          const int64_t size = (h1 - h0) * (w1 - w0);
+          const int64_t div =
+              divisor_override ? divisor_override : (count_include_pad ? pool_size : size);
+          std::fill(acc.begin(), acc.end(), static_cast<int32_t>(-in.zero_point * size));
+          window_sum_nhwc<T>(x + n * g.H * g.W * g.C, g.W, g.C, h0, h1, w0, w1, acc.data());
+          T* yp = y + iy(n, 0, oh, ow);
+          for (int64_t c = 0; c < g.C; ++c) yp[c] = requant_avg<T>(acc[c], c, g.C, div, in, out, f);
+        }
+      }
+    });
+    return;
+  }
   for_outputs(g, nhwc, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
     y[iy(n, c, oh, ow)] =
         avg_one(x, g, ix, n, c, oh, ow, count_include_pad, divisor_override, in, out, f);
@@ -228,6 +269,26 @@ void qadaptive_avg_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, QPa
 template <class T>
 void qadaptive_avg_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, QParams p) {
   const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
+  if (nhwc) {
+    parallel_for(0, g.N * g.OH, 1, [&](int64_t r0, int64_t r1) {
+      std::vector<int32_t> acc(static_cast<size_t>(g.C));
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / g.OH, oh = r % g.OH;
+        const int64_t h0 = ada_start(oh, g.OH, g.H), h1 = ada_end(oh, g.OH, g.H);
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          const int64_t w0 = ada_start(ow, g.OW, g.W), w1 = ada_end(ow, g.OW, g.W);
+          const int64_t size = (h1 - h0) * (w1 - w0);
+          std::fill(acc.begin(), acc.end(), static_cast<int32_t>(-p.zero_point * size));
+          window_sum_nhwc<T>(x + n * g.H * g.W * g.C, g.W, g.C, h0, h1, w0, w1, acc.data());
+          T* yp = y + iy(n, 0, oh, ow);
+          for (int64_t c = 0; c < g.C; ++c) {
+            yp[c] = requant_avg<T>(acc[c], c, g.C, size, p, p, QAvgFormula::GenericNhwc);
+          }
+        }
+      }
+    });
+    return;
+  }
   for_outputs(g, nhwc, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
     y[iy(n, c, oh, ow)] = ada_one(x, g, ix, n, c, oh, ow, nhwc, p);
   });
