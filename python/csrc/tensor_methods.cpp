@@ -148,6 +148,9 @@ void init_tensor_methods(py::module_& m) {
     EMBER_CHECK_VALUE(self_tensor(self).numel() == 1,
                       "only one element tensors can be converted to Python scalars");
     Scalar s = self_tensor(self).item();
+    // A quantized tensor's value, converted as PyTorch converts it: its dtype is not a floating
+    // one, so item() gives an int (0.5 -> 0); float(t) keeps 0.5.
+    if (self_tensor(self).is_quantized()) return py::int_(s.to<int64_t>());
     if (s.is_bool()) return py::bool_(s.to_bool());
     if (s.is_integral()) return py::int_(s.to_int());
     return py::float_(s.to_double());
