@@ -125,6 +125,8 @@ def test_sigmoid_output_qparams():
 def test_clamp_one_sided_and_errors():
     rng = np.random.default_rng(5)
     x = random_pair(rng, (3, 70))
+    raises_same(lambda: torch.clamp_(x[0], -0.5, 0.5), lambda: ember.clamp_(x[1], -0.5, 0.5))
+    raises_same(lambda: x[0].clamp_(min=-1), lambda: x[1].clamp_(min=-1))
     with engine("onednn"):
         assert_same(torch.clamp(x[0], min=-0.2), ember.clamp(x[1], min=-0.2))
         assert_same(torch.clamp(x[0], max=0.3), ember.clamp(x[1], max=0.3))
