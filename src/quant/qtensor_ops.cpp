@@ -87,6 +87,10 @@ Tensor fix_view_axis(const Tensor& self, Tensor out) {
 Tensor q_view(const Tensor& self, const IntArrayRef& size) {
   return fix_view_axis(self, below_quantized([&] { return self.view(size); }));
 }
+// reshape of a viewable layout is _reshape_alias (as PyTorch 1.13): a view like any other.
+Tensor q_reshape_alias(const Tensor& self, const IntArrayRef& size, const IntArrayRef& stride) {
+  return fix_view_axis(self, below_quantized([&] { return _reshape_alias(self, size, stride); }));
+}
 Tensor q_unsafe_view(const Tensor& self, const IntArrayRef& size) {
   return fix_view_axis(self, below_quantized([&] { return _unsafe_view(self, size); }));
 }
@@ -523,6 +527,7 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
   using dispatch::register_quantized;
   register_quantized(OpId::view, &q_view);
   register_quantized(OpId::_unsafe_view, &q_unsafe_view);
+  register_quantized(OpId::_reshape_alias, &q_reshape_alias);
   register_quantized(OpId::t, &q_t);
   register_quantized(OpId::transpose_int, &q_transpose);
   register_quantized(OpId::permute, &q_permute);
