@@ -5,14 +5,17 @@
 //
 // Scalars box as Int / Double / Bool; `None` stands for an absent optional. A Generator is boxed
 // as a pointer that does not own it: the caller keeps it alive for the call, as for the
-// unboxed `Generator*` parameters.
+// unboxed `Generator*` parameters. Objects of C++ classes (packed weights, CustomClassHolder) box
+// as Object, by reference: the Value shares the object.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
+#include "ember/custom_class.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/scalar.h"
@@ -25,7 +28,8 @@ class Value {
   using OptionalTensorList = std::vector<std::optional<Tensor>>;
   using Storage = std::variant<std::monostate, Tensor, int64_t, double, bool,
                                std::vector<int64_t>, std::vector<double>, std::vector<Tensor>,
-                               OptionalTensorList, ScalarType, Device, std::string, Generator*>;
+                               OptionalTensorList, ScalarType, Device, std::string, Generator*,
+                               intrusive_ptr<CustomClassHolder>>;
 
   Value() = default;  // None
   Value(std::nullopt_t) {}  // NOLINT
@@ -47,6 +51,10 @@ class Value {
   Value(Generator* g) {  // NOLINT: nullptr is None, the default generator
     if (g) v_ = g;
   }
+  template <class T, class = std::enable_if_t<std::is_base_of_v<CustomClassHolder, T>>>
+  Value(intrusive_ptr<T> obj) {  // NOLINT: a null object is None
+    if (obj) v_ = intrusive_ptr<CustomClassHolder>(std::move(obj));
+  }
   template <class T>
   Value(const std::optional<T>& o) {  // NOLINT
     if (o) *this = Value(*o);
@@ -66,6 +74,7 @@ class Value {
   bool is_device() const { return std::holds_alternative<Device>(v_); }
   bool is_string() const { return std::holds_alternative<std::string>(v_); }
   bool is_generator() const { return std::holds_alternative<Generator*>(v_); }
+  bool is_object() const { return std::holds_alternative<intrusive_ptr<CustomClassHolder>>(v_); }
 
   // Accessors throw ember::Error (TypeError) naming what was expected and what is held.
   const Tensor& to_tensor() const;
@@ -82,12 +91,24 @@ class Value {
   Device to_device() const;
   const std::string& to_string_value() const;
   Generator* to_generator() const;  // None gives nullptr (the default generator)
+  const intrusive_ptr<CustomClassHolder>& to_object() const;
+  /// The object as class T (which names itself in T::kClassName); RuntimeError with PyTorch's text
+  /// when it is of another class.
+  template <class T>
+  intrusive_ptr<T> to_object() const {
+    const auto& o = to_object();
+    T* p = dynamic_cast<T*>(o.get());
+    if (!p) object_class_error(o->class_name(), T::kClassName);
+    return intrusive_ptr<T>(p);
+  }
 
-  /// "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType", "None", ...
+  /// "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType", "None", ..., and an
+  /// object's class name.
   const char* type_name() const;
   const Storage& storage() const { return v_; }
 
  private:
+  [[noreturn]] static void object_class_error(const char* held, const char* expected);
   Storage v_;
 };
 

@@ -70,6 +70,7 @@ ArgKind kind_of(const std::string& type_with_alias, int& list_size) {
   if (type == "MemoryFormat") return ArgKind::MemoryFormat;
   if (type == "Generator") return ArgKind::Generator;
   if (type == "str") return ArgKind::Str;
+  if (type.starts_with("__torch__.")) return ArgKind::Object;
   EMBER_FAIL("ember._C: no Python binding for schema type '", type_with_alias, "'");
 }
 
@@ -90,6 +91,7 @@ const char* kind_display(ArgKind k) {
     case ArgKind::MemoryFormat: return "ember.memory_format";
     case ArgKind::Generator: return "ember.Generator";
     case ArgKind::Str: return "str";
+    case ArgKind::Object: return "ScriptObject";
   }
   return "?";
 }
@@ -318,6 +320,14 @@ bool convert_arg(const ArgSpec& spec, PyObject* obj, bool loose, Value& out) {
       if (!PyUnicode_Check(obj)) return false;
       out = Value(py::handle(obj).cast<std::string>());
       return true;
+    case ArgKind::Object: {
+      if (!is_script_object(obj)) return false;
+      intrusive_ptr<CustomClassHolder> o = unpack_object(obj);
+      // An object of another class binds no signature; the op itself would name both classes.
+      if (spec.class_name != o->class_name()) return false;
+      out = Value(std::move(o));
+      return true;
+    }
   }
   return false;
 }
@@ -336,7 +346,7 @@ std::string Signature::describe(bool method) const {
     }
     if (!first) s += ", ";
     first = false;
-    s += kind_display(a.kind);
+    s += a.kind == ArgKind::Object ? a.class_name : std::string(kind_display(a.kind));
     if (a.optional && a.kind != ArgKind::Tensor) s += "?";
     s += " " + (a.name == "self" ? std::string("input") : a.name);
   }
@@ -356,6 +366,7 @@ OpSignatures::OpSignatures(std::vector<const OpHandle*> ops, std::string python_
       ArgSpec spec;
       spec.name = a.name;
       spec.kind = kind_of(a.type, spec.list_size);
+      if (spec.kind == ArgKind::Object) spec.class_name = a.type.substr(0, a.type.find('?'));
       spec.optional = a.type.find('?') != std::string::npos;
       spec.kwarg_only = a.kwarg_only;
       spec.has_default = a.default_value.has_value();

@@ -18,6 +18,7 @@ namespace ember::python {
 enum class ArgKind : uint8_t {
   Tensor, TensorList, OptTensorList, Int, IntList, Float, FloatList, Bool, Scalar, Dtype, Device,
   Layout, MemoryFormat, Generator, Str,
+  Object,  // an object of a C++ class ("__torch__.torch.classes.quantized.Conv2dPackedParamsBase")
 };
 
 struct ArgSpec {
@@ -28,6 +29,7 @@ struct ArgSpec {
   bool has_default;
   Value default_value;    // boxed default (None for an optional without one)
   int list_size = 0;      // int[2]: a single int is broadcast to this many
+  std::string class_name; // Object: the schema's class type
 };
 
 struct Signature {

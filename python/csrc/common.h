@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/custom_class.h"
 #include "ember/dtype.h"
 #include "ember/device.h"
 #include "ember/tensor.h"
@@ -80,8 +81,17 @@ Generator* unpack_generator(PyObject* obj);
 py::object generator_object(Generator* g);
 
 // ---- values (values.cpp) ----
-/// A boxed op result as Python: tensors wrapped, lists as lists, None as None.
+/// A boxed op result as Python: tensors wrapped, lists as lists, None as None, objects as their
+/// ember.ScriptObject.
 py::object value_to_py(const Value& v);
+
+// ---- objects of C++ classes (values.cpp; Note [Objects across the boundary]) ----
+/// Whether obj is an ember.ScriptObject (a packed-params object ...).
+bool is_script_object(PyObject* obj);
+/// The C++ object inside an ember.ScriptObject (which obj must be).
+intrusive_ptr<CustomClassHolder> unpack_object(PyObject* obj);
+/// The Python object of `obj`: the one that exists while one does, else a new one.
+py::object object_to_py(const intrusive_ptr<CustomClassHolder>& obj);
 
 // ---- errors (errors.cpp) ----
 /// Sets the Python error for the C++ exception being handled (ember::Error → its kind's Python
@@ -128,6 +138,9 @@ void init_errors(py::module_& m);
 void init_ops(py::module_& m);
 
 }  // namespace ember::python
+
+// Objects of C++ classes are held by their intrusive count (the Python object owns a reference).
+PYBIND11_DECLARE_HOLDER_TYPE(T, ember::intrusive_ptr<T>, true)
 
 // ---- pybind11 casters: ember::Tensor <-> ember.Tensor objects, dtypes, devices ----
 namespace pybind11::detail {

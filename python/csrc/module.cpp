@@ -6,6 +6,7 @@
 
 namespace ember::python {
 void init_tensor_methods(py::module_& m);
+void init_script_object(py::module_& m);  // values.cpp
 void init_runtime(py::module_& m);
 void init_tensor_api(py::module_& m);
 void init_torch_dispatch(py::module_& m);
@@ -30,6 +31,7 @@ PYBIND11_MODULE(_C, m) {
   init_quantized_tensor(m);
   init_generator(m);
   init_tensor_object(m);
+  init_script_object(m);
   init_torch_function(m);
   init_ops(m);
   init_tensor_methods(m);

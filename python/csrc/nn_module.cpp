@@ -365,6 +365,8 @@ bool try_py_to_value(py::handle obj, Value& out) {
     out = Value();
   } else if (is_tensor(o)) {
     out = Value(unpack(o));
+  } else if (is_script_object(o)) {
+    out = Value(unpack_object(o));
   } else if (PyBool_Check(o)) {
     out = Value(o == Py_True);
   } else if (PyLong_Check(o)) {

@@ -332,7 +332,11 @@ void init_ops(py::module_& m) {
 
   // Named results (Note [Named results]): one type per Python name, and its `_out` twin.
   auto& by_op = return_type_by_op();
+  // The quantized:: ops are reached only as ember.ops.quantized.<op> (as torch.ops.quantized):
+  // no ember.<name> function, no Tensor method, plain tuples for their several results.
+  auto in_quantized = [](const OpHandle& op) { return op.name().starts_with("quantized::"); };
   for (const OpHandle& op : all_ops()) {
+    if (in_quantized(op)) continue;
     std::vector<std::string> fields;
     for (const SchemaArg& r : op.returns()) fields.push_back(r.name);
     if (fields.size() < 2 || std::any_of(fields.begin(), fields.end(), [](auto& f) { return f.empty(); }))
@@ -350,6 +354,7 @@ void init_ops(py::module_& m) {
   std::map<std::string, std::vector<const OpHandle*>> by_name;
   std::vector<std::string> order;
   for (const OpHandle& op : all_ops()) {
+    if (in_quantized(op)) continue;
     std::string name = op.name().substr(op.name().find("::") + 2);
     if (!by_name.count(name)) order.push_back(name);
     by_name[name].push_back(&op);

@@ -131,6 +131,7 @@ Value py_to_value(py::handle o, const OpHandle& op) {
   PyObject* p = o.ptr();
   if (p == Py_None) return Value();
   if (is_tensor(p)) return Value(unpack(p));
+  if (is_script_object(p)) return Value(unpack_object(p));
   if (PyBool_Check(p)) return Value(p == Py_True);
   if (PyLong_Check(p)) return Value(static_cast<int64_t>(PyLong_AsLongLong(p)));
   if (PyFloat_Check(p)) return Value(PyFloat_AS_DOUBLE(p));

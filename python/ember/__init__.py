@@ -41,6 +41,7 @@ from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory t
 from .version import __version__  # noqa: E402,F401
 from ._C import (  # noqa: E402,F401
     Generator, default_generator, finfo, iinfo, promote_types, can_cast, result_type,
+    ScriptObject,  # objects of C++ classes: the quantized ops' packed params (torch.ScriptObject)
 )
 from .random import (  # noqa: E402,F401
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state,

@@ -82,6 +82,10 @@ struct Unboxer<Generator*> {
   static Generator* get(const Value& v) { return v.to_generator(); }
 };
 template <class T>
+struct Unboxer<intrusive_ptr<T>, std::enable_if_t<std::is_base_of_v<CustomClassHolder, T>>> {
+  static intrusive_ptr<T> get(const Value& v) { return v.to_object<T>(); }
+};
+template <class T>
 struct Unboxer<std::optional<T>> {
   static auto get(const Value& v) {
     using Held = decltype(Unboxer<T>::get(v));
@@ -106,6 +110,14 @@ inline Stack box_result(Tensor t) { return {Value(std::move(t))}; }
 inline Stack box_result(bool b) { return {Value(b)}; }
 inline Stack box_result(double d) { return {Value(d)}; }
 inline Stack box_result(int64_t i) { return {Value(i)}; }
+inline Stack box_result(std::vector<int64_t> l) { return {Value(std::move(l))}; }
+template <class T, class = std::enable_if_t<std::is_base_of_v<CustomClassHolder, T>>>
+Stack box_result(intrusive_ptr<T> obj) {
+  return {Value(std::move(obj))};
+}
+inline Stack box_result(std::tuple<Tensor, std::optional<Tensor>> ts) {
+  return {Value(std::move(std::get<0>(ts))), Value(std::get<1>(ts))};
+}
 inline Stack box_result(std::vector<Tensor> ts) { return {Value(std::move(ts))}; }
 inline Stack box_result(std::tuple<Tensor, Tensor> ts) {
   return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts)))};

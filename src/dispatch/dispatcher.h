@@ -103,8 +103,23 @@ inline Value box(ArrayRef<Tensor> v) { return Value(v.vec()); }
 inline Value box(Generator* gen) { return Value(gen); }  // nullptr: None
 inline Value box(const std::optional<std::string>& s) { return s ? Value(*s) : Value(); }
 
+template <class T>
+intrusive_ptr<T> unbox_object_result(Stack&& out, const OpHandle& op);
+
+template <class T>
+struct IsObjectPtr : std::false_type {};
+template <class T>
+struct IsObjectPtr<intrusive_ptr<T>> : std::is_base_of<CustomClassHolder, T> {
+  using Class = T;
+};
+
+/// An override's boxed results as the op's C++ return type: specialised below per type; ops
+/// returning an object (intrusive_ptr<T>, T a CustomClassHolder) take the primary template.
 template <class Ret>
-Ret unbox_result(Stack&& out, const OpHandle& op);
+Ret unbox_result(Stack&& out, const OpHandle& op) {
+  static_assert(IsObjectPtr<Ret>::value, "no unbox_result for this return type");
+  return unbox_object_result<typename IsObjectPtr<Ret>::Class>(std::move(out), op);
+}
 
 template <>
 inline Tensor unbox_result<Tensor>(Stack&& out, const OpHandle& op) {
@@ -142,6 +157,37 @@ inline int64_t unbox_result<int64_t>(Stack&& out, const OpHandle& op) {
   EMBER_CHECK_TYPE(out.size() == 1 && out[0].is_int(), op.full_name(),
                    ": an override must return an int");
   return out[0].to_int();
+}
+template <>
+inline std::tuple<Tensor, std::optional<Tensor>> unbox_result<std::tuple<Tensor, std::optional<Tensor>>>(
+    Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 2 && out[0].is_tensor() && (out[1].is_tensor() || out[1].is_none()),
+                   op.full_name(), ": an override must return a Tensor and a Tensor or None, got ",
+                   out.size(), " values");
+  std::optional<Tensor> second;
+  if (out[1].is_tensor() && out[1].to_tensor().defined()) second = std::move(out[1].to_tensor());
+  return {std::move(out[0].to_tensor()), std::move(second)};
+}
+template <>
+inline int64_t unbox_result<int64_t>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && (out[0].is_int() || out[0].is_bool()), op.full_name(),
+                   ": an override returned ", out.empty() ? "nothing" : out[0].type_name(),
+                   " where an int was expected");
+  return out[0].to_int();
+}
+template <>
+inline std::vector<int64_t> unbox_result<std::vector<int64_t>>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && out[0].is_int_list(), op.full_name(),
+                   ": an override returned ", out.empty() ? "nothing" : out[0].type_name(),
+                   " where a list of ints was expected");
+  return out[0].to_int_list();
+}
+template <class T>
+intrusive_ptr<T> unbox_object_result(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 1 && out[0].is_object(), op.full_name(), ": an override returned ",
+                   out.empty() ? "nothing" : out[0].type_name(), " where a ", T::kClassName,
+                   " was expected");
+  return out[0].to_object<T>();
 }
 template <>
 inline std::vector<Tensor> unbox_result<std::vector<Tensor>>(Stack&& out, const OpHandle& op) {

@@ -16,8 +16,9 @@ const char* Value::type_name() const {
   static constexpr const char* kNames[] = {"None",  "Tensor",     "int",      "float",
                                            "bool",  "int[]",      "float[]",  "Tensor[]",
                                            "Tensor?[]", "ScalarType", "Device", "str",
-                                           "Generator"};
+                                           "Generator", "Object"};
   static_assert(std::size(kNames) == std::variant_size_v<Storage>, "a name per alternative");
+  if (is_object()) return std::get<intrusive_ptr<CustomClassHolder>>(v_)->class_name();
   return kNames[v_.index()];
 }
 
@@ -76,6 +77,15 @@ const std::string& Value::to_string_value() const {
 }
 Generator* Value::to_generator() const {
   return is_none() ? nullptr : get_as<Generator*>(v_, *this, "Generator");
+}
+
+const intrusive_ptr<CustomClassHolder>& Value::to_object() const {
+  return get_as<intrusive_ptr<CustomClassHolder>>(v_, *this, "Object");
+}
+void Value::object_class_error(const char* held, const char* expected) {
+  // PyTorch's IValue::toCustomClass text (its "compilation unit" part aside).
+  EMBER_FAIL("Tried to convert an IValue of type ", held,
+                  " to custom class type ", expected);
 }
 
 }  // namespace ember

@@ -36,7 +36,8 @@ std::string render(const OpHandle& op) {
   }
   s += ") -> ";
   const auto& rets = op.returns();
-  if (rets.size() == 1 && rets[0].name.empty()) return s + render_arg(rets[0]);
+  // One result goes without parentheses, named or not ("-> Tensor Y", as PyTorch prints it).
+  if (rets.size() == 1) return s + render_arg(rets[0]);
   s += "(";
   for (size_t i = 0; i < rets.size(); ++i) s += (i ? ", " : "") + render_arg(rets[i]);
   return s + ")";
@@ -67,8 +68,10 @@ TEST(Schema, EveryRowRoundTrips) {
     EXPECT_EQ(op.id(), static_cast<int>(i));
     EXPECT_EQ(&dispatch::op_handle(static_cast<OpId>(i)), &op);
     EXPECT_EQ(render(op), op.schema());
-    // PyTorch's ops keep their aten names; ember's own (module_load) live in "ember::".
-    EXPECT_TRUE(op.name().starts_with("aten::") || op.name().starts_with("ember::"));
+    // PyTorch's ops keep their names (aten::, quantized::); ember's own (module_load) live in
+    // "ember::".
+    EXPECT_TRUE(op.name().starts_with("aten::") || op.name().starts_with("quantized::") ||
+                op.name().starts_with("ember::"));
     EXPECT_FALSE(op.overload().empty());
     EXPECT_EQ(op.full_name(),
               op.overload() == "default" ? op.name() : op.name() + "." + op.overload());
@@ -88,7 +91,10 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "ScalarType",   "ScalarType?",   "Layout?",    "Device",    "Device?",
       "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?",
       "int[2]",       "int[4]",        "SymInt",     "SymInt[2]", "SymInt[4]",
-      "SymInt[]?",    "SymInt[]",     "bool[3]"};  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      "SymInt[]?",    "SymInt[]",     "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      // objects of C++ classes (Value kind Object): the quantized ops' packed params
+      "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
+      "__torch__.torch.classes.quantized.LinearPackedParamsBase"};
   for (const OpHandle& op : all_ops()) {
     SCOPED_TRACE(op.schema());
     std::set<std::string> names;

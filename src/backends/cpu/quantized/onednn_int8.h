@@ -1,0 +1,46 @@
+// Internal to src/backends/cpu/quantized: exact int32 accumulators of an int8 convolution or
+// matmul from oneDNN (u8 source with a runtime zero point, s8 weights, s32 destination).
+// See Note [Exact int8 accumulators from oneDNN] in onednn_int8.cpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "qconv.h"
+
+namespace ember::cpu::quantized::detail {
+
+/// Whether oneDNN's int8 kernels on this CPU accumulate exactly (VNNI: vpdpbusd does not
+/// saturate; the AVX2 / AVX-512 vpmaddubsw path can saturate int16 pair sums).
+bool onednn_int8_exact();
+
+struct Int8Primitive;  // a cached primitive (owned by the calling thread's cache)
+
+/// The convolution / matmul primitive for these sizes on the calling thread, or null when
+/// oneDNN has no implementation.
+Int8Primitive* conv_s32_primitive(const QConvGeometry& g, int64_t n, int64_t h, int64_t w);
+Int8Primitive* matmul_s32_primitive(int64_t m, int64_t k, int64_t n);
+
+/// A weight reordered into the layouts the primitives ask for (usually one), made on first use
+/// and kept with the packed weight; safe to share between threads.
+class OnednnWeights {
+ public:
+  /// weight: OIHW (conv) or O x K (matmul) int8, copied.
+  OnednnWeights(const int8_t* weight, int64_t count);
+  ~OnednnWeights();
+  const void* for_primitive(const Int8Primitive& p);
+
+ private:
+  struct Packed;
+  std::vector<int8_t> user_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Packed>> packed_;
+};
+
+/// acc = sum (x - x_zero_point) * w, exactly, through the primitive.
+void run_s32(Int8Primitive& p, const uint8_t* x, const void* packed_weight, int32_t x_zero_point,
+             int32_t* acc);
+
+}  // namespace ember::cpu::quantized::detail
