@@ -372,6 +372,7 @@ py::object tolist(const py::args& args, const py::kwargs& kwargs) {
   EMBER_CHECK_TYPE(args.size() == 1 && kwargs.empty(), "tolist() takes no arguments");
   Tensor t = unpack(args[0].ptr()).detach();
   EMBER_CHECK_NOT_IMPLEMENTED(!t.is_meta(), "Cannot copy out of meta tensor; no data!");
+  EMBER_CHECK(!t.is_quantized(), "invalid type");  // PyTorch's text for a quantized tensor
   // Values as Python numbers: floats through double (exactly, as PyTorch), integers through int64.
   ScalarType kind = t.is_floating_point() ? kFloat64 : t.dtype() == kBool ? kBool : kInt64;
   t = t.to(kind).contiguous();

@@ -148,6 +148,9 @@ void init_tensor_methods(py::module_& m) {
     EMBER_CHECK_VALUE(self_tensor(self).numel() == 1,
                       "only one element tensors can be converted to Python scalars");
     Scalar s = self_tensor(self).item();
+    // A quantized tensor's value, converted as PyTorch converts it: its dtype is not a floating
+    // one, so item() gives an int (0.5 -> 0); float(t) keeps 0.5.
+    if (self_tensor(self).is_quantized()) return py::int_(s.to<int64_t>());
     if (s.is_bool()) return py::bool_(s.to_bool());
     if (s.is_integral()) return py::int_(s.to_int());
     return py::float_(s.to_double());
@@ -156,7 +159,12 @@ void init_tensor_methods(py::module_& m) {
   // ---- autograd ----
   add_property(
       "requires_grad", py::cpp_function([](py::handle self) { return self_tensor(self).requires_grad(); }),
-      py::cpp_function([](py::handle self, bool v) { self_tensor(self).requires_grad_(v); }));
+      py::cpp_function([](py::handle self, bool v) {
+        // The property's own text in PyTorch (requires_grad_() says "floating point dtype").
+        EMBER_CHECK(!v || is_floating(self_tensor(self).dtype()),
+                    "only Tensors of floating point and complex dtype can require gradients");
+        self_tensor(self).requires_grad_(v);
+      }));
   add_method("requires_grad_", py::cpp_function([](py::handle self, bool v) {
     self_tensor(self).requires_grad_(v);
     return py::reinterpret_borrow<py::object>(self);

@@ -26,6 +26,17 @@ from ._C import (  # noqa: E402,F401
 globals().update({name: _C._op_functions[name] for name in (
     "_empty_affine_quantized", "_empty_per_channel_affine_quantized",
     "_make_per_tensor_quantized_tensor", "_make_per_channel_quantized_tensor")})
+# The tensor-qparams overloads first, as PyTorch's binding tries Tensor parameters before float
+# ones (a 0-d tensor also fits a float): its grad_fn names that overload.
+quantize_per_tensor = _C._make_op_function("quantize_per_tensor", [
+    "aten::quantize_per_tensor.tensor_qparams", "aten::quantize_per_tensor",
+    "aten::quantize_per_tensor.tensors"], False)
+fake_quantize_per_tensor_affine = _C._make_op_function("fake_quantize_per_tensor_affine", [
+    "aten::fake_quantize_per_tensor_affine.tensor_qparams",
+    "aten::fake_quantize_per_tensor_affine"], False)
+for _fn in (quantize_per_tensor, fake_quantize_per_tensor_affine):
+    _fn.__module__ = "ember"
+del _fn
 # Tensor.dequantize is the one-tensor overload (dequantize.tensors takes a list).
 Tensor.dequantize = _C._make_op_function("dequantize", ["aten::dequantize.self"], True)
 from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), ...

@@ -124,9 +124,13 @@ class Tensor(_C.TensorBase):
     def __bool__(self):
         if self.numel() != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if self.is_quantized:  # the dequantized value (item() truncates it to an int)
+            return bool(self.dequantize().item())
         return bool(self.item())
 
     def __float__(self):
+        if self.is_quantized:
+            return float(self.dequantize().item())
         return float(self.item())
 
     def __int__(self):
@@ -248,6 +252,12 @@ class Tensor(_C.TensorBase):
                         "properly implement clone() for your subclass or override __deepcopy__() "
                         "if it is intended behavior for clone() to return an instance of a "
                         "different type.")
+            elif self.is_quantized:
+                new_storage = _untyped_of(self).__deepcopy__(memo)
+                new_tensor = _utils._rebuild_qtensor(
+                    TypedStorage(wrap_storage=new_storage, dtype=self.dtype),
+                    self.storage_offset(), tuple(self.size()), self.stride(),
+                    _utils._qtensor_params(self), self.requires_grad, OrderedDict())
             else:
                 new_storage = _untyped_of(self).__deepcopy__(memo)
                 new_tensor = self.new_empty([])
@@ -288,6 +298,11 @@ class Tensor(_C.TensorBase):
             return (_utils._rebuild_wrapper_subclass,
                     (type(self), self.dtype, tuple(self.size()), self.stride(),
                      self.storage_offset(), self.layout, self.device, self.requires_grad))
+        if self.is_quantized:
+            return (_utils._rebuild_qtensor,
+                    (TypedStorage(wrap_storage=_untyped_of(self), dtype=self.dtype),
+                     self.storage_offset(), tuple(self.size()), self.stride(),
+                     _utils._qtensor_params(self), self.requires_grad, OrderedDict()))
         args = (TypedStorage(wrap_storage=_untyped_of(self), dtype=self.dtype),
                 self.storage_offset(), tuple(self.size()), self.stride(), self.requires_grad,
                 OrderedDict())  # backward hooks are never serialized, as in PyTorch

@@ -35,6 +35,43 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
     return tensor
 
 
+def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, requires_grad,
+                     backward_hooks):
+    """A quantized tensor over `storage` (PyTorch's torch._utils._rebuild_qtensor, same arguments:
+    quantizer_params is (per_tensor_affine, scale, zero_point) or
+    (per_channel_affine, scales, zero_points, axis))."""
+    import ember
+    qscheme = quantizer_params[0]
+    if qscheme == ember.per_tensor_affine:
+        _, scale, zero_point = quantizer_params
+        tensor = ember._empty_affine_quantized(size, scale=scale, zero_point=zero_point,
+                                               dtype=storage.dtype, device=storage.device)
+    elif qscheme in (ember.per_channel_affine, ember.per_channel_affine_float_qparams):
+        _, scales, zero_points, axis = quantizer_params
+        if type(scales) is list and type(zero_points) is list:
+            scales = ember.tensor(scales, dtype=ember.double, device=storage.device)
+            zero_points = ember.tensor(zero_points, dtype=ember.long, device=storage.device)
+        tensor = ember._empty_per_channel_affine_quantized(
+            size, scales=scales, zero_points=zero_points, axis=axis, dtype=storage.dtype,
+            device=storage.device)
+    else:
+        raise RuntimeError("Can't deserialize quantized tensor with qscheme {}".format(qscheme))
+    tensor.set_(storage, storage_offset, size, stride)
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _qtensor_params(t):
+    """The quantizer_params of _rebuild_qtensor for a quantized tensor."""
+    import ember
+    if t.qscheme() == ember.per_tensor_affine:
+        return (ember.per_tensor_affine, t.q_scale(), t.q_zero_point())
+    if t.qscheme() in (ember.per_channel_affine, ember.per_channel_affine_float_qparams):
+        return (ember.per_channel_affine, t.q_per_channel_scales(), t.q_per_channel_zero_points(),
+                t.q_per_channel_axis())
+    raise RuntimeError(f"Serialization is not supported for tensors of type {t.qscheme()}")
+
+
 def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
     return _C._op_functions["empty_strided"](size, stride, dtype=dtype, device="meta",
                                              requires_grad=requires_grad)

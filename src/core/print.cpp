@@ -10,6 +10,7 @@
 #include "ember/print.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "ember/autograd/node.h"
+#include "ember/quantized/tensor.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -304,6 +306,65 @@ std::string add_suffixes(const std::string& body, const std::vector<std::string>
   return r + ")";
 }
 
+/// Python's repr of a float (str(0.1) == "0.1", "1e-05", "1e+16", "1.0", "inf"): the shortest
+/// digits that round-trip, positional for exponents -4..15, else scientific with a signed,
+/// at-least-two-digit exponent.
+std::string python_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);  // "-1.2345e-05"
+  std::string sign;
+  if (sci[0] == '-') {
+    sign = "-";
+    sci.erase(0, 1);
+  }
+  const auto e = sci.find('e');
+  std::string digits = sci.substr(0, e);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  const int exp = std::stoi(sci.substr(e + 1));
+  if (exp < -4 || exp >= 16) {
+    std::string m = digits.substr(0, 1);
+    if (digits.size() > 1) m += "." + digits.substr(1);
+    const std::string ex = std::to_string(std::abs(exp));
+    return sign + m + "e" + (exp < 0 ? "-" : "+") + (ex.size() < 2 ? "0" : "") + ex;
+  }
+  std::string r;
+  if (exp < 0) {
+    r = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+  } else if (static_cast<size_t>(exp + 1) >= digits.size()) {
+    r = digits + std::string(static_cast<size_t>(exp + 1) - digits.size(), '0') + ".0";
+  } else {
+    r = digits.substr(0, static_cast<size_t>(exp + 1)) + "." + digits.substr(static_cast<size_t>(exp + 1));
+  }
+  return sign + r;
+}
+
+/// The suffixes and body of a quantized tensor (PyTorch's _str_intern: size, dtype, scheme and
+/// qparams, then the dequantized values).
+std::string quantized_body(const Tensor& t, std::vector<std::string>& suffixes, int64_t indent,
+                           const PrintOptions& o, bool with_contents) {
+  suffixes.push_back("size=" + py_tuple(t.sizes()));
+  suffixes.push_back("dtype=" + dtype_repr(t.dtype()));
+  const QScheme scheme = qscheme(t);
+  suffixes.push_back(std::string("quantization_scheme=ember.") + qscheme_name(scheme));
+  if (scheme == QScheme::PerTensorAffine || scheme == QScheme::PerTensorSymmetric) {
+    suffixes.push_back("scale=" + python_float_repr(q_scale(t)));
+    suffixes.push_back("zero_point=" + std::to_string(q_zero_point(t)));
+  } else {
+    suffixes.push_back("scale=" + to_string(q_per_channel_scales(t)));
+    suffixes.push_back("zero_point=" + to_string(q_per_channel_zero_points(t)));
+    suffixes.push_back("axis=" + std::to_string(q_per_channel_axis(t)));
+  }
+  if (!with_contents) return std::string();
+  // Meta quantized tensors (an ember extension) have no values to show.
+  if (t.is_meta()) return "...";
+  const Tensor values = dequantize(t);
+  if (values.numel() == 0) return "[]";
+  return tensor_str(values, indent, o);
+}
+
 /// _str_intern for a strided tensor: `prefix` is "tensor(" or a subclass's "Name("; `contents`
 /// (tensor_contents=) replaces the elements, which are then not read.
 std::string repr_with_prefix(const Tensor& t, const std::string& prefix,
@@ -312,9 +373,6 @@ std::string repr_with_prefix(const Tensor& t, const std::string& prefix,
   if (!contents) {
     EMBER_CHECK(o.precision >= 0, "print_options().precision must be >= 0, got ", o.precision);
     EMBER_CHECK(o.edgeitems >= 0, "print_options().edgeitems must be >= 0, got ", o.edgeitems);
-    EMBER_CHECK_NOT_IMPLEMENTED(!t.is_quantized(), "printing a quantized tensor (dtype ",
-                                dtype_repr(t.dtype()),
-                                ") is not supported yet: dequantize() it first");
   }
   const auto indent = static_cast<int64_t>(prefix.size());
   std::vector<std::string> suffixes;
@@ -323,7 +381,9 @@ std::string repr_with_prefix(const Tensor& t, const std::string& prefix,
   const ScalarType dt = t.dtype();
   const bool has_default_dtype = dt == default_dtype() || dt == kInt64 || dt == kBool;
   std::string body;
-  if (t.is_meta()) {
+  if (t.is_quantized()) {
+    body = quantized_body(t, suffixes, indent, o, !contents);
+  } else if (t.is_meta()) {
     suffixes.push_back("size=" + py_tuple(t.sizes()));
     if (dt != default_dtype()) suffixes.push_back("dtype=" + dtype_repr(dt));
     body = "...";

@@ -228,8 +228,23 @@ Tensor detach_through_dispatch_layer(const Tensor& t) {
   return unbox_result<Tensor>(std::move(*out), op_handle(OpId::detach));
 }
 
+namespace {
+std::vector<std::string>& quantized_error_names() {
+  static std::vector<std::string> names(kNumOps);
+  return names;
+}
+}  // namespace
+
+void set_quantized_error_name(OpId op, std::string name) {
+  quantized_error_names().at(static_cast<size_t>(op)) = std::move(name);
+}
+
 void no_kernel_error(OpId op, const char* backend) {
-  EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Could not run '", op_handle(op).full_name(),
+  const auto i = static_cast<size_t>(op);
+  const bool renamed = std::string_view(backend) == "QuantizedCPU" &&
+                       i < quantized_error_names().size() && !quantized_error_names()[i].empty();
+  EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Could not run '",
+                  renamed ? quantized_error_names()[i] : op_handle(op).full_name(),
                   "' with arguments from the '", backend,
                   "' backend. This could be because the operator doesn't exist for this backend.");
 }

@@ -230,6 +230,9 @@ void register_quantized(OpId op, Ret (*fn)(Args...)) {
 std::optional<Stack> run_function_overrides(OpId op, const Stack& args);
 std::optional<Stack> run_dispatch_overrides(OpId op, const Stack& args);
 [[noreturn]] void no_kernel_error(OpId op, const char* backend);
+/// The op name no_kernel_error reports for `op` on the QuantizedCPU backend, where PyTorch names
+/// another overload (its structured kernels: 'aten::add.out' for add.Tensor). Set at start-up.
+void set_quantized_error_name(OpId op, std::string name);
 [[noreturn]] void slot_signature_error(OpId op, const char* layer, const std::type_info& registered,
                                        const std::type_info& expected);
 [[noreturn]] void wrapper_at_backend_error(OpId op, const Tensor& wrapper);

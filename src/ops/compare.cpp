@@ -6,6 +6,7 @@
 #include "../backends/cpu/compare_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "../quant/quantizer.h"
 #include "pointwise_helpers.h"
 
 namespace ember {
@@ -105,7 +106,7 @@ EMBER_REGISTER_OP(logical_xor_, &logical_xor__op);
 
 // equal and allclose return a bool, so they have no op row: plain functions over the kernels.
 bool equal(const Tensor& self, const Tensor& other) {
-  ops::check_not_quantized("equal", {self, other});
+  if (self.is_quantized() || other.is_quantized()) return equal_quantized(self, other);
   EMBER_CHECK(self.device() == other.device(), "Cannot compare two tensors on different devices. Got: ",
               self.device(), " and ", other.device());
   EMBER_CHECK_NOT_IMPLEMENTED(!self.is_meta(),

@@ -1,6 +1,7 @@
 // Conversion and copies. _to_copy is the primitive behind every .to(); it keeps a dense layout
 // (memory_format=preserve), as PyTorch does, so t.t().double() stays transposed.
 #include "ember/ops/copy.h"
+#include "ember/quantized/tensor.h"
 
 #include "../autograd/record.h"
 #include "../backends/cpu/copy_kernel.h"
@@ -44,6 +45,10 @@ Tensor to_copy_impl(const Tensor& self, const std::optional<ScalarType>& dtype,
                     const std::optional<int64_t>& /*layout*/, const std::optional<Device>& device,
                     const std::optional<bool>& /*pin_memory*/, const bool& /*non_blocking*/,
                     const std::optional<int64_t>& memory_format) {
+  // A float tensor converted to a quantized dtype: no quantizer to give it (PyTorch's text).
+  EMBER_CHECK(!dtype || !is_quantized(*dtype) || self.is_quantized(),
+              "empty_strided not supported on quantized tensors yet see "
+              "https://github.com/pytorch/pytorch/issues/74540");
   Tensor out = new_like(self, dtype.value_or(self.dtype()), device.value_or(self.device()),
                         memory_format);
   copy_data(out, self);
@@ -340,6 +345,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(defined(), "item(): the tensor is undefined");
   EMBER_CHECK_NOT_IMPLEMENTED(!is_meta(), "Tensor.item() cannot be called on meta tensors");
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  if (is_quantized()) return ember::dequantize(*this).item();  // the value, as PyTorch's
   return visit_dtype(dtype(), [&]<class T>() -> Scalar {
     T v = *static_cast<const T*>(data_ptr());
     if constexpr (is_reduced_float_v<T>) return Scalar(static_cast<double>(static_cast<float>(v)));

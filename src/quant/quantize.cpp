@@ -39,17 +39,6 @@ namespace {
   dispatch::no_kernel_error(op, t.is_meta() ? "Meta" : "CPU");
 }
 
-template <class F>
-decltype(auto) visit_codes(ScalarType qdtype, F&& f) {
-  switch (qdtype) {
-    case kQUInt8: return f.template operator()<uint8_t>();
-    case kQInt8: return f.template operator()<int8_t>();
-    case kQInt32: return f.template operator()<int32_t>();
-    default: break;
-  }
-  EMBER_FAIL("expected a quantized dtype, got ", dtype_repr(qdtype));
-}
-
 // [outer][channels][inner] of a dense tensor whose channel dim `axis` has stride `inner`
 // (quantize_kernels.h).
 struct ChannelLayout {

@@ -105,6 +105,23 @@ Tensor qtensor_over(const Tensor& codes, QuantizerPtr q);
 /// copies). Kernels use it to run integer loops over the codes.
 Tensor codes_view(const Tensor& qtensor);
 
+/// Calls f.template operator()<T>() with T the code type of a quantized dtype (uint8_t, int8_t,
+/// int32_t).
+template <class F>
+decltype(auto) visit_codes(ScalarType qdtype, F&& f) {
+  switch (qdtype) {
+    case kQUInt8: return f.template operator()<uint8_t>();
+    case kQInt8: return f.template operator()<int8_t>();
+    case kQInt32: return f.template operator()<int32_t>();
+    default: break;
+  }
+  EMBER_FAIL("expected a quantized dtype, got ", dtype_repr(qdtype));
+}
+
+/// ember::equal when an argument is quantized (PyTorch's equal_quantized_cpu): same quantizer,
+/// shape, dtype and codes; false against a float tensor.
+bool equal_quantized(const Tensor& self, const Tensor& other);
+
 // ---- dtype ranges ----
 /// quint8 -> uint8, qint8 -> int8, qint32 -> int32.
 ScalarType underlying_dtype(ScalarType qdtype);

@@ -72,6 +72,19 @@ Tensor _make_per_tensor_quantized_tensor(const Tensor& self, double scale, int64
 Tensor _make_per_channel_quantized_tensor(const Tensor& self, const Tensor& scale,
                                           const Tensor& zero_point, int64_t axis);
 
+// ---- fake quantization (float ops; src/quant/fake_quantize.cpp) ----
+/// (clamp(z + rint(x * f32(1/s)), qmin, qmax) - z) * s in x's dtype; the gradient passes where
+/// the code was inside [quant_min, quant_max].
+Tensor fake_quantize_per_tensor_affine(const Tensor& self, double scale, int64_t zero_point,
+                                       int64_t quant_min, int64_t quant_max);
+Tensor fake_quantize_per_tensor_affine(const Tensor& self, const Tensor& scale,
+                                       const Tensor& zero_point, int64_t quant_min,
+                                       int64_t quant_max);
+/// scale: float [C], zero_point: int32 (or float) [C] along `axis`.
+Tensor fake_quantize_per_channel_affine(const Tensor& self, const Tensor& scale,
+                                        const Tensor& zero_point, int64_t axis, int64_t quant_min,
+                                        int64_t quant_max);
+
 // ---- engines (PyTorch's torch.backends.quantized.engine; src/quant/engine.cpp) ----
 /// PyTorch's c10::QEngine, same numbering.
 enum class QEngine : int8_t { NoQEngine = 0, FBGEMM = 1, QNNPACK = 2, ONEDNN = 3, X86 = 4 };

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "ember/quantized/tensor.h"
 #include "testing.h"
 
 namespace ember {
@@ -149,11 +150,15 @@ TEST(Print, StreamAndMethodAgree) {
   EXPECT_EQ(to_string(Tensor()), "[ Tensor (undefined) ]");
 }
 
-TEST(Print, QuantizedIsRefused) {
-  Tensor q = empty({2}, kQUInt8);
-  expect_error([&] { to_string(q); },
-               "printing a quantized tensor (dtype ember.quint8) is not supported yet",
-               ErrorKind::NotImplemented);
+TEST(Print, Quantized) {
+  // PyTorch's form (the quantized tensor tests compare many more against torch 1.13).
+  Tensor q = quantize_per_tensor(full({2}, 0.5), 0.1, 3, kQUInt8);
+  EXPECT_EQ(to_string(q),
+            "tensor([0.5000, 0.5000], size=(2,), dtype=ember.quint8,\n"
+            "       quantization_scheme=ember.per_tensor_affine, scale=0.1, zero_point=3)");
+  // A quantized dtype without a quantizer (a plain factory made it): PyTorch's UnknownQuantizer.
+  Tensor u = empty({2}, kQUInt8);
+  expect_error([&] { to_string(u); }, "cannot call qscheme on UnknownQuantizer");
 }
 
 }  // namespace

@@ -409,7 +409,8 @@ TEST_F(KernelSlots, QuantizedTensorsNeedAQuantizedKernel) {
   Tensor q = empty({2}, kQInt8);
   EXPECT_TRUE(q.impl()->keys().has(DispatchKey::QuantizedCPU));
   expect_error([&] { ember::add(q, q); },
-               "Could not run 'aten::add.Tensor' with arguments from the 'QuantizedCPU' backend. "
+               // PyTorch names the structured kernel's out= overload (src/quant/qtensor_ops.cpp)
+               "Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend. "
                "This could be because the operator doesn't exist for this backend.",
                ErrorKind::NotImplemented);
   SlotRestorer restore(dispatch::quantized_slot(OpId::add_Tensor));
