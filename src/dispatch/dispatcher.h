@@ -169,13 +169,6 @@ inline std::tuple<Tensor, std::optional<Tensor>> unbox_result<std::tuple<Tensor,
   return {std::move(out[0].to_tensor()), std::move(second)};
 }
 template <>
-inline int64_t unbox_result<int64_t>(Stack&& out, const OpHandle& op) {
-  EMBER_CHECK_TYPE(out.size() == 1 && (out[0].is_int() || out[0].is_bool()), op.full_name(),
-                   ": an override returned ", out.empty() ? "nothing" : out[0].type_name(),
-                   " where an int was expected");
-  return out[0].to_int();
-}
-template <>
 inline std::vector<int64_t> unbox_result<std::vector<int64_t>>(Stack&& out, const OpHandle& op) {
   EMBER_CHECK_TYPE(out.size() == 1 && out[0].is_int_list(), op.full_name(),
                    ": an override returned ", out.empty() ? "nothing" : out[0].type_name(),
