@@ -21,6 +21,7 @@ void init_printing(py::module_& m);
 void init_tensor_new(py::module_& m);     // tensor_new.cpp
 void init_module_copy(py::module_& nn);  // module_copy.cpp
 void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
+void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -50,4 +51,5 @@ PYBIND11_MODULE(_C, m) {
   init_optim(m);
   init_autograd(m);
   init_shared_memory(m);
+  init_quantized_ops_conv(m);
 }

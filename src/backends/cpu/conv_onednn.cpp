@@ -30,56 +30,17 @@
 
 #include "conv_kernels.h"
 #include "gemm.h"
+#include "onednn_util.h"
 
 namespace ember::cpu {
 namespace {
 
+using onednn::AlignedBuffer;
+using onednn::engine;
+using onednn::KeyHash;
+using onednn::Memory;
+
 enum class Kind : int64_t { Forward = 1, BackwardInput = 2, BackwardWeight = 3 };
-
-dnnl_engine_t engine() {
-  static dnnl_engine_t e = [] {
-    dnnl_engine_t eng = nullptr;
-    EMBER_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success,
-                "oneDNN: could not create the CPU engine");
-    return eng;
-  }();
-  return e;
-}
-
-struct AlignedBuffer {
-  void* ptr = nullptr;
-  size_t size = 0;
-  void* get(size_t n) {
-    if (n > size) {
-      std::free(ptr);
-      size = (n + 63) / 64 * 64;
-      ptr = std::aligned_alloc(64, size);
-      EMBER_CHECK(ptr != nullptr, "oneDNN convolution: out of memory (", n, " bytes)");
-    }
-    return ptr;
-  }
-  AlignedBuffer() = default;
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-  ~AlignedBuffer() { std::free(ptr); }
-};
-
-struct Memory {  // a dnnl_memory_t whose handle is set per call
-  dnnl_memory_t m = nullptr;
-  Memory() = default;
-  Memory(const Memory&) = delete;
-  Memory& operator=(const Memory&) = delete;
-  ~Memory() {
-    if (m) dnnl_memory_destroy(m);
-  }
-  bool init(const dnnl_memory_desc_t* md) {
-    return dnnl_memory_create(&m, md, engine(), DNNL_MEMORY_NONE) == dnnl_success;
-  }
-  dnnl_memory_t with(void* p) const {
-    dnnl_memory_set_data_handle(m, p);
-    return m;
-  }
-};
 
 // A reorder between a tensor's own layout and the one a primitive runs in.
 struct Reorder {
@@ -127,14 +88,6 @@ std::unique_ptr<Reorder> make_reorder(const dnnl_memory_desc_t& from, const dnnl
   return ok ? std::move(r) : nullptr;
 }
 
-struct KeyHash {
-  size_t operator()(const std::vector<int64_t>& k) const {
-    size_t h = 1469598103934665603ull;
-    for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
-    return h;
-  }
-};
-
 // A weight reordered into a primitive's layout, valid while its source is unchanged.
 struct CachedWeight {
   intrusive_ptr<Storage> storage;  // held, so the address cannot be reused by another tensor
@@ -148,19 +101,10 @@ struct ThreadCache {
   std::unordered_map<std::vector<int64_t>, std::unique_ptr<CachedWeight>, KeyHash> weights;
   size_t weight_bytes = 0;  // held by `weights` (reordered copies; their sources are held too)
   AlignedBuffer scratch, weight_tmp, src_tmp, dst_tmp;
-  dnnl_stream_t stream = nullptr;
-  ~ThreadCache() {
-    prims.clear();
-    if (stream) dnnl_stream_destroy(stream);
-  }
 };
 
 ThreadCache& cache() {
   thread_local ThreadCache c;
-  if (!c.stream) {
-    EMBER_CHECK(dnnl_stream_create(&c.stream, engine(), dnnl_stream_default_flags) == dnnl_success,
-                "oneDNN: could not create a stream");
-  }
   return c;
 }
 
@@ -355,10 +299,7 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
 
 // Executes a primitive (or reorder) on this thread's stream and waits for it.
 void run(dnnl_primitive_t p, ArrayRef<dnnl_exec_arg_t> args) {
-  const dnnl_status_t st = dnnl_primitive_execute(p, cache().stream, static_cast<int>(args.size()),
-                                                  args.data());
-  EMBER_CHECK(st == dnnl_success, "oneDNN convolution failed with status ", int(st));
-  dnnl_stream_wait(cache().stream);
+  onednn::execute(p, static_cast<int>(args.size()), args.data(), "oneDNN convolution");
 }
 
 void* scratch_ptr(const Entry& e) { return e.scratch_bytes ? cache().scratch.get(e.scratch_bytes) : nullptr; }

@@ -2,7 +2,8 @@
 // references, bit for bit, on both formulas and both accumulation paths (oneDNN and the
 // portable exact kernel): depthwise, groups, stride 2, 1x1, 3x3, dilation, padding, odd sizes,
 // per-tensor and per-channel weights, +-ReLU, saturation at 0 and 255, non-zero weight zero
-// points (Qnnpack), batch 0, another input scale on the same pack, another thread count.
+// points (Qnnpack), batch 0, another input scale on the same pack, another thread count, 1x1
+// convolutions large enough to run in blocks of pixels.
 // Agreement with torch 1.13 itself: tests/python/quantized/test_qconv_kernels_vs_torch.py.
 #include <gtest/gtest.h>
 
@@ -23,16 +24,18 @@ struct ConvCase {
 };
 
 const ConvCase kConvCases[] = {
-    {3, 32, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 17, 17},      // MobileNetV2's first layer, odd size
-    {32, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 12, 12},    // depthwise
-    {24, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 2, 13, 11},    // depthwise stride 2, batch 2
-    {19, 19, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 7, 9},      // depthwise, odd channels
-    {16, 40, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 9, 9},       // 1x1
-    {96, 24, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 7, 7},       // 1x1 projection
-    {8, 12, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1, 8, 8},        // groups, no padding
-    {6, 9, 3, 3, 2, 2, 1, 2, 1, 2, 1, 1, 10, 9},        // groups, dilation, asymmetric geometry
-    {5, 7, 1, 5, 3, 3, 2, 2, 0, 1, 2, 2, 11, 13},       // 5x3 kernel, odd everything
-    {4, 4, 1, 3, 3, 1, 1, 4, 4, 1, 1, 1, 2, 2},         // padding larger than the input
+    {3, 32, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 17, 17},    // MobileNetV2's first layer, odd size
+    {32, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 12, 12},  // depthwise
+    {24, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 2, 13, 11},  // depthwise stride 2, batch 2
+    {19, 19, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 7, 9},    // depthwise, odd channels
+    {16, 40, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 9, 9},     // 1x1
+    {96, 24, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 7, 7},     // 1x1 projection
+    {8, 12, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1, 8, 8},      // groups, no padding
+    {6, 9, 3, 3, 2, 2, 1, 2, 1, 2, 1, 1, 10, 9},      // groups, dilation, asymmetric geometry
+    {5, 7, 1, 5, 3, 3, 2, 2, 0, 1, 2, 2, 11, 13},     // 5x3 kernel, odd everything
+    {4, 4, 1, 3, 3, 1, 1, 4, 4, 1, 1, 1, 2, 2},       // padding larger than the input
+    {16, 96, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 45, 47},   // 1x1 in pixel blocks plus a tail
+                                                      // (Note [Chunked int32 accumulators])
 };
 
 struct Rng {
@@ -105,8 +108,9 @@ TEST(QConvKernels, FastEqualsRef) {
               std::vector<uint8_t> y(cc.n * oh * ow * cc.o, 7), want(y.size(), 9);
               p->run(x.data(), cc.n, cc.h, cc.w, xs, zx, y.data(), ys, zy, relu);
               qconv2d_ref(f, g, k.w.data(), k.scales.data(), k.zps.data(),
-                          static_cast<int64_t>(k.scales.size()), with_bias ? k.bias.data() : nullptr,
-                          x.data(), cc.n, cc.h, cc.w, xs, zx, want.data(), ys, zy, relu);
+                          static_cast<int64_t>(k.scales.size()),
+                          with_bias ? k.bias.data() : nullptr, x.data(), cc.n, cc.h, cc.w, xs, zx,
+                          want.data(), ys, zy, relu);
               ASSERT_EQ(y, want) << "case c=" << cc.c << " o=" << cc.o << " g=" << cc.groups
                                  << " formula " << int(f) << " onednn " << onednn << " variant "
                                  << variant << " relu " << relu;
@@ -160,6 +164,15 @@ TEST(QConvKernels, EmptyBatchAndEmptyOutputAreNoOps) {
     l->run_dynamic(nullptr, 0, fy.data(), false, false);
     EXPECT_EQ(y, std::vector<uint8_t>(8, 42));
     EXPECT_EQ(fy, std::vector<float>(3, 5.f));
+    // No input features: every accumulator is 0, the output is the requantized bias.
+    const float bias[3] = {0.5f, -0.25f, 1.f};
+    auto l0 = PackedQLinear::create(f, 0, 3, w.data(), &s, &z, 1, bias);
+    std::vector<uint8_t> y0(6, 1), want0(6, 2);
+    l0->run(nullptr, 2, 0.1, 0, y0.data(), 0.05, 100, false);
+    qlinear_ref(f, 0, 3, w.data(), &s, &z, 1, bias, nullptr, 2, 0.1, 0, want0.data(), 0.05, 100,
+                false);
+    EXPECT_EQ(y0, want0);
+    EXPECT_EQ(want0[0], 110);  // 0.5 / 0.05 + 100
   }
 }
 
@@ -186,6 +199,25 @@ TEST(QConvKernels, AnotherThreadCountOrBatchSize) {
   set_num_threads(saved);
 }
 
+// Over 2e8 multiply-adds oneDNN's first implementation is taken without measuring (Note
+// [Choosing among oneDNN's int8 implementations]); its codes equal the reference too.
+TEST(QConvKernels, LargeProblemEqualsRef) {
+  Rng r(11);
+  const QConvGeometry g{64, 256, 1, 1, 1, 1, 1, 0, 0, 1, 1};
+  const int64_t n = 4, hw = 56;
+  Weights k = make_weights(r, 256, 64, true, false, true);
+  const std::vector<uint8_t> x = codes(r, n * hw * hw * 64);
+  for (QFormula f : {QFormula::Onednn, QFormula::Qnnpack}) {
+    auto p =
+        PackedQConv2d::create(f, g, k.w.data(), k.scales.data(), k.zps.data(), 256, k.bias.data());
+    std::vector<uint8_t> y(n * hw * hw * 256), want(y.size());
+    p->run(x.data(), n, hw, hw, 0.02, 7, y.data(), 0.3, 4, true);
+    qconv2d_ref(f, g, k.w.data(), k.scales.data(), k.zps.data(), 256, k.bias.data(), x.data(), n,
+                hw, hw, 0.02, 7, want.data(), 0.3, 4, true);
+    EXPECT_EQ(y, want) << "formula " << int(f);
+  }
+}
+
 std::string error_of(const std::function<void()>& fn) {
   try {
     fn();
@@ -200,18 +232,24 @@ TEST(QConvKernels, PyTorchErrors) {
   std::vector<int8_t> w(4 * 2 * 9, 1);
   const double s = 0.1, s4[4] = {0.1, 0.1, 0.1, 0.1};
   const int64_t z3 = 3, zc[4] = {0, 1, 0, 0}, z0 = 0;
-  EXPECT_EQ(error_of([&] { PackedQConv2d::create(QFormula::Onednn, g, w.data(), &s, &z3, 1, nullptr); }),
-            "quantized::qconv_prepack: ONEDNN only supports symmetric quantization of weight, "
-            "whose zero point must be 0.");
-  EXPECT_EQ(error_of([&] { PackedQLinear::create(QFormula::Onednn, 6, 4, w.data(), &s, &z3, 1, nullptr); }),
+  EXPECT_EQ(
+      error_of([&] { PackedQConv2d::create(QFormula::Onednn, g, w.data(), &s, &z3, 1, nullptr); }),
+      "quantized::qconv_prepack: ONEDNN only supports symmetric quantization of weight, "
+      "whose zero point must be 0.");
+  EXPECT_EQ(error_of([&] {
+              PackedQLinear::create(QFormula::Onednn, 6, 4, w.data(), &s, &z3, 1, nullptr);
+            }),
             "quantized::linear_prepack: ONEDNN only supports symmetric quantization of weight, "
             "whose zero point must be 0, but got 3");
-  EXPECT_EQ(error_of([&] { PackedQLinear::create(QFormula::Onednn, 6, 4, w.data(), s4, zc, 4, nullptr); }),
+  EXPECT_EQ(error_of([&] {
+              PackedQLinear::create(QFormula::Onednn, 6, 4, w.data(), s4, zc, 4, nullptr);
+            }),
             "quantized::linear_prepack: ONEDNN only supports symmetric quantization of weight, "
             "whose zero point must be 0, but got 1, at index 1");
   // Qnnpack takes them.
-  EXPECT_EQ(error_of([&] { PackedQConv2d::create(QFormula::Qnnpack, g, w.data(), &s, &z3, 1, nullptr); }),
-            "(no error)");
+  EXPECT_EQ(
+      error_of([&] { PackedQConv2d::create(QFormula::Qnnpack, g, w.data(), &s, &z3, 1, nullptr); }),
+      "(no error)");
   // The requantization scale must be normal and positive (torch prints it with 6 digits).
   auto p = PackedQConv2d::create(QFormula::Qnnpack, g, w.data(), &s, &z0, 1, nullptr);
   std::vector<uint8_t> x(25 * 2, 1), y(9 * 4);
@@ -219,8 +257,9 @@ TEST(QConvKernels, PyTorchErrors) {
             "failed to create op with requantization scale: 1.00053e-42: requantization scale "
             "must be finite and positive");
   EXPECT_NE(error_of([&] {
-              PackedQConv2d::create(QFormula::Qnnpack, QConvGeometry{3, 4, 2, 3, 3, 1, 1, 0, 0, 1, 1},
-                                    w.data(), &s, &z0, 1, nullptr);
+              PackedQConv2d::create(QFormula::Qnnpack,
+                                    QConvGeometry{3, 4, 2, 3, 3, 1, 1, 0, 0, 1, 1}, w.data(), &s,
+                                    &z0, 1, nullptr);
             }).find("divisible by groups"),
             std::string::npos);
 }

@@ -19,69 +19,24 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/onednn_util.h"
 #include "ember/error.h"
 
 namespace ember::cpu::quantized::detail {
 namespace {
 
-dnnl_engine_t engine() {
-  static dnnl_engine_t e = [] {
-    dnnl_engine_t eng = nullptr;
-    EMBER_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success,
-                "oneDNN: could not create the CPU engine");
-    return eng;
-  }();
-  return e;
-}
-
-struct Memory {
-  dnnl_memory_t m = nullptr;
-  Memory() = default;
-  Memory(const Memory&) = delete;
-  Memory& operator=(const Memory&) = delete;
-  ~Memory() {
-    if (m) dnnl_memory_destroy(m);
-  }
-  bool init(const dnnl_memory_desc_t* md) {
-    return dnnl_memory_create(&m, md, engine(), DNNL_MEMORY_NONE) == dnnl_success;
-  }
-  dnnl_memory_t with(const void* p) const {
-    dnnl_memory_set_data_handle(m, const_cast<void*>(p));
-    return m;
-  }
-};
-
-struct AlignedBuffer {
-  void* ptr = nullptr;
-  size_t size = 0;
-  void* get(size_t n) {
-    if (n > size) {
-      std::free(ptr);
-      size = (n + 63) / 64 * 64;
-      ptr = std::aligned_alloc(64, size);
-      EMBER_CHECK(ptr != nullptr, "int8 kernel: out of memory (", n, " bytes)");
-    }
-    return ptr;
-  }
-  AlignedBuffer() = default;
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-  ~AlignedBuffer() { std::free(ptr); }
-};
-
-struct KeyHash {
-  size_t operator()(const std::vector<int64_t>& k) const {
-    size_t h = 1469598103934665603ull;
-    for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
-    return h;
-  }
-};
+using onednn::AlignedBuffer;
+using onednn::engine;
+using onednn::KeyHash;
+using onednn::Memory;
 
 }  // namespace
 
@@ -90,7 +45,8 @@ struct Int8Primitive {
   dnnl_primitive_t weight_reorder = nullptr;  // null when oneDNN takes the user layout
   dnnl_memory_desc_t user_w{}, prim_w{};
   size_t prim_w_bytes = 0, scratch_bytes = 0;
-  Memory src, w_user, w_prim, dst, zp, scratch;
+  bool u8_out = false;  // requantizing (Onednn formula) rather than s32 accumulators
+  Memory src, w_user, w_prim, dst, zp, scratch, bias, dst_zp;
   Int8Primitive() = default;
   Int8Primitive(const Int8Primitive&) = delete;
   Int8Primitive& operator=(const Int8Primitive&) = delete;
@@ -105,65 +61,54 @@ namespace {
 struct ThreadCache {
   std::unordered_map<std::vector<int64_t>, std::unique_ptr<Int8Primitive>, KeyHash> prims;
   AlignedBuffer scratch;
-  dnnl_stream_t stream = nullptr;
-  ~ThreadCache() {
-    prims.clear();
-    if (stream) dnnl_stream_destroy(stream);
-  }
 };
 
 ThreadCache& cache() {
   thread_local ThreadCache c;
-  if (!c.stream) {
-    EMBER_CHECK(dnnl_stream_create(&c.stream, engine(), dnnl_stream_default_flags) == dnnl_success,
-                "oneDNN: could not create a stream");
-  }
   return c;
 }
 
 constexpr size_t kMaxEntries = 512;
 
 void execute(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
-  const dnnl_status_t st = dnnl_primitive_execute(p, cache().stream, static_cast<int>(args.size()),
-                                                  args.begin());
-  EMBER_CHECK(st == dnnl_success, "oneDNN int8 kernel failed with status ", int(st));
-  dnnl_stream_wait(cache().stream);
+  onednn::execute(p, static_cast<int>(args.size()), args.begin(), "oneDNN int8 kernel");
 }
 
-// Finishes a primitive from its operation descriptor (conv or matmul): null when oneDNN only
-// has its reference implementation (slower than our portable kernel) or none.
-std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc_t& src_md,
-                                     const dnnl_memory_desc_t& user_w,
-                                     const dnnl_memory_desc_t& dst_md) {
-  dnnl_primitive_attr_t attr = nullptr;
-  dnnl_primitive_attr_create(&attr);
-  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  const int32_t runtime_zp = DNNL_RUNTIME_S32_VAL;
-  dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &runtime_zp);
-  dnnl_primitive_desc_t pd = nullptr;
-  const bool created =
-      dnnl_primitive_desc_create(&pd, op_desc, attr, engine(), nullptr) == dnnl_success;
-  dnnl_primitive_attr_destroy(attr);
-  if (!created) return nullptr;
-  const char* impl = nullptr;
-  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-  if (impl == nullptr || std::strstr(impl, "ref") != nullptr) {
-    dnnl_primitive_desc_destroy(pd);
-    return nullptr;
-  }
+// Note [Choosing among oneDNN's int8 implementations]
+// oneDNN takes the first implementation in its list that accepts a problem, and on this CPU
+// (AMX) that is the AMX kernel for every 1x1 convolution, slower at batch 1 than its VNNI
+// kernels on most of MobileNetV2's shapes (16->96 at 112x112: AMX 218-348 us, brgconv_1x1 or
+// jit_int8 VNNI 157-183 us, in separate runs on a shared machine). So a primitive is chosen by
+// measurement when it is first needed: every implementation but the reference one is created
+// and run on scratch buffers (one warm-up, then the best of three; a candidate 3x slower than
+// the best on its first run is dropped; SSE4.1 and gemm-based ones only when nothing else
+// applies; not for problems over 2e8 multiply-adds, where oneDNN's first choice stands), and
+// the fastest is kept; other scales of the same shape, and other threads, reuse
+// that choice. This costs tens of milliseconds per new shape on its first call. All of them
+// compute the same numbers (integer accumulation, then oneDNN's one requantization sequence;
+// the fast == ref tests run on whichever wins).
+
+// A primitive from one implementation's descriptor; null when it cannot be made.
+std::unique_ptr<Int8Primitive> from_pd(dnnl_primitive_desc_t pd, const dnnl_memory_desc_t& src_md,
+                                       const dnnl_memory_desc_t& user_w,
+                                       const dnnl_memory_desc_t& dst_md, int64_t channels,
+                                       bool u8_out) {
   auto p = std::make_unique<Int8Primitive>();
+  p->u8_out = u8_out;
   p->user_w = user_w;
   p->prim_w = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   p->prim_w_bytes = dnnl_memory_desc_get_size(&p->prim_w);
-  const dnnl_memory_desc_t* scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const dnnl_memory_desc_t* scratch_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   p->scratch_bytes = scratch_md ? dnnl_memory_desc_get_size(scratch_md) : 0;
-  dnnl_memory_desc_t zp_md;
-  dnnl_dims_t one{1};
+  dnnl_memory_desc_t zp_md, vec_md;
+  dnnl_dims_t one{1}, oc{channels};
   dnnl_memory_desc_init_by_tag(&zp_md, 1, one, dnnl_s32, dnnl_a);
+  dnnl_memory_desc_init_by_tag(&vec_md, 1, oc, dnnl_f32, dnnl_a);
   bool ok = dnnl_primitive_create(&p->prim, pd) == dnnl_success && p->src.init(&src_md) &&
             p->dst.init(&dst_md) && p->w_user.init(&user_w) && p->w_prim.init(&p->prim_w) &&
-            p->zp.init(&zp_md) && (!scratch_md || p->scratch.init(scratch_md));
-  dnnl_primitive_desc_destroy(pd);
+            p->zp.init(&zp_md) && (!scratch_md || p->scratch.init(scratch_md)) &&
+            (!u8_out || (p->bias.init(&vec_md) && p->dst_zp.init(&zp_md)));
   if (ok && !dnnl_memory_desc_equal(&p->prim_w, &user_w)) {
     dnnl_primitive_desc_t rpd = nullptr;
     ok = dnnl_reorder_primitive_desc_create(&rpd, &user_w, engine(), &p->prim_w, engine(),
@@ -172,6 +117,114 @@ std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc
     if (rpd) dnnl_primitive_desc_destroy(rpd);
   }
   return ok ? std::move(p) : nullptr;
+}
+
+// Seconds one run of p takes on zeroed scratch operands (best of `runs` after a warm-up, or
+// the warm-up alone when it already exceeds `give_up`).
+double time_primitive(Int8Primitive& p, size_t src_bytes, size_t dst_bytes, int64_t channels,
+                      double give_up) {
+  AlignedBuffer src, w, dst, bias;
+  std::memset(src.get(src_bytes), 0, src_bytes);
+  std::memset(w.get(p.prim_w_bytes), 0, p.prim_w_bytes);
+  dst.get(dst_bytes);
+  std::memset(bias.get(channels * sizeof(float)), 0, channels * sizeof(float));
+  using Clock = std::chrono::steady_clock;
+  double best = 0;
+  for (int i = 0; i < 4; ++i) {
+    const auto t0 = Clock::now();
+    run_u8(p, static_cast<const uint8_t*>(src.ptr), w.ptr, 0, static_cast<const float*>(bias.ptr),
+           0, dst.ptr);
+    const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (i == 0) {
+      if (t > give_up) return t;
+      continue;
+    }
+    best = i == 1 ? t : std::min(best, t);
+  }
+  return best;
+}
+
+// The fastest implementation of a conv or matmul (Note [Choosing among oneDNN's int8
+// implementations]); null when oneDNN has none but its reference one. With u8_out the
+// primitive requantizes itself: output scales fixed at creation (oneDNN 2.6's jit int8
+// convolutions take no runtime scales), f32 bias, runtime destination zero point, optional
+// ReLU; otherwise it writes the exact s32 accumulators.
+std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc_t& src_md,
+                                     const dnnl_memory_desc_t& user_w,
+                                     const dnnl_memory_desc_t& dst_md, int64_t channels,
+                                     int scale_mask, bool u8_out, bool relu,
+                                     const float* fixed_scales, double macs, std::string& choice) {
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_primitive_attr_create(&attr);
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  const int32_t runtime_zp = DNNL_RUNTIME_S32_VAL;
+  dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &runtime_zp);
+  if (u8_out) {
+    dnnl_primitive_attr_set_output_scales(attr, channels, scale_mask, fixed_scales);
+    dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &runtime_zp);
+    if (relu) {
+      dnnl_post_ops_t ops = nullptr;
+      dnnl_post_ops_create(&ops);
+      dnnl_post_ops_append_eltwise(ops, 1.f, dnnl_eltwise_relu, 0.f, 0.f);
+      dnnl_primitive_attr_set_post_ops(attr, ops);
+      dnnl_post_ops_destroy(ops);
+    }
+  }
+  dnnl_primitive_desc_iterator_t it = nullptr;
+  const bool created =
+      dnnl_primitive_desc_iterator_create(&it, op_desc, attr, engine(), nullptr) == dnnl_success;
+  dnnl_primitive_attr_destroy(attr);
+  if (!created) return nullptr;
+  const size_t src_bytes = dnnl_memory_desc_get_size(&src_md);
+  const size_t dst_bytes = dnnl_memory_desc_get_size(&dst_md);
+  std::unique_ptr<Int8Primitive> best;
+  double best_time = 0;
+  const bool reuse = !choice.empty();
+  // Large problems (a big batch) would make the measurement itself costly: there oneDNN's own
+  // first choice stands.
+  constexpr double kMeasureMacs = 2e8;
+  const bool measure = macs <= kMeasureMacs;
+  do {
+    dnnl_primitive_desc_t pd = dnnl_primitive_desc_iterator_fetch(it);
+    if (!pd) continue;
+    const char* impl = nullptr;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    const bool usable = impl != nullptr && std::strstr(impl, "ref") == nullptr;
+    if (usable && reuse) {
+      // Chosen before for this shape (other scales): take it without measuring again.
+      if (choice == impl) best = from_pd(pd, src_md, user_w, dst_md, channels, u8_out);
+      dnnl_primitive_desc_destroy(pd);
+      if (best) break;
+      continue;
+    }
+    if (usable && !measure) {
+      best = from_pd(pd, src_md, user_w, dst_md, channels, u8_out);
+      dnnl_primitive_desc_destroy(pd);
+      if (best) {
+        choice = impl;
+        break;
+      }
+      continue;
+    }
+    // The SSE4.1 and gemm-based kernels are never the fastest where a VNNI one exists (they
+    // come last in oneDNN's list): measured only when nothing else runs the problem.
+    const bool slow_kind =
+        impl != nullptr && (std::strstr(impl, "sse41") || std::strstr(impl, "gemm"));
+    if (usable && !(slow_kind && best)) {
+      if (auto p = from_pd(pd, src_md, user_w, dst_md, channels, u8_out)) {
+        const double t =
+            time_primitive(*p, src_bytes, dst_bytes, channels, best ? 3 * best_time : 1e30);
+        if (!best || t < best_time) {
+          best = std::move(p);
+          best_time = t;
+          choice = impl;
+        }
+      }
+    }
+    dnnl_primitive_desc_destroy(pd);
+  } while (dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+  dnnl_primitive_desc_iterator_destroy(it);
+  return best;
 }
 
 // The cached entry for `key` (built by `make` on a miss; a failed build is cached as null).
@@ -186,6 +239,40 @@ Int8Primitive* lookup(std::vector<int64_t> key, const Make& make) {
   return raw;
 }
 
+// The implementation measured fastest per shape (key without the fixed scales), shared by all
+// threads so that a model run from a new thread does not measure again.
+struct Choices {
+  std::mutex mutex;
+  std::unordered_map<std::vector<int64_t>, std::string, KeyHash> by_shape;
+};
+Choices& choices() {
+  static Choices* c = new Choices;  // never destroyed: threads may still ask at exit
+  return *c;
+}
+std::string chosen_impl(const std::vector<int64_t>& shape_key) {
+  Choices& c = choices();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.by_shape.find(shape_key);
+  return it == c.by_shape.end() ? std::string() : it->second;
+}
+void remember_impl(const std::vector<int64_t>& shape_key, const std::string& impl) {
+  Choices& c = choices();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.by_shape.size() >= 4 * kMaxEntries) c.by_shape.clear();
+  c.by_shape[shape_key] = impl;
+}
+
+// Builds through `build` with the shape's remembered choice, remembering a new one.
+template <class Build>
+std::unique_ptr<Int8Primitive> build_for_shape(const std::vector<int64_t>& shape_key,
+                                               const Build& make) {
+  std::string choice = chosen_impl(shape_key);
+  const bool measured = choice.empty();
+  auto p = make(choice);
+  if (p && measured) remember_impl(shape_key, choice);
+  return p;
+}
+
 }  // namespace
 
 bool onednn_int8_exact() {
@@ -198,57 +285,85 @@ bool onednn_int8_exact() {
   return exact;
 }
 
-Int8Primitive* conv_s32_primitive(const QConvGeometry& g, int64_t n, int64_t h, int64_t w) {
+Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int64_t w, Output out,
+                              const FixedScales* fixed) {
   const int threads = prepare_onednn_threads();
   const int64_t oh = g.out_h(h), ow = g.out_w(w);
-  std::vector<int64_t> key{1,          threads,    n,          h,          w,
-                           g.in_channels, g.out_channels, g.groups, g.kernel_h, g.kernel_w,
-                           g.stride_h, g.stride_w, g.pad_h,    g.pad_w,    g.dilation_h,
+  const bool u8 = out != Output::S32, relu = out == Output::U8Relu;
+  std::vector<int64_t> key{1 + static_cast<int64_t>(out) * 10,
+                           threads,
+                           n,
+                           h,
+                           w,
+                           g.in_channels,
+                           g.out_channels,
+                           g.groups,
+                           g.kernel_h,
+                           g.kernel_w,
+                           g.stride_h,
+                           g.stride_w,
+                           g.pad_h,
+                           g.pad_w,
+                           g.dilation_h,
                            g.dilation_w};
-  return lookup(std::move(key), [&]() -> std::unique_ptr<Int8Primitive> {
-    dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
-    dnnl_dims_t src_dims{n, g.in_channels, h, w}, dst_dims{n, g.out_channels, oh, ow};
-    dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_u8, dnnl_nhwc);
-    dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_s32, dnnl_nhwc);
-    const int64_t cg = g.in_channels / g.groups, og = g.out_channels / g.groups;
-    if (g.groups == 1) {
-      dnnl_dims_t wd{g.out_channels, cg, g.kernel_h, g.kernel_w};
-      dnnl_memory_desc_init_by_tag(&user_w, 4, wd, dnnl_s8, dnnl_oihw);
-      dnnl_memory_desc_init_by_tag(&any_w, 4, wd, dnnl_s8, dnnl_format_tag_any);
-    } else {
-      dnnl_dims_t wd{g.groups, og, cg, g.kernel_h, g.kernel_w};
-      dnnl_memory_desc_init_by_tag(&user_w, 5, wd, dnnl_s8, dnnl_goihw);
-      dnnl_memory_desc_init_by_tag(&any_w, 5, wd, dnnl_s8, dnnl_format_tag_any);
-    }
-    dnnl_dims_t strides{g.stride_h, g.stride_w}, dilates{g.dilation_h - 1, g.dilation_w - 1},
-        pad_l{g.pad_h, g.pad_w},
-        pad_r{(oh - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1 - h - g.pad_h,
-              (ow - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1 - w - g.pad_w};
-    dnnl_convolution_desc_t d{};
-    if (dnnl_dilated_convolution_forward_desc_init(&d, dnnl_forward_inference,
-                                                   dnnl_convolution_direct, &src_md, &any_w,
-                                                   nullptr, &dst_md, strides, dilates, pad_l,
-                                                   pad_r) != dnnl_success) {
-      return nullptr;
-    }
-    return build(&d, src_md, user_w, dst_md);
+  const std::vector<int64_t> shape_key = key;
+  if (fixed) key.insert(key.end(), {fixed->owner, fixed->x_scale_bits, fixed->y_scale_bits});
+  return lookup(std::move(key), [&] {
+    return build_for_shape(shape_key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
+      dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
+      dnnl_dims_t src_dims{n, g.in_channels, h, w}, dst_dims{n, g.out_channels, oh, ow};
+      dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_u8, dnnl_nhwc);
+      dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, u8 ? dnnl_u8 : dnnl_s32, dnnl_nhwc);
+      dnnl_memory_desc_t b_md;
+      dnnl_dims_t b_dims{g.out_channels};
+      dnnl_memory_desc_init_by_tag(&b_md, 1, b_dims, dnnl_f32, dnnl_a);
+      const int64_t cg = g.in_channels / g.groups, og = g.out_channels / g.groups;
+      if (g.groups == 1) {
+        dnnl_dims_t wd{g.out_channels, cg, g.kernel_h, g.kernel_w};
+        dnnl_memory_desc_init_by_tag(&user_w, 4, wd, dnnl_s8, dnnl_oihw);
+        dnnl_memory_desc_init_by_tag(&any_w, 4, wd, dnnl_s8, dnnl_format_tag_any);
+      } else {
+        dnnl_dims_t wd{g.groups, og, cg, g.kernel_h, g.kernel_w};
+        dnnl_memory_desc_init_by_tag(&user_w, 5, wd, dnnl_s8, dnnl_goihw);
+        dnnl_memory_desc_init_by_tag(&any_w, 5, wd, dnnl_s8, dnnl_format_tag_any);
+      }
+      dnnl_dims_t strides{g.stride_h, g.stride_w}, dilates{g.dilation_h - 1, g.dilation_w - 1},
+          pad_l{g.pad_h, g.pad_w},
+          pad_r{(oh - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1 - h - g.pad_h,
+                (ow - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1 - w - g.pad_w};
+      dnnl_convolution_desc_t d{};
+      if (dnnl_dilated_convolution_forward_desc_init(
+              &d, dnnl_forward_inference, dnnl_convolution_direct, &src_md, &any_w,
+              u8 ? &b_md : nullptr, &dst_md, strides, dilates, pad_l, pad_r) != dnnl_success) {
+        return nullptr;
+      }
+      const double macs = static_cast<double>(n * oh * ow) *
+                          static_cast<double>(g.out_channels * cg) *
+                          static_cast<double>(g.kernel_h * g.kernel_w);
+      return build(&d, src_md, user_w, dst_md, g.out_channels, 1 << 1, u8, relu,
+                   fixed ? fixed->scales : nullptr, macs, choice);
+    });
   });
 }
 
 Int8Primitive* matmul_s32_primitive(int64_t m, int64_t k, int64_t n) {
   const int threads = prepare_onednn_threads();
-  return lookup({2, threads, m, k, n}, [&]() -> std::unique_ptr<Int8Primitive> {
-    dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
-    dnnl_dims_t src_dims{m, k}, w_dims{k, n}, dst_dims{m, n};
-    dnnl_memory_desc_init_by_tag(&src_md, 2, src_dims, dnnl_u8, dnnl_ab);
-    dnnl_memory_desc_init_by_tag(&dst_md, 2, dst_dims, dnnl_s32, dnnl_ab);
-    dnnl_memory_desc_init_by_tag(&user_w, 2, w_dims, dnnl_s8, dnnl_ba);  // O x K row-major
-    dnnl_memory_desc_init_by_tag(&any_w, 2, w_dims, dnnl_s8, dnnl_format_tag_any);
-    dnnl_matmul_desc_t d{};
-    if (dnnl_matmul_desc_init(&d, &src_md, &any_w, nullptr, &dst_md) != dnnl_success) {
-      return nullptr;
-    }
-    return build(&d, src_md, user_w, dst_md);
+  const std::vector<int64_t> key{2, threads, m, k, n};
+  return lookup(key, [&] {
+    return build_for_shape(key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
+      dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
+      dnnl_dims_t src_dims{m, k}, w_dims{k, n}, dst_dims{m, n};
+      dnnl_memory_desc_init_by_tag(&src_md, 2, src_dims, dnnl_u8, dnnl_ab);
+      dnnl_memory_desc_init_by_tag(&dst_md, 2, dst_dims, dnnl_s32, dnnl_ab);
+      dnnl_memory_desc_init_by_tag(&user_w, 2, w_dims, dnnl_s8, dnnl_ba);  // O x K row-major
+      dnnl_memory_desc_init_by_tag(&any_w, 2, w_dims, dnnl_s8, dnnl_format_tag_any);
+      dnnl_matmul_desc_t d{};
+      if (dnnl_matmul_desc_init(&d, &src_md, &any_w, nullptr, &dst_md) != dnnl_success) {
+        return nullptr;
+      }
+      const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+      return build(&d, src_md, user_w, dst_md, n, 0, false, false, nullptr, macs, choice);
+    });
   });
 }
 
@@ -269,27 +384,32 @@ const void* OnednnWeights::for_primitive(const Int8Primitive& p) {
   auto k = std::make_unique<Packed>();
   k->md = p.prim_w;
   void* dst = k->data.get(p.prim_w_bytes);
-  execute(p.weight_reorder, {{DNNL_ARG_FROM, p.w_user.with(user_.data())},
-                             {DNNL_ARG_TO, p.w_prim.with(dst)}});
+  execute(p.weight_reorder,
+          {{DNNL_ARG_FROM, p.w_user.with(user_.data())}, {DNNL_ARG_TO, p.w_prim.with(dst)}});
   packed_.push_back(std::move(k));
   return dst;
 }
 
 void run_s32(Int8Primitive& p, const uint8_t* x, const void* packed_weight, int32_t x_zero_point,
              int32_t* acc) {
+  run_u8(p, x, packed_weight, x_zero_point, nullptr, 0, acc);
+}
+
+void run_u8(Int8Primitive& p, const uint8_t* x, const void* packed_weight, int32_t x_zero_point,
+            const float* bias, int32_t y_zero_point, void* y) {
   void* scratch = p.scratch_bytes ? cache().scratch.get(p.scratch_bytes) : nullptr;
-  if (scratch) {
-    execute(p.prim, {{DNNL_ARG_SRC, p.src.with(x)},
-                     {DNNL_ARG_WEIGHTS, p.w_prim.with(packed_weight)},
-                     {DNNL_ARG_DST, p.dst.with(acc)},
-                     {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, p.zp.with(&x_zero_point)},
-                     {DNNL_ARG_SCRATCHPAD, p.scratch.with(scratch)}});
-  } else {
-    execute(p.prim, {{DNNL_ARG_SRC, p.src.with(x)},
-                     {DNNL_ARG_WEIGHTS, p.w_prim.with(packed_weight)},
-                     {DNNL_ARG_DST, p.dst.with(acc)},
-                     {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, p.zp.with(&x_zero_point)}});
+  dnnl_exec_arg_t args[9];
+  int n = 0;
+  args[n++] = {DNNL_ARG_SRC, p.src.with(x)};
+  args[n++] = {DNNL_ARG_WEIGHTS, p.w_prim.with(packed_weight)};
+  args[n++] = {DNNL_ARG_DST, p.dst.with(y)};
+  args[n++] = {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, p.zp.with(&x_zero_point)};
+  if (scratch) args[n++] = {DNNL_ARG_SCRATCHPAD, p.scratch.with(scratch)};
+  if (p.u8_out) {
+    args[n++] = {DNNL_ARG_BIAS, p.bias.with(bias)};
+    args[n++] = {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, p.dst_zp.with(&y_zero_point)};
   }
+  onednn::execute(p.prim, n, args, "oneDNN int8 kernel");
 }
 
 }  // namespace ember::cpu::quantized::detail

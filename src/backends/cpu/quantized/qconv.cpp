@@ -36,15 +36,26 @@ T* scratch(std::vector<T>& v, int64_t n) {
 thread_local std::vector<int32_t> t_acc;
 thread_local std::vector<uint8_t> t_qx;
 
+int64_t next_pack_id() {
+  static std::atomic<int64_t> next{1};
+  return next.fetch_add(1);
+}
+
 // Output rows per parallel chunk so that each holds at least ~16K outputs.
-int64_t row_grain(int64_t row_len) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len)); }
+int64_t row_grain(int64_t row_len) {
+  return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_len));
+}
 
 // Portable exact kernel: weights as int16 (q_w - z_w[o]), reduction order [kh][kw][c] so
 // that a patch of the NHWC input is contiguous per tap; int32 dot products.
+// The sum wraps modulo 2^32 as the int32 accumulators of every engine do (and as the
+// reference's int64 sum cast to int32), without signed overflow.
 int32_t dot16(const int16_t* a, const int16_t* b, int64_t n) {
-  int32_t s = 0;
-  for (int64_t i = 0; i < n; ++i) s += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
-  return s;
+  uint32_t s = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    s += static_cast<uint32_t>(static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]));
+  }
+  return static_cast<int32_t>(s);
 }
 
 void check_geometry(const QConvGeometry& g) {
@@ -55,9 +66,10 @@ void check_geometry(const QConvGeometry& g) {
   EMBER_CHECK(g.kernel_h > 0 && g.kernel_w > 0 && g.stride_h > 0 && g.stride_w > 0 &&
                   g.dilation_h > 0 && g.dilation_w > 0 && g.pad_h >= 0 && g.pad_w >= 0,
               "quantized::conv2d: expected positive kernel size, stride and dilation and "
-              "non-negative padding, got kernel (", g.kernel_h, ", ", g.kernel_w, "), stride (",
-              g.stride_h, ", ", g.stride_w, "), dilation (", g.dilation_h, ", ", g.dilation_w,
-              "), padding (", g.pad_h, ", ", g.pad_w, ")");
+              "non-negative padding, got kernel (",
+              g.kernel_h, ", ", g.kernel_w, "), stride (", g.stride_h, ", ", g.stride_w,
+              "), dilation (", g.dilation_h, ", ", g.dilation_w, "), padding (", g.pad_h, ", ",
+              g.pad_w, ")");
 }
 
 void check_x_zero_point(int64_t zx) {
@@ -89,9 +101,8 @@ class QConv2dImpl final : public PackedQConv2d {
 
   bool uses_onednn() const override { return onednn_ != nullptr; }
 
-  void run(const uint8_t* x, int64_t n, int64_t h, int64_t w, double x_scale,
-           int64_t x_zero_point, uint8_t* y, double y_scale, int64_t y_zero_point,
-           bool relu) override {
+  void run(const uint8_t* x, int64_t n, int64_t h, int64_t w, double x_scale, int64_t x_zero_point,
+           uint8_t* y, double y_scale, int64_t y_zero_point, bool relu) override {
     const QConvGeometry& g = geometry_;
     const int64_t oh = g.out_h(h), ow = g.out_w(w), O = g.out_channels;
     if (n == 0 || oh <= 0 || ow <= 0 || O == 0) return;
@@ -99,8 +110,23 @@ class QConv2dImpl final : public PackedQConv2d {
     const Requant r = detail::make_requant(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
                                            x_scale, y_scale, y_zero_point, relu);
     const int64_t rows = n * oh * ow;
+    if (onednn_ && formula_ == QFormula::Onednn) {
+      const auto out = relu ? detail::Output::U8Relu : detail::Output::U8;
+      detail::FixedScales fixed{r.mult.data(), id_, 0, 0};
+      std::memcpy(&fixed.x_scale_bits, &x_scale, sizeof(double));
+      std::memcpy(&fixed.y_scale_bits, &y_scale, sizeof(double));
+      if (detail::Int8Primitive* p = detail::conv_primitive(g, n, h, w, out, &fixed)) {
+        detail::run_u8(*p, x, onednn_->for_primitive(*p), static_cast<int32_t>(x_zero_point),
+                       r.fbias.data(), r.zero_point, y);
+        return;
+      }
+    }
+    if (onednn_ && pointwise() &&
+        run_pointwise_chunked(x, rows, static_cast<int32_t>(x_zero_point), y, r)) {
+      return;
+    }
     if (onednn_) {
-      if (detail::Int8Primitive* p = detail::conv_s32_primitive(g, n, h, w)) {
+      if (detail::Int8Primitive* p = detail::conv_primitive(g, n, h, w, detail::Output::S32)) {
         int32_t* acc = scratch(t_acc, rows * O);
         detail::run_s32(*p, x, onednn_->for_primitive(*p), static_cast<int32_t>(x_zero_point), acc);
         parallel_for(0, rows, row_grain(O), [&](int64_t b, int64_t e) {
@@ -113,6 +139,50 @@ class QConv2dImpl final : public PackedQConv2d {
   }
 
  private:
+  bool pointwise() const {
+    const QConvGeometry& g = geometry_;
+    return g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
+           g.pad_h == 0 && g.pad_w == 0 && g.groups == 1;
+  }
+
+  // Note [Chunked int32 accumulators]: a 1x1 convolution is a matmul over the NHWC pixels; run
+  // it on blocks of pixels whose int32 accumulators stay in the L2 cache (~256 KB) and
+  // requantize each block right away. Writing a whole layer's accumulators first (4 bytes per
+  // output, 4.8 MB for MobileNetV2's 16->96 at 112x112) and reading them back made that layer
+  // 6x slower than oneDNN's own u8 output.
+  bool run_pointwise_chunked(const uint8_t* x, int64_t rows, int32_t zx, uint8_t* y,
+                             const Requant& r) {
+    const int64_t C = geometry_.in_channels, O = geometry_.out_channels;
+    const int64_t chunk = std::max<int64_t>(64, (int64_t{256} << 10) / (4 * O));
+    if (rows <= chunk) return false;  // one block: the convolution primitive itself
+    detail::Int8Primitive* full = detail::matmul_s32_primitive(chunk, C, O);
+    if (!full) return false;
+    int32_t* acc = scratch(t_acc, chunk * O);
+    for (int64_t b = 0; b < rows; b += chunk) {
+      const int64_t m = std::min(chunk, rows - b);
+      detail::Int8Primitive* p = m == chunk ? full : detail::matmul_s32_primitive(m, C, O);
+      if (!p) return b == 0 ? false : (run_rows_portable(x, b, rows, zx, y, r), true);
+      detail::run_s32(*p, x + b * C, onednn_->for_primitive(*p), zx, acc);
+      parallel_for(0, m, row_grain(O), [&](int64_t lo, int64_t hi) {
+        detail::requantize_rows(r, acc + lo * O, hi - lo, O, y + (b + lo) * O);
+      });
+    }
+    return true;
+  }
+
+  // Pixels [b, e) of a 1x1 convolution by the portable kernel (a tail oneDNN cannot run).
+  void run_rows_portable(const uint8_t* x, int64_t b, int64_t e, int32_t zx, uint8_t* y,
+                         const Requant& r) const {
+    const int64_t C = geometry_.in_channels, O = geometry_.out_channels;
+    std::vector<int16_t> row(C);
+    std::vector<int32_t> acc(O);
+    for (int64_t i = b; i < e; ++i) {
+      for (int64_t c = 0; c < C; ++c) row[c] = static_cast<int16_t>(x[i * C + c] - zx);
+      for (int64_t o = 0; o < O; ++o) acc[o] = dot16(row.data(), w16_.data() + o * C, C);
+      detail::requantize_rows(r, acc.data(), 1, O, y + i * O);
+    }
+  }
+
   // One output row (n, oh) at a time: gather each output pixel's patch as int16 (x - z_x, 0
   // in the padding), dot it with each output channel's weights, requantize the row.
   void run_portable(const uint8_t* x, int64_t n, int64_t h, int64_t w, int32_t zx, uint8_t* y,
@@ -156,6 +226,8 @@ class QConv2dImpl final : public PackedQConv2d {
   std::vector<float> bias_;
   std::vector<int16_t> w16_;
   std::unique_ptr<detail::OnednnWeights> onednn_;
+  // Identifies this pack in the primitive caches (Note [Exact int8 accumulators from oneDNN]).
+  const int64_t id_ = next_pack_id();
 };
 
 class QLinearImpl final : public PackedQLinear {
@@ -164,7 +236,9 @@ class QLinearImpl final : public PackedQLinear {
               const float* bias)
       : PackedQLinear(f, in, out), wp_(std::move(wp)) {
     if (bias) bias_.assign(bias, bias + out);
-    if (onednn_int8_enabled() && detail::onednn_int8_exact() && wp_.all_zero_points_zero) {
+    // (oneDNN has no use for an empty product: K == 0 gives zero accumulators below.)
+    if (onednn_int8_enabled() && detail::onednn_int8_exact() && wp_.all_zero_points_zero &&
+        in > 0 && out > 0) {
       onednn_ = std::make_unique<detail::OnednnWeights>(weight, in * out);
     }
     w16_.resize(in * out);
@@ -184,6 +258,9 @@ class QLinearImpl final : public PackedQLinear {
     check_x_zero_point(x_zero_point);
     const Requant r = detail::make_requant(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
                                            x_scale, y_scale, y_zero_point, relu);
+    // Linear (a matmul) always takes the s32 path: oneDNN 2.6's only u8-output int8 matmul with
+    // per-call scales is its gemm:jit one, 10x slower at batch 1 than brgemm with s32 output
+    // plus our requantization (measured 1280->1000: 229 us vs 21 us).
     int32_t* acc = scratch(t_acc, m * O);
     accumulate(x, m, static_cast<int32_t>(x_zero_point), acc);
     parallel_for(0, m, row_grain(O), [&](int64_t b, int64_t e) {
@@ -199,7 +276,8 @@ class QLinearImpl final : public PackedQLinear {
     const DynamicQParams qp =
         choose_dynamic_qparams(mn, mx, formula_ == QFormula::Onednn && reduce_range);
     uint8_t* qx = scratch(t_qx, m * K);
-    detail::quantize_input(x, m * K, qp.scale, qp.zero_point, qx);
+    detail::quantize_input(formula_, x, m * K, detail::dynamic_inv_scale(formula_, qp.scale),
+                           qp.zero_point, qx);
     const std::vector<float> d = detail::dynamic_dequant_scales(wp_, qp.scale);
     int32_t* acc = scratch(t_acc, m * O);
     accumulate(qx, m, qp.zero_point, acc);
@@ -240,8 +318,8 @@ std::unique_ptr<PackedQConv2d> PackedQConv2d::create(QFormula formula, const QCo
                                                      const int64_t* w_zero_points,
                                                      int64_t n_wparams, const float* bias) {
   check_geometry(g);
-  WeightParams wp = detail::expand_weight_params(formula, "quantized::conv2d_prepack",
-                                                 g.out_channels, w_scales, w_zero_points, n_wparams);
+  WeightParams wp = detail::expand_weight_params(
+      formula, "quantized::conv2d_prepack", g.out_channels, w_scales, w_zero_points, n_wparams);
   if (formula == QFormula::Onednn) {
     EMBER_CHECK(wp.all_zero_points_zero,
                 "quantized::qconv_prepack: ONEDNN only supports symmetric quantization of weight, "
@@ -258,17 +336,21 @@ std::unique_ptr<PackedQLinear> PackedQLinear::create(QFormula formula, int64_t i
   EMBER_CHECK(in_features >= 0 && out_features >= 0,
               "quantized::linear_prepack: expected non-negative sizes, got in_features ",
               in_features, " and out_features ", out_features);
-  WeightParams wp = detail::expand_weight_params(formula, "quantized::linear_prepack",
-                                                 out_features, w_scales, w_zero_points, n_wparams);
+  WeightParams wp = detail::expand_weight_params(formula, "quantized::linear_prepack", out_features,
+                                                 w_scales, w_zero_points, n_wparams);
   if (formula == QFormula::Onednn) {
     for (int64_t i = 0; i < n_wparams; ++i) {
       if (w_zero_points[i] == 0) continue;
       if (n_wparams == 1) {
-        EMBER_FAIL("quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
-                   "weight, whose zero point must be 0, but got ", w_zero_points[i]);
+        EMBER_FAIL(
+            "quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
+            "weight, whose zero point must be 0, but got ",
+            w_zero_points[i]);
       }
-      EMBER_FAIL("quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
-                 "weight, whose zero point must be 0, but got ", w_zero_points[i], ", at index ", i);
+      EMBER_FAIL(
+          "quantized::linear_prepack: ONEDNN only supports symmetric quantization of "
+          "weight, whose zero point must be 0, but got ",
+          w_zero_points[i], ", at index ", i);
     }
   }
   return std::make_unique<QLinearImpl>(formula, in_features, out_features, weight, std::move(wp),

@@ -62,9 +62,8 @@ class PackedQLinear {
  public:
   static std::unique_ptr<PackedQLinear> create(QFormula formula, int64_t in_features,
                                                int64_t out_features, const int8_t* weight,
-                                               const double* w_scales,
-                                               const int64_t* w_zero_points, int64_t n_wparams,
-                                               const float* bias);
+                                               const double* w_scales, const int64_t* w_zero_points,
+                                               int64_t n_wparams, const float* bias);
   virtual ~PackedQLinear();
   virtual void run(const uint8_t* x, int64_t m, double x_scale, int64_t x_zero_point, uint8_t* y,
                    double y_scale, int64_t y_zero_point, bool relu) = 0;
@@ -79,7 +78,8 @@ class PackedQLinear {
   virtual bool uses_onednn() const = 0;
 
  protected:
-  PackedQLinear(QFormula f, int64_t in, int64_t out) : formula_(f), in_features_(in), out_features_(out) {}
+  PackedQLinear(QFormula f, int64_t in, int64_t out)
+      : formula_(f), in_features_(in), out_features_(out) {}
   QFormula formula_;
   int64_t in_features_, out_features_;
 };
@@ -106,15 +106,14 @@ void qconv2d_ref(QFormula formula, const QConvGeometry& g, const int8_t* weight,
                  double x_scale, int64_t x_zero_point, uint8_t* y, double y_scale,
                  int64_t y_zero_point, bool relu);
 
-void qlinear_ref(QFormula formula, int64_t in_features, int64_t out_features,
-                 const int8_t* weight, const double* w_scales, const int64_t* w_zero_points,
-                 int64_t n_wparams, const float* bias, const uint8_t* x, int64_t m,
-                 double x_scale, int64_t x_zero_point, uint8_t* y, double y_scale,
-                 int64_t y_zero_point, bool relu);
+void qlinear_ref(QFormula formula, int64_t in_features, int64_t out_features, const int8_t* weight,
+                 const double* w_scales, const int64_t* w_zero_points, int64_t n_wparams,
+                 const float* bias, const uint8_t* x, int64_t m, double x_scale,
+                 int64_t x_zero_point, uint8_t* y, double y_scale, int64_t y_zero_point, bool relu);
 
 void qlinear_dynamic_ref(QFormula formula, int64_t in_features, int64_t out_features,
-                         const int8_t* weight, const double* w_scales,
-                         const int64_t* w_zero_points, int64_t n_wparams, const float* bias,
-                         const float* x, int64_t m, float* y, bool reduce_range, bool relu);
+                         const int8_t* weight, const double* w_scales, const int64_t* w_zero_points,
+                         int64_t n_wparams, const float* bias, const float* x, int64_t m, float* y,
+                         bool reduce_range, bool relu);
 
 }  // namespace ember::cpu::quantized

@@ -11,10 +11,14 @@
 //      y = clamp(sat16(cvt(f32(acc + b_q) * M[o])) + z_y, lo, 255), where cvt is cvtps2dq:
 //      round half to even, and INT32_MIN for a value outside int32 (which then clamps to 0,
 //      as QNNPACK's SSE2 kernels give).
-//  * Onednn (the fast engine, spec § 7.3, within 1 LSB of torch's onednn engine):
-//      y = clamp(rint(f32(acc) * f32(s_x*s_w[o]/s_y) + f32(b[o]/s_y)) + z_y, lo, 255), the
-//      product and sum rounded separately (this directory builds with -ffp-contract=off, so
-//      the compiler never fuses them into an FMA in one path and not in the other).
+//  * Onednn (the fast engine, spec § 7.3, within 1 LSB of torch's onednn engine): oneDNN's own
+//    int8 requantization, with the float bias given to it per call in accumulator units:
+//      y = clamp(rint((f32(acc) + f32(b[o]/(s_x*s_w[o]))) * f32(s_x*s_w[o]/s_y) + z_y), lo, 255)
+//    (quotients and products of scales in double; each float operation rounded separately:
+//    this directory builds with -ffp-contract=off, so the compiler never fuses a multiply and
+//    an add in one path and not in the other). The zero point is added before rounding, as
+//    oneDNN does. Measured against torch 1.13's onednn engine: see
+//    tests/python/quantized/test_qconv_kernels_vs_torch.py.
 // Both run on the same exact accumulators; only these constants and the final loop differ.
 #include <cmath>
 #include <cstring>
@@ -37,9 +41,8 @@ namespace detail {
 WeightParams expand_weight_params(QFormula formula, const char* op, int64_t out_channels,
                                   const double* w_scales, const int64_t* w_zero_points,
                                   int64_t n_wparams) {
-  EMBER_CHECK(n_wparams == 1 || n_wparams == out_channels, op,
-              ": expected 1 (per tensor) or ", out_channels,
-              " (per output channel) weight scales and zero points, got ", n_wparams);
+  EMBER_CHECK(n_wparams == 1 || n_wparams == out_channels, op, ": expected 1 (per tensor) or ",
+              out_channels, " (per output channel) weight scales and zero points, got ", n_wparams);
   WeightParams wp;
   wp.scales.resize(out_channels);
   wp.zero_points.resize(out_channels);
@@ -47,8 +50,8 @@ WeightParams expand_weight_params(QFormula formula, const char* op, int64_t out_
     const int64_t i = n_wparams == 1 ? 0 : o;
     wp.scales[o] = w_scales[i];
     wp.zero_points[o] = w_zero_points[i];
-    EMBER_CHECK(w_zero_points[i] >= -128 && w_zero_points[i] <= 127, op,
-                ": weight zero point ", w_zero_points[i], " is outside the qint8 range [-128, 127]");
+    EMBER_CHECK(w_zero_points[i] >= -128 && w_zero_points[i] <= 127, op, ": weight zero point ",
+                w_zero_points[i], " is outside the qint8 range [-128, 127]");
     if (w_zero_points[i] != 0) wp.all_zero_points_zero = false;
   }
   (void)formula;
@@ -71,8 +74,9 @@ Requant make_requant(QFormula formula, const WeightParams& wp, const float* bias
     const float inv_y = 1.f / static_cast<float>(y_scale);
     for (int64_t o = 0; o < O; ++o) {
       const float m = (static_cast<float>(wp.scales[o]) * sx) * inv_y;
-      EMBER_CHECK(m > 0.0f && std::isnormal(m), "failed to create op with requantization scale: ",
-                  m, ": requantization scale must be finite and positive");
+      EMBER_CHECK(m > 0.0f && std::isnormal(m),
+                  "failed to create op with requantization scale: ", m,
+                  ": requantization scale must be finite and positive");
       r.mult[o] = m;
       if (bias) {
         // quantize_per_tensor(bias, s_w * s_x, 0, qint32): the reciprocal of the float scale.
@@ -81,7 +85,7 @@ Requant make_requant(QFormula formula, const WeightParams& wp, const float* bias
         const double lim_lo = std::numeric_limits<int32_t>::min();
         const double lim_hi = std::numeric_limits<int32_t>::max();
         const double qd = static_cast<double>(q);
-        r.ibias[o] = qd <= lim_lo ? std::numeric_limits<int32_t>::min()
+        r.ibias[o] = qd <= lim_lo   ? std::numeric_limits<int32_t>::min()
                      : qd >= lim_hi ? std::numeric_limits<int32_t>::max()
                                     : static_cast<int32_t>(qd);
       }
@@ -89,8 +93,9 @@ Requant make_requant(QFormula formula, const WeightParams& wp, const float* bias
   } else {
     r.fbias.assign(O, 0.f);
     for (int64_t o = 0; o < O; ++o) {
-      r.mult[o] = static_cast<float>(x_scale * wp.scales[o] / y_scale);
-      if (bias) r.fbias[o] = static_cast<float>(static_cast<double>(bias[o]) / y_scale);
+      const double acc_scale = x_scale * wp.scales[o];
+      r.mult[o] = static_cast<float>(acc_scale / y_scale);
+      if (bias) r.fbias[o] = static_cast<float>(static_cast<double>(bias[o]) / acc_scale);
     }
   }
   return r;
@@ -107,14 +112,14 @@ uint8_t requantize_one(const Requant& r, int32_t acc, int64_t o) {
     const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(acc) +
                                              static_cast<uint32_t>(r.ibias[o]));  // int32 wraps
     int32_t t = cvtps2dq(static_cast<float>(sum) * r.mult[o]);
-    t = std::min(std::max(t, -32768), 32767);    // packs_epi32
-    t = std::min(t + r.zero_point, 32767);       // adds_epi16
-    t = std::min(std::max(t, r.lo), 255);        // packus_epi16, then the [lo, 255] clamp
+    t = std::min(std::max(t, -32768), 32767);  // packs_epi32
+    t = std::min(t + r.zero_point, 32767);     // adds_epi16
+    t = std::min(std::max(t, r.lo), 255);      // packus_epi16, then the [lo, 255] clamp
     return static_cast<uint8_t>(t);
   }
-  float v = static_cast<float>(acc) * r.mult[o];
-  v = v + r.fbias[o];
-  v = std::nearbyint(v) + static_cast<float>(r.zero_point);
+  float v = static_cast<float>(acc) + r.fbias[o];
+  v = v * r.mult[o];
+  v = std::nearbyint(v + static_cast<float>(r.zero_point));
   // max/min as the vector instructions do them (a NaN gives the lower bound)
   v = v > static_cast<float>(r.lo) ? v : static_cast<float>(r.lo);
   v = v < 255.f ? v : 255.f;
@@ -127,8 +132,15 @@ std::vector<float> dynamic_dequant_scales(const WeightParams& wp, float x_scale)
   return d;
 }
 
-uint8_t quantize_one(float x, float inv_scale, int32_t zero_point) {
-  float v = std::nearbyint(x * inv_scale) + static_cast<float>(zero_point);
+float dynamic_inv_scale(QFormula formula, float scale) {
+  return formula == QFormula::Qnnpack ? 1.f / scale
+                                      : static_cast<float>(1.0 / static_cast<double>(scale));
+}
+
+uint8_t quantize_one(QFormula formula, float x, float inv_scale, int32_t zero_point) {
+  const float z = static_cast<float>(zero_point);
+  float v = formula == QFormula::Qnnpack ? std::nearbyint(x * inv_scale) + z
+                                         : std::nearbyint(x * inv_scale + z);
   v = v > 0.f ? v : 0.f;
   v = v < 255.f ? v : 255.f;
   return static_cast<uint8_t>(v);
@@ -148,7 +160,8 @@ DynamicQParams choose_dynamic_qparams(float min, float max, bool reduce_range) {
   min = std::min(min, 0.f);
   max = std::max(max, 0.f);
   double scale = (static_cast<double>(max) - min) / (qmax - qmin);
-  if (static_cast<float>(scale) == 0.0f || std::isinf(1.0f / static_cast<float>(scale))) scale = 0.1;
+  if (static_cast<float>(scale) == 0.0f || std::isinf(1.0f / static_cast<float>(scale)))
+    scale = 0.1;
   constexpr float kSmallScale = 6.1e-5f;  // SMALL_SCALE_THRESHOLD
   if (scale < kSmallScale) {
     const float org_scale = static_cast<float>(scale);
@@ -248,11 +261,11 @@ int32_t linear_acc_ref(int64_t k, const int8_t* wrow, int64_t wzp, const uint8_t
 }
 }  // namespace
 
-void qlinear_ref(QFormula formula, int64_t in_features, int64_t out_features,
-                 const int8_t* weight, const double* w_scales, const int64_t* w_zero_points,
-                 int64_t n_wparams, const float* bias, const uint8_t* x, int64_t m,
-                 double x_scale, int64_t x_zero_point, uint8_t* y, double y_scale,
-                 int64_t y_zero_point, bool relu) {
+void qlinear_ref(QFormula formula, int64_t in_features, int64_t out_features, const int8_t* weight,
+                 const double* w_scales, const int64_t* w_zero_points, int64_t n_wparams,
+                 const float* bias, const uint8_t* x, int64_t m, double x_scale,
+                 int64_t x_zero_point, uint8_t* y, double y_scale, int64_t y_zero_point,
+                 bool relu) {
   const detail::WeightParams wp = detail::expand_weight_params(
       formula, "quantized::linear", out_features, w_scales, w_zero_points, n_wparams);
   if (m == 0 || out_features == 0) return;
@@ -269,9 +282,9 @@ void qlinear_ref(QFormula formula, int64_t in_features, int64_t out_features,
 }
 
 void qlinear_dynamic_ref(QFormula formula, int64_t in_features, int64_t out_features,
-                         const int8_t* weight, const double* w_scales,
-                         const int64_t* w_zero_points, int64_t n_wparams, const float* bias,
-                         const float* x, int64_t m, float* y, bool reduce_range, bool relu) {
+                         const int8_t* weight, const double* w_scales, const int64_t* w_zero_points,
+                         int64_t n_wparams, const float* bias, const float* x, int64_t m, float* y,
+                         bool reduce_range, bool relu) {
   const detail::WeightParams wp = detail::expand_weight_params(
       formula, "quantized::linear_dynamic", out_features, w_scales, w_zero_points, n_wparams);
   if (m == 0 || out_features == 0) return;
@@ -285,12 +298,12 @@ void qlinear_dynamic_ref(QFormula formula, int64_t in_features, int64_t out_feat
   }
   const DynamicQParams qp =
       choose_dynamic_qparams(mn, mx, formula == QFormula::Onednn && reduce_range);
-  const float inv = 1.f / qp.scale;
+  const float inv = detail::dynamic_inv_scale(formula, qp.scale);
   const std::vector<float> d = detail::dynamic_dequant_scales(wp, qp.scale);
   std::vector<uint8_t> qrow(in_features);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t k = 0; k < in_features; ++k) {
-      qrow[k] = detail::quantize_one(x[i * in_features + k], inv, qp.zero_point);
+      qrow[k] = detail::quantize_one(formula, x[i * in_features + k], inv, qp.zero_point);
     }
     for (int64_t o = 0; o < out_features; ++o) {
       const int32_t acc = linear_acc_ref(in_features, weight + o * in_features, wp.zero_points[o],

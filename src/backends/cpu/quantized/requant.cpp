@@ -3,17 +3,18 @@
 // float operations in the same order; cvtps2dq / roundps round half to even as nearbyint does
 // in the default rounding mode; max_ps / min_ps give their second operand for a NaN, as the
 // scalar comparisons are written).
+#include "requant.h"
+
 #include <immintrin.h>
 
 #include <cmath>
-
-#include "requant.h"
 
 namespace ember::cpu::quantized::detail {
 namespace {
 
 inline void store8(uint8_t* dst, __m256i v32) {
-  const __m128i p16 = _mm_packus_epi32(_mm256_castsi256_si128(v32), _mm256_extracti128_si256(v32, 1));
+  const __m128i p16 =
+      _mm_packus_epi32(_mm256_castsi256_si128(v32), _mm256_extracti128_si256(v32, 1));
   _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), _mm_packus_epi16(p16, p16));
 }
 
@@ -42,9 +43,9 @@ void requantize_row_onednn(const Requant& r, const int32_t* acc, int64_t channel
   int64_t o = 0;
   for (; o + 8 <= channels; o += 8) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + o));
-    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(r.mult.data() + o));
-    v = _mm256_add_ps(v, _mm256_loadu_ps(r.fbias.data() + o));
-    v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    __m256 v = _mm256_add_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(r.fbias.data() + o));
+    v = _mm256_mul_ps(v, _mm256_loadu_ps(r.mult.data() + o));
+    v = _mm256_round_ps(_mm256_add_ps(v, zp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
     store8(y + o, _mm256_cvttps_epi32(v));
   }
@@ -64,18 +65,21 @@ void requantize_rows(const Requant& r, const int32_t* acc, int64_t rows, int64_t
   }
 }
 
-void quantize_input(const float* x, int64_t count, float scale, int32_t zero_point, uint8_t* q) {
-  const float inv_scale = 1.f / scale;
+void quantize_input(QFormula formula, const float* x, int64_t count, float inv_scale,
+                    int32_t zero_point, uint8_t* q) {
+  const bool round_first = formula == QFormula::Qnnpack;
   const __m256 inv = _mm256_set1_ps(inv_scale), zp = _mm256_set1_ps(static_cast<float>(zero_point)),
                lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+  constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), inv);
-    v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+    v = round_first ? _mm256_add_ps(_mm256_round_ps(v, kRound), zp)
+                    : _mm256_round_ps(_mm256_add_ps(v, zp), kRound);
     v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
     store8(q + i, _mm256_cvttps_epi32(v));
   }
-  for (; i < count; ++i) q[i] = quantize_one(x[i], inv_scale, zero_point);
+  for (; i < count; ++i) q[i] = quantize_one(formula, x[i], inv_scale, zero_point);
 }
 
 void dequantize_rows(const int32_t* acc, int64_t rows, int64_t channels, const float* scales,

@@ -26,7 +26,7 @@ struct Requant {
   QFormula formula;
   std::vector<float> mult;     // Qnnpack: M[o]; Onednn: f32(s_x * s_w[o] / s_y)
   std::vector<int32_t> ibias;  // Qnnpack: b_q[o] (zeros without bias)
-  std::vector<float> fbias;    // Onednn: f32(b[o] / s_y) (zeros without bias)
+  std::vector<float> fbias;    // Onednn: f32(b[o] / (s_x * s_w[o])) (zeros without bias)
   int32_t zero_point = 0, lo = 0;
 };
 Requant make_requant(QFormula formula, const WeightParams& wp, const float* bias, double x_scale,
@@ -43,9 +43,13 @@ void requantize_rows(const Requant& r, const int32_t* acc, int64_t rows, int64_t
 /// Dequantization constants of the dynamic linear: D[o] = f32(f32(s_w[o]) * s_x).
 std::vector<float> dynamic_dequant_scales(const WeightParams& wp, float x_scale);
 
-/// Quantizes x (count floats) to quint8 codes with scale/zero point (spec § 1.2).
-void quantize_input(const float* x, int64_t count, float scale, int32_t zero_point, uint8_t* q);
-uint8_t quantize_one(float x, float inv_scale, int32_t zero_point);
+/// How the dynamic linear quantizes its input: Qnnpack as quantize_per_tensor (spec § 1.2:
+/// rint(x * f32(1/s)) + z); Onednn as oneDNN's reorder does it for torch (ideep passes
+/// f32(1.0 / double(s)) and the zero point is added before rounding: rint(f32(x * inv) + z)).
+float dynamic_inv_scale(QFormula formula, float scale);
+void quantize_input(QFormula formula, const float* x, int64_t count, float inv_scale,
+                    int32_t zero_point, uint8_t* q);
+uint8_t quantize_one(QFormula formula, float x, float inv_scale, int32_t zero_point);
 
 /// The dynamic linear's output from int32 accumulators (rows x channels).
 void dequantize_rows(const int32_t* acc, int64_t rows, int64_t channels, const float* scales,
