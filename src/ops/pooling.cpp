@@ -9,6 +9,7 @@
 #include "../dispatch/boxing.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/pooling.h"
+#include "ember/quantized/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "elementwise.h"
 #include "reduce_common.h"
@@ -123,6 +124,10 @@ Tensor max_pool2d_with_indices_backward_impl(const Tensor& grad_output, const Te
 
 Tensor max_pool2d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  // As PyTorch: a quantized input runs aten::quantized_max_pool2d (src/quant/qpool.cpp).
+  if (input.is_quantized()) {
+    return quantized_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode);
+  }
   return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 

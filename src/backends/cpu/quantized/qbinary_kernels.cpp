@@ -1,0 +1,215 @@
+// quantized add / mul kernels: the generic float formulas (spec § 7.4) and QNNPACK's fixed-point
+// add (spec § 7.2). See Note [PyTorch's two formulas] in qelementwise_kernels.h.
+//
+// Compiled with -ffp-contract=off (CMakeLists.txt): a*b + c stays two roundings where
+// PyTorch's formula has two (the vector formula's fma is written out as std::fma).
+
+#include <bit>
+#include <cstring>
+
+#include "ember/error.h"
+#include "ember/parallel.h"
+#include "qelementwise_kernels.h"
+
+namespace ember::cpu::quantized {
+
+namespace {
+
+constexpr int64_t kGrain = 32768;
+
+// Splits [0, n) into chunks made of whole rows (so that each element keeps its position in its
+// row, which decides its formula).
+template <class F>
+void for_rows(int64_t n, int64_t row, const F& fn) {
+  if (n == 0) return;
+  const int64_t rows = n / row;
+  const int64_t grain_rows = std::max<int64_t>(1, kGrain / std::max<int64_t>(row, 1));
+  parallel_for(0, rows, grain_rows, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) fn(r * row, row);
+  });
+}
+
+template <class T>
+struct AddConsts {
+  float sa, sb, pa, pb, inv_v, inv_s;
+  int64_t za, zb, zy;
+  explicit AddConsts(QParams a, QParams b, QParams y)
+      : sa(static_cast<float>(a.scale)),
+        sb(static_cast<float>(b.scale)),
+        pa(vec_premul(a)),
+        pb(vec_premul(b)),
+        inv_v(inv_scale_scalar(y.scale)),
+        inv_s(inv_scale_scalar(y.scale)),
+        za(a.zero_point),
+        zb(b.zero_point),
+        zy(y.zero_point) {}
+  T vec(T a, T b, bool relu) const {
+    float c = dequant_vec(a, sa, pa) + dequant_vec(b, sb, pb);
+    if (relu) c = std::max(c, 0.0f);
+    return quant_vec<T>(c, inv_v, zy);
+  }
+  T scalar(T a, T b, bool relu) const {
+    float c = dequant_scalar(a, sa, za) + dequant_scalar(b, sb, zb);
+    if (relu) c = std::max(c, 0.0f);
+    return quant_scalar<T>(c, inv_s, zy);
+  }
+};
+
+// Note [Loops over codes]: a store through uint8_t* may alias anything, so a loop that reads its
+// bounds or constants through a lambda's captured references reloads them at every element and
+// does not vectorise. The hot loops are functions whose constants are by-value parameters.
+template <class T>
+void add_range(const T* a, const T* b, T* y, int64_t i0, int64_t i1, const AddConsts<T> k, bool vec,
+               bool relu) {
+  if (vec) {
+    for (int64_t i = i0; i < i1; ++i) y[i] = k.vec(a[i], b[i], relu);
+  } else {
+    for (int64_t i = i0; i < i1; ++i) y[i] = k.scalar(a[i], b[i], relu);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void qadd_generic_ref(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams pa, QParams pb,
+                      QParams py, bool relu) {
+  const AddConsts<T> k(pa, pb, py);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t pos = i % row;
+    y[i] = pos < vec_part<T>(row) ? k.vec(a[i], b[i], relu) : k.scalar(a[i], b[i], relu);
+  }
+}
+
+template <class T>
+void qadd_generic(const T* a, const T* b, T* y, int64_t n, int64_t row, QParams pa, QParams pb,
+                  QParams py, bool relu) {
+  const AddConsts<T> k(pa, pb, py);
+  auto run = [&](int64_t off, int64_t len) {
+    const int64_t v = vec_part<T>(len);
+    const T* pa_ = a + off;
+    const T* pb_ = b + off;
+    T* py_ = y + off;
+    add_range<T>(pa_, pb_, py_, 0, v, k, true, relu);
+    add_range<T>(pa_, pb_, py_, v, len, k, false, relu);
+  };
+  if (row == n && n > 2 * kGrain) {
+    // One long row: its vector part split any way keeps every element's formula.
+    const int64_t v = vec_part<T>(n);
+    parallel_for(0, v, kGrain,
+                 [&](int64_t i0, int64_t i1) { add_range<T>(a, b, y, i0, i1, k, true, relu); });
+    add_range<T>(a, b, y, v, n, k, false, relu);
+    return;
+  }
+  for_rows(n, row, run);
+}
+
+// ---- QNNPACK add ----
+QnnpackAddParams QnnpackAddParams::make(QParams pa, QParams pb, QParams py, bool relu) {
+  const float ra = static_cast<float>(pa.scale) / static_cast<float>(py.scale);
+  const float rb = static_cast<float>(pb.scale) / static_cast<float>(py.scale);
+  const bool ok = ra >= 0x1.0p-14f && ra < 0x1.0p+8f && rb >= 0x1.0p-14f && rb < 0x1.0p+8f;
+  // PyTorch asserts on QNNPACK's status; its text is kept as the oracle (spec § 7.2).
+  const int64_t y_min = relu ? std::clamp<int64_t>(py.zero_point, 0, 255) : 0;
+  EMBER_CHECK(ok && y_min < 255,
+              "createStatus == pytorch_qnnp_status_success INTERNAL ASSERT FAILED at "
+              "\"./aten/src/ATen/native/quantized/cpu/BinaryOps.cpp\":189, please report a bug "
+              "to PyTorch. failed to create QNNPACK Add operator");
+  const float rmax = std::max(ra, rb);
+  const int32_t exponent = static_cast<int32_t>(std::bit_cast<uint32_t>(rmax) >> 23) - 127;
+  const uint32_t shift = static_cast<uint32_t>(21 - exponent);
+  QnnpackAddParams p{};
+  p.a_mult = static_cast<int32_t>(std::lrintf(std::ldexp(ra, static_cast<int>(shift))));
+  p.b_mult = static_cast<int32_t>(std::lrintf(std::ldexp(rb, static_cast<int>(shift))));
+  p.bias = -(p.a_mult * static_cast<int32_t>(pa.zero_point)) -
+           p.b_mult * static_cast<int32_t>(pb.zero_point);
+  p.shift = shift;
+  p.y_zero_point = static_cast<int32_t>(py.zero_point);
+  p.y_min = static_cast<uint8_t>(y_min);
+  p.y_max = 255;
+  return p;
+}
+
+namespace {
+inline uint8_t qnnpack_add_one(uint8_t a, uint8_t b, const QnnpackAddParams& p) {
+  const int32_t acc =
+      p.bias + p.a_mult * static_cast<int32_t>(a) + p.b_mult * static_cast<int32_t>(b);
+  const int32_t mask = static_cast<int32_t>((uint32_t{1} << p.shift) - 1);
+  const int32_t rem = (acc & mask) - static_cast<int32_t>(acc < 0);
+  const int32_t q = (acc >> p.shift) + static_cast<int32_t>(rem > (mask >> 1));
+  const int32_t y = q + p.y_zero_point;
+  return static_cast<uint8_t>(std::min<int32_t>(std::max<int32_t>(y, p.y_min), p.y_max));
+}
+}  // namespace
+
+void qadd_qnnpack_ref(const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n,
+                      const QnnpackAddParams& p) {
+  for (int64_t i = 0; i < n; ++i) y[i] = qnnpack_add_one(a[i], b[i], p);
+}
+
+namespace {
+void qnnpack_add_range(const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t i0, int64_t i1,
+                       const QnnpackAddParams p) {
+  for (int64_t i = i0; i < i1; ++i) y[i] = qnnpack_add_one(a[i], b[i], p);
+}
+}  // namespace
+
+void qadd_qnnpack(const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n,
+                  const QnnpackAddParams& p) {
+  parallel_for(0, n, kGrain,
+               [&](int64_t i0, int64_t i1) { qnnpack_add_range(a, b, y, i0, i1, p); });
+}
+
+// ---- mul ----
+namespace {
+template <class T>
+struct MulConsts {
+  float m;
+  int64_t za, zb, zy, lo;
+  MulConsts(QParams a, QParams b, QParams y, bool relu)
+      : m(static_cast<float>(a.scale * b.scale / y.scale)),
+        za(a.zero_point),
+        zb(b.zero_point),
+        zy(y.zero_point),
+        lo(relu ? std::max(y.zero_point, qmin_of<T>()) : qmin_of<T>()) {}
+  T one(T a, T b) const {
+    const int64_t prod = (static_cast<int64_t>(a) - za) * (static_cast<int64_t>(b) - zb);
+    const float r = std::nearbyint(static_cast<float>(static_cast<int32_t>(prod)) * m);
+    const int64_t q = zy + static_cast<int64_t>(r);
+    return static_cast<T>(std::min(std::max(q, lo), qmax_of<T>()));
+  }
+};
+}  // namespace
+
+template <class T>
+void qmul_ref(const T* a, const T* b, T* y, int64_t n, QParams pa, QParams pb, QParams py,
+              bool relu) {
+  const MulConsts<T> k(pa, pb, py, relu);
+  for (int64_t i = 0; i < n; ++i) y[i] = k.one(a[i], b[i]);
+}
+
+namespace {
+template <class T>
+void mul_range(const T* a, const T* b, T* y, int64_t i0, int64_t i1, const MulConsts<T> k) {
+  for (int64_t i = i0; i < i1; ++i) y[i] = k.one(a[i], b[i]);
+}
+}  // namespace
+
+template <class T>
+void qmul(const T* a, const T* b, T* y, int64_t n, QParams pa, QParams pb, QParams py, bool relu) {
+  const MulConsts<T> k(pa, pb, py, relu);
+  parallel_for(0, n, kGrain, [&](int64_t i0, int64_t i1) { mul_range<T>(a, b, y, i0, i1, k); });
+}
+
+#define EMBER_QBINARY_INST(T)                                                                   \
+  template void qadd_generic<T>(const T*, const T*, T*, int64_t, int64_t, QParams, QParams,     \
+                                QParams, bool);                                                 \
+  template void qadd_generic_ref<T>(const T*, const T*, T*, int64_t, int64_t, QParams, QParams, \
+                                    QParams, bool);                                             \
+  template void qmul<T>(const T*, const T*, T*, int64_t, QParams, QParams, QParams, bool);      \
+  template void qmul_ref<T>(const T*, const T*, T*, int64_t, QParams, QParams, QParams, bool);
+EMBER_QBINARY_INST(uint8_t)
+EMBER_QBINARY_INST(int8_t)
+EMBER_QBINARY_INST(int32_t)
+#undef EMBER_QBINARY_INST
+
+}  // namespace ember::cpu::quantized
