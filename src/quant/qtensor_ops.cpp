@@ -417,7 +417,8 @@ Tensor q_compare(const Tensor& self, const Tensor& other) {
   return Op(float_of(self), float_of(other));
 }
 
-// ---- arithmetic: PyTorch refuses it on quantized tensors, with the error of the step that fails
+// ---- arithmetic (and the other type-promoting binary ops): PyTorch refuses them on quantized
+// tensors, with the error of the step that fails
 // first: type promotion (a quantized dtype meets a float wrapped number or another dimensioned
 // dtype), allocating a quantized result (an int scalar: "empty_strided not supported"), or the
 // missing kernel (two quantized tensors: 'aten::add.out'). This is PyTorch's result_type, which
@@ -545,6 +546,21 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
   register_quantized(OpId::mul__Tensor, &q_arith<OpId::mul__Tensor>);
   register_quantized(OpId::div_Tensor, &q_arith<OpId::div_Tensor>);
   register_quantized(OpId::div__Tensor, &q_arith<OpId::div__Tensor>);
+  register_quantized(OpId::remainder_Tensor, &q_arith<OpId::remainder_Tensor>);
+  register_quantized(OpId::remainder__Tensor, &q_arith<OpId::remainder__Tensor>);
+  register_quantized(OpId::pow_Tensor_Tensor, &q_arith<OpId::pow_Tensor_Tensor>);
+  register_quantized(OpId::pow__Tensor, &q_arith<OpId::pow__Tensor>);
+  register_quantized(OpId::maximum, &q_arith<OpId::maximum>);
+  register_quantized(OpId::minimum, &q_arith<OpId::minimum>);
+  register_quantized(OpId::bitwise_and_Tensor, &q_arith<OpId::bitwise_and_Tensor>);
+  register_quantized(OpId::bitwise_or_Tensor, &q_arith<OpId::bitwise_or_Tensor>);
+  register_quantized(OpId::bitwise_xor_Tensor, &q_arith<OpId::bitwise_xor_Tensor>);
+  register_quantized(OpId::eq__Tensor, &q_arith<OpId::eq__Tensor>);
+  register_quantized(OpId::ne__Tensor, &q_arith<OpId::ne__Tensor>);
+  register_quantized(OpId::lt__Tensor, &q_arith<OpId::lt__Tensor>);
+  register_quantized(OpId::le__Tensor, &q_arith<OpId::le__Tensor>);
+  register_quantized(OpId::gt__Tensor, &q_arith<OpId::gt__Tensor>);
+  register_quantized(OpId::ge__Tensor, &q_arith<OpId::ge__Tensor>);
   register_quantized(OpId::index_select, &q_index_select);
   register_quantized(OpId::index_Tensor, &q_index);
   register_quantized(OpId::masked_fill__Scalar, &q_masked_fill_scalar);

@@ -239,3 +239,20 @@ def test_no_autograd_and_ops_live_only_under_ops_quantized():
         x = ember.quantize_per_tensor(ember.rand(1, 2, 5, 5), 0.02, 10, ember.quint8)
         y = Q.conv2d_relu(x, p, 0.1, 0)
         assert y.grad_fn is None and not y.requires_grad
+
+
+@pytest.mark.parametrize("eng", ENGINES)
+@pytest.mark.parametrize("layer", [(96, 24, 1, 1, 1, 56), (144, 144, 144, 3, 2, 56),
+                                   (3, 32, 1, 3, 2, 224)], ids=["pw", "dw_s2", "first"])
+def test_mobilenet_sized_layers(eng, layer):
+    # MobileNetV2-sized layers (75k-400k outputs): the tolerance holds at scale
+    c, o, g, k, s, h = layer
+    rng = np.random.default_rng(c + o)
+    with engine(eng):
+        wf = rng.standard_normal((o, c // g, k, k)).astype(np.float32) * 0.2
+        we, wt = quantize_weight_both(wf, (np.abs(wf).reshape(o, -1).max(1) / 127.5), np.zeros(o))
+        bias = rng.standard_normal(o).astype(np.float32)
+        xe, xt = quantize_both(rng.random((1, c, h, h)).astype(np.float32) * 3, 0.012, 3, "quint8")
+        shape = (1, c, h, h, o, g, (k, k), (s, s), (k // 2, k // 2), (1, 1))
+        ye, yt = run_both("conv2d_relu", shape, we, wt, bias, xe, xt, 0.05, 0)
+        assert_codes_match(ye, yt, eng)
