@@ -59,6 +59,8 @@ ScalarType unpack_dtype(PyObject* obj);
 /// An `ember.device` object; devices also accept "cpu" / "meta" strings where parsed.
 /// The ember.qscheme singleton for a QScheme's number (quantized_tensor.cpp), a new reference.
 PyObject* qscheme_object(int64_t scheme);
+bool is_qscheme(PyObject* obj);
+int64_t unpack_qscheme(PyObject* obj);
 PyObject* device_object(Device d);
 bool is_device(PyObject* obj);
 /// A device from an ember.device or a string ("cpu", "cpu:0", "meta"); TypeError otherwise.

@@ -17,8 +17,14 @@ struct PyQScheme {
 };
 
 std::array<PyObject*, kNumQSchemes> g_qschemes{};
+PyTypeObject* g_qscheme_type = nullptr;
 
 }  // namespace
+
+bool is_qscheme(PyObject* obj) { return g_qscheme_type && Py_TYPE(obj) == g_qscheme_type; }
+int64_t unpack_qscheme(PyObject* obj) {
+  return static_cast<int64_t>(py::handle(obj).cast<PyQScheme&>().scheme);
+}
 
 PyObject* qscheme_object(int64_t scheme) {
   EMBER_CHECK(scheme >= 0 && scheme < kNumQSchemes, "qscheme_object: unknown qscheme ", scheme);
@@ -35,6 +41,7 @@ void init_quantized_tensor(py::module_& m) {
                  // By name: pickle finds ember.<name> (the singleton) again.
                  .def("__reduce__", [](const PyQScheme& q) { return std::string(qscheme_name(q.scheme)); });
   cls.attr("__module__") = "ember";
+  g_qscheme_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   for (int i = 0; i < kNumQSchemes; ++i) {
     const auto s = static_cast<QScheme>(i);
     py::object obj = py::cast(PyQScheme{s});
@@ -42,6 +49,21 @@ void init_quantized_tensor(py::module_& m) {
     m.attr(qscheme_name(s)) = obj;
   }
 
+  m.def("empty_quantized", [](std::vector<int64_t> size, py::handle qtensor, py::kwargs kwargs) {
+    EMBER_CHECK_TYPE(is_tensor(qtensor.ptr()), "empty_quantized(): argument 'qtensor' must be Tensor, not ",
+                     Py_TYPE(qtensor.ptr())->tp_name);
+    MemoryFormat f = MemoryFormat::Contiguous;
+    std::optional<Device> device;
+    for (auto [k, v] : kwargs) {
+      const std::string key = py::cast<std::string>(k);
+      if (key == "memory_format" && !v.is_none()) f = static_cast<MemoryFormat>(unpack_memory_format(v.ptr()));
+      else if (key == "device" && !v.is_none()) device = parse_device(v.ptr());
+      else if (key == "dtype" && !v.is_none())
+        EMBER_CHECK(unpack_dtype(v.ptr()) == unpack(qtensor.ptr()).dtype(),
+                    "empty_quantized: dtype must be the quantized tensor's dtype");
+    }
+    return py::reinterpret_steal<py::object>(wrap(empty_quantized(size, unpack(qtensor.ptr()), f, device)));
+  }, py::arg("size"), py::arg("qtensor"));
   m.def("_get_qengine", []() { return static_cast<int64_t>(quantized_engine()); });
   m.def("_set_qengine", [](int64_t e) {
     EMBER_CHECK(e >= 0 && e <= static_cast<int64_t>(QEngine::X86), "unknown quantized engine id ", e);

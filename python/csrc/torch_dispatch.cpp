@@ -139,6 +139,7 @@ Value py_to_value(py::handle o, const OpHandle& op) {
   if (is_device(p)) return Value(parse_device(p));
   if (is_memory_format(p)) return Value(unpack_memory_format(p));  // Note [Enum arguments ...]
   if (is_layout(p)) return Value(int64_t{0});
+  if (is_qscheme(p)) return Value(unpack_qscheme(p));  // QScheme results box as their number
   if (PyUnicode_Check(p)) return Value(o.cast<std::string>());
   if (PyTuple_Check(p) || PyList_Check(p)) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(o);

@@ -20,7 +20,7 @@ _C._set_size_class(Size)
 globals().update({name: fn for name, fn in _C._op_functions.items() if not name.startswith("_")})
 # Quantized tensors: the ember.qscheme objects, and the private aten names PyTorch exposes too.
 from ._C import (  # noqa: E402,F401
-    qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric, per_channel_symmetric,
+    empty_quantized, qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric, per_channel_symmetric,
     per_channel_affine_float_qparams,
 )
 globals().update({name: _C._op_functions[name] for name in (

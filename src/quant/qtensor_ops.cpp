@@ -458,6 +458,14 @@ Tensor q_arith(const Tensor& a, const Tensor& b) { refuse_arithmetic<Op>(a, b); 
 
 }  // namespace
 
+Tensor empty_quantized(IntArrayRef size, const Tensor& qtensor, MemoryFormat memory_format,
+                       std::optional<Device> device) {
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "Preserve memory format is unsupported by the contiguous operator.");
+  return new_qtensor(size, get_quantizer_ptr(qtensor), device.value_or(qtensor.device()),
+                     memory_format);
+}
+
 bool equal_quantized(const Tensor& self, const Tensor& other) {
   if (!self.is_quantized() || !other.is_quantized()) return false;
   if (!get_quantizer(self).equal_to(get_quantizer(other))) return false;

@@ -66,6 +66,11 @@ Tensor _empty_per_channel_affine_quantized(IntArrayRef size, const Tensor& scale
                                            ScalarType dtype,
                                            MemoryFormat memory_format = MemoryFormat::Contiguous,
                                            std::optional<Device> device = std::nullopt);
+/// An uninitialised quantized tensor of `size` with `qtensor`'s dtype and quantizer (PyTorch's
+/// empty_quantized; here a function, not an op row).
+Tensor empty_quantized(IntArrayRef size, const Tensor& qtensor,
+                       MemoryFormat memory_format = MemoryFormat::Contiguous,
+                       std::optional<Device> device = std::nullopt);
 /// A quantized tensor whose codes are a copy of the integer tensor `self` (uint8 -> quint8,
 /// int8 -> qint8, int32 -> qint32).
 Tensor _make_per_tensor_quantized_tensor(const Tensor& self, double scale, int64_t zero_point);

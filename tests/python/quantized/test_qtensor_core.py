@@ -226,3 +226,24 @@ def test_engine():
             qb.supported_engines = []
     finally:
         qb.engine = "x86"
+
+
+def test_dispatch_mode_sees_the_ops():
+    from ember.utils._python_dispatch import TorchDispatchMode
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    x = ember.tensor([0.5, 1.5])
+    with Log():
+        q = ember.quantize_per_tensor(x, 0.1, 3, ember.quint8)
+        assert q.q_scale() == 0.1 and q.q_zero_point() == 3
+        assert q.qscheme() is ember.per_tensor_affine
+        r, d = q.int_repr(), q.dequantize()
+    assert r.tolist() == [8, 18] and d.tolist() == [0.5, 1.5]
+    assert seen == ["aten.quantize_per_tensor.default", "aten.q_scale.default",
+                    "aten.q_zero_point.default", "aten.qscheme.default", "aten.int_repr.default",
+                    "aten.dequantize.self"]

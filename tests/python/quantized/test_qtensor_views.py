@@ -126,6 +126,8 @@ CASES = {
     "empty_like": lambda m: (m.empty_like(q(m)).shape, m.empty_like(q(m)).q_scale(),
                              m.empty_like(p(m)).qscheme()),
     "empty_like cl": lambda m: m.empty_like(q(m, x=R4).contiguous(memory_format=m.channels_last)).stride(),
+    "empty_quantized": lambda m: (m.empty_quantized([2, 5], q(m)).shape, m.empty_quantized([2, 5], q(m)).q_scale()),
+    "empty_quantized pc": lambda m: (m.empty_quantized([2, 5], p(m)).q_per_channel_scales()),
     "empty_like dtype": lambda m: m.empty_like(q(m), dtype=m.float),
     "ones_like": lambda m: m.ones_like(q(m)),
     "zeros_like": lambda m: m.zeros_like(q(m)),
@@ -253,3 +255,10 @@ def test_meta_quantized():
     c = q(ember).to("meta")
     assert c.is_meta and c.is_quantized and c.q_scale() == 0.1
     assert copy.deepcopy(m).is_meta
+
+
+def test_empty_quantized_channels_last():
+    # torch 1.13 raises an internal "Cannot set memory_format both in TensorOptions and explicit
+    # argument" here; ember makes the channels_last tensor asked for.
+    e = ember.empty_quantized([1, 2, 3, 3], q(ember), memory_format=ember.channels_last)
+    assert e.stride() == (18, 1, 6, 2) and e.q_scale() == 0.1 and e.dtype is ember.quint8
