@@ -13,6 +13,7 @@ void init_torch_dispatch(py::module_& m);
 void init_swap(py::module_& m);
 void init_autograd(py::module_& m);
 void init_nn_cnn(py::module_& m);
+void init_nn_quantized(py::module_& m);  // nn_quantized.cpp
 void init_shared_memory(py::module_& m);
 void init_generator(py::module_& m);
 void init_type_info(py::module_& m);
@@ -46,6 +47,7 @@ PYBIND11_MODULE(_C, m) {
   init_swap(m);
   init_nn(m);
   init_nn_cnn(m);
+  init_nn_quantized(m);
   py::module_ nn = m.attr("_nn").cast<py::module_>();
   init_module_copy(nn);
   init_optim(m);

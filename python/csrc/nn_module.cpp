@@ -381,16 +381,25 @@ bool try_py_to_value(py::handle obj, Value& out) {
     out = Value(parse_device(o));
   } else if (PyList_Check(o) || PyTuple_Check(o)) {
     auto seq = py::reinterpret_borrow<py::sequence>(obj);
-    bool all_tensors = true, all_ints = true, all_numbers = true;
+    bool all_tensors = true, all_ints = true, all_numbers = true, tensors_or_none = true;
     for (auto item : seq) {
       PyObject* e = item.ptr();
       all_tensors &= is_tensor(e);
+      tensors_or_none &= is_tensor(e) || e == Py_None;
       all_ints &= PyLong_Check(e) && !PyBool_Check(e);
       all_numbers &= (PyLong_Check(e) || PyFloat_Check(e)) && !PyBool_Check(e);
     }
     if (all_tensors) {
       std::vector<Tensor> ts;
       for (auto item : seq) ts.push_back(unpack(item.ptr()));
+      out = Value(std::move(ts));
+    } else if (tensors_or_none) {
+      // (weight, None): a quantized Linear's "_packed_params" state entry.
+      Value::OptionalTensorList ts;
+      for (auto item : seq) {
+        if (item.is_none()) ts.emplace_back(std::nullopt);
+        else ts.emplace_back(unpack(item.ptr()));
+      }
       out = Value(std::move(ts));
     } else if (all_ints) {
       out = Value(py::cast<std::vector<int64_t>>(obj));

@@ -42,6 +42,7 @@ Tensor.dequantize = _C._make_op_function("dequantize", ["aten::dequantize.self"]
 from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), ...
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
+from . import ao  # noqa: E402,F401  (ao.nn.quantized: the quantized modules)
 from ._predicates import allclose, equal  # noqa: E402,F401
 from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.functional.norm)
 Tensor.allclose = allclose

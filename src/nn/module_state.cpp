@@ -261,6 +261,10 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
   }
 }
 
+void Module::schedule_load_write(std::function<void()> write) {
+  ModuleLoader::schedule(std::move(write));
+}
+
 IncompatibleKeys Module::load_state_dict(const StateDict& state_dict, bool strict, bool assign) {
   IncompatibleKeys keys;
   std::vector<std::string> error_msgs;

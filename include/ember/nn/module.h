@@ -193,6 +193,10 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual bool has_extra_state() const { return false; }
   virtual Value get_extra_state() const { return Value(); }
   virtual void set_extra_state(const Value& /*state*/) {}
+  /// For a _load_from_state_dict override that changes more than parameters and buffers
+  /// (packed weights, plain attributes): queues `write` until the whole tree was checked
+  /// (Note [All-or-nothing loading]); runs it at once outside a load_state_dict.
+  static void schedule_load_write(std::function<void()> write);
   /// `type(self)._version` in the state_dict metadata.
   virtual int64_t version() const { return 1; }
 
@@ -229,8 +233,10 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- printing ----
   virtual std::string extra_repr() const { return ""; }
-  /// PyTorch's repr: "Name(extra)" or "Name(\n  (child): ChildRepr\n)".
-  std::string repr() const;
+  /// PyTorch's repr: "Name(extra)" or "Name(\n  (child): ChildRepr\n)". Virtual for the
+  /// modules whose PyTorch class overrides __repr__ (a quantized Linear hides its packed
+  /// parameters child).
+  virtual std::string repr() const;
 
  protected:
   /// Shallow: the copy aliases this module's tensors and children (clone() replaces them) and

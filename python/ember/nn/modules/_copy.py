@@ -82,8 +82,9 @@ def _bound_classes():
 
 def _namespaces():
     out = [_C._nn]
-    if hasattr(_C, "_vision"):
-        out.append(_C._vision)
+    for name in ("_vision", "_nnq", "_nniq", "_nnqd"):  # models, quantized modules
+        if hasattr(_C, name):
+            out.append(getattr(_C, name))
     return out
 
 
@@ -102,6 +103,8 @@ def _state(m):
         "buffers": [(n, getattr(m, n), n not in non_persistent) for n in m._slot_names(1)],
         "children": children,
         "__dict__": dict(m.__dict__),
+        # What a C++ class keeps outside its slots (a quantized module's packed weights).
+        "native": m._native_state() if hasattr(m, "_native_state") else None,
     }
 
 
@@ -141,6 +144,8 @@ def _set_state(m, state):
         else:
             m.add_module(n, c)
     Module.training.__set__(m, state["training"])
+    if state.get("native") is not None:
+        m._set_native_state(state["native"])
     m.__dict__.update(state["__dict__"])
     _sync_hooks(m)
 

@@ -1,0 +1,14 @@
+"""ember.ao.nn.quantized: torch.ao.nn.quantized's modules. The classes are C++
+(ember::nn::quantized, bound in python/csrc/nn_quantized.cpp); from_float and pickling are added
+in _modules.py, as PyTorch writes them in Python."""
+from ._modules import (  # noqa: F401
+    BatchNorm2d, Conv1d, Conv2d, DeQuantize, Dropout, FloatFunctional, FXFloatFunctional,
+    Hardswish, Linear, LinearPackedParams, QFunctional, Quantize, ReLU6,
+)
+from . import dynamic  # noqa: F401
+from ....nn import MaxPool2d  # noqa: F401  (torch.ao.nn.quantized re-exports the float one)
+
+__all__ = [
+    "BatchNorm2d", "Conv1d", "Conv2d", "DeQuantize", "Dropout", "Hardswish", "Linear",
+    "MaxPool2d", "Quantize", "ReLU6", "FloatFunctional", "FXFloatFunctional", "QFunctional",
+]

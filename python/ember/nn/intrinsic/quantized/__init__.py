@@ -1,0 +1,3 @@
+"""ember.nn.intrinsic.quantized: re-exports ember.ao.nn.intrinsic.quantized."""
+from ....ao.nn.intrinsic.quantized import *  # noqa: F401,F403
+from ....ao.nn.intrinsic.quantized import __all__  # noqa: F401
