@@ -460,6 +460,22 @@ Tensor q_arith_alpha(const Tensor& a, const Tensor& b, const Scalar&) { refuse_a
 template <OpId Op>
 Tensor q_arith(const Tensor& a, const Tensor& b) { refuse_arithmetic<Op>(a, b); }
 
+// PyTorch's backward kernels (TensorIterator binary ops) promote their two tensors first, in the
+// order their meta functions add them: threshold_backward adds self before grad.
+template <OpId Op>
+Tensor q_backward2(const Tensor& grad, const Tensor& other) { refuse_arithmetic<Op>(grad, other); }
+Tensor q_threshold_backward(const Tensor& grad, const Tensor& self, const Scalar&) {
+  refuse_arithmetic<OpId::threshold_backward>(self, grad);
+}
+Tensor q_gelu_backward(const Tensor& grad, const Tensor& self, const std::string&) {
+  refuse_arithmetic<OpId::gelu_backward>(grad, self);
+}
+// mul.Scalar / div.Scalar are mul / div with the scalar wrapped as a 0-d tensor.
+template <OpId Op>
+Tensor q_arith_scalar(const Tensor& self, const Scalar& other) {
+  refuse_arithmetic<Op>(self, wrapped_scalar_tensor(other));
+}
+
 }  // namespace
 
 Tensor empty_quantized(IntArrayRef size, const Tensor& qtensor, MemoryFormat memory_format,
@@ -511,6 +527,9 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
     {"aten::sqrt", "aten::sqrt.out"}, {"aten::sqrt_", "aten::sqrt.out"},
     {"aten::sum", "aten::sum.IntList_out"}, {"aten::sum.dim_IntList", "aten::sum.IntList_out"},
     {"aten::native_group_norm", "aten::native_batch_norm"},
+    {"aten::_softmax_backward_data", "aten::_softmax_backward_data.out"},
+    {"aten::_log_softmax_backward_data", "aten::_log_softmax_backward_data.out"},
+    {"aten::nll_loss_forward", "aten::nll_loss_forward.output"},
 };
 
 [[maybe_unused]] const bool registered = [] {
@@ -574,6 +593,14 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
   register_quantized(OpId::le__Tensor, &q_arith<OpId::le__Tensor>);
   register_quantized(OpId::gt__Tensor, &q_arith<OpId::gt__Tensor>);
   register_quantized(OpId::ge__Tensor, &q_arith<OpId::ge__Tensor>);
+  register_quantized(OpId::threshold_backward, &q_threshold_backward);
+  register_quantized(OpId::gelu_backward, &q_gelu_backward);
+  register_quantized(OpId::tanh_backward, &q_backward2<OpId::tanh_backward>);
+  register_quantized(OpId::sigmoid_backward, &q_backward2<OpId::sigmoid_backward>);
+  register_quantized(OpId::hardsigmoid_backward, &q_backward2<OpId::hardsigmoid_backward>);
+  register_quantized(OpId::silu_backward, &q_backward2<OpId::silu_backward>);
+  register_quantized(OpId::mul_Scalar, &q_arith_scalar<OpId::mul_Scalar>);
+  register_quantized(OpId::div_Scalar, &q_arith_scalar<OpId::div_Scalar>);
   register_quantized(OpId::index_select, &q_index_select);
   register_quantized(OpId::index_Tensor, &q_index);
   register_quantized(OpId::masked_fill__Scalar, &q_masked_fill_scalar);

@@ -79,6 +79,7 @@ KNOWN = {
     "aten::linear": "PyTorch checks mat1 / mat2 dtypes first; ember reaches the missing kernel",
     "aten::scatter.src": "PyTorch checks self / src dtypes first; ember reaches the missing kernel",
     "aten::scatter_add": "PyTorch checks self / src dtypes first; ember reaches the missing kernel",
+    "aten::mse_loss": "PyTorch's structured kernel promotes dtypes first; ember reaches the missing kernel",
     "aten::nll_loss": "composite: ember's dtype check comes before the missing kernel",
     "aten::nll_loss2d": "composite: ember's dtype check comes before the missing kernel",
     "aten::nll_loss_nd": "composite: ember's dtype check comes before the missing kernel",
