@@ -14,6 +14,7 @@ import math
 import multiprocessing as python_multiprocessing
 import os
 import queue
+import time
 import warnings
 from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, TypeVar, Union
 
@@ -410,6 +411,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     _utils.signal_handling._error_if_any_worker_fails()
                 except RuntimeError as worker_error:
                     cause = worker_error
+            if not isinstance(e, queue.Empty):
+                # A dying worker's pipe can break (ConnectionResetError, EOFError) before the
+                # worker is reaped: give the workers a moment to be seen dead, so that the error
+                # names the worker and its exit code, not the socket.
+                deadline = time.monotonic() + 2.0
+                for worker_id, w in enumerate(self._workers):
+                    if self._workers_status[worker_id]:
+                        w.join(timeout=max(0.0, deadline - time.monotonic()))
             failed = []
             for worker_id, w in enumerate(self._workers):
                 if self._workers_status[worker_id] and not w.is_alive():
