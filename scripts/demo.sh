@@ -47,3 +47,10 @@ PYTHONPATH="$build/python" /usr/bin/python3 benchmarks/bench_python.py
 # DataLoader throughput without and with two worker processes; deepcopy of a ResNet-50.
 PYTHONPATH="$build/python" /usr/bin/python3 benchmarks/bench_data.py
 PYTHONPATH="$build/python" /usr/bin/python3 benchmarks/bench_copy.py
+echo
+echo "== int8: torchvision's MobileNetV2 converted by torch 1.13, run by ember's quantized modules =="
+# The same int8 network on both sides (ember's fast engine beside torch's onednn engine, ember's
+# qnnpack-exact engine beside torch's qnnpack), batch 1, one thread; tests/python/quantized
+# checks that the qnnpack outputs are equal bit for bit.
+PYTHONPATH="$build/python" /usr/bin/python3 -W ignore benchmarks/bench_qmodels.py mobilenet_v2_int8_b1_1t
+PYTHONPATH="$build/python" /usr/bin/python3 -W ignore benchmarks/bench_qmodels.py mobilenet_v2_int8_qnnpack

@@ -27,6 +27,7 @@
 #include "ember/ops/view.h"
 #include "ember/parallel.h"
 #include "ember/print.h"
+#include "ember/quantized.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "ember/value.h"

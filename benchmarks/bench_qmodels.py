@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""int8 MobileNetV2 and its layers: ember's quantized modules beside torch 1.13's, in the same run.
+
+The model is torchvision's quantizable MobileNetV2 with random weights, converted by torch's eager
+workflow (tests/python/quantized/mobilenet_port.py), and its twin in ember built from ember's
+quantized modules with the same state_dict. Figures (batch 1, 224x224, median of timed runs over
+interleaved rounds, one JSON line each as the other benchmarks print them):
+  mobilenet_v2_int8_b1_1t / _2t       ember's default (fast) engine vs torch's onednn engine,
+                                      1 / 2 intra-op threads; the 1-thread line also carries
+                                      ember's own fp32 MobileNetV2 (NCHW and channels_last) and
+                                      the int8 speed-up over the faster of the two
+  mobilenet_v2_int8_qnnpack_b1_1t     ember's qnnpack-exact engine vs torch's qnnpack engine
+  mobilenet_v2_int8_convs_b1_1t       the 52 convolutions alone, each on its own input, summed
+                                      (fast engine vs onednn; "qnnpack" figures beside)
+  qlinear_1280x1000_b1_1t             the classifier's quantized linear, fast engine vs onednn
+
+Usage: /usr/bin/python3 benchmarks/bench_qmodels.py [substring]   (PYTHONPATH=<build>/python)
+"""
+import json
+import pathlib
+import statistics
+import sys
+import time
+
+import torch
+
+import ember
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "python" / "quantized"))
+import mobilenet_port as port  # noqa: E402
+
+ROUNDS, WARMUP, TIMED = 3, 5, 15
+
+
+def median_ms(fn):
+    for _ in range(WARMUP):
+        fn()
+    ts = []
+    for _ in range(TIMED):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def best_of_rounds(fns):
+    """Interleaved rounds; for each function, the best round's median (the machine is shared)."""
+    best = [float("inf")] * len(fns)
+    for _ in range(ROUNDS):
+        for i, fn in enumerate(fns):
+            time.sleep(0.02)
+            best[i] = min(best[i], median_ms(fn))
+    return best
+
+
+def line(name, e, t, **extra):
+    d = {"bench": name, "unit": "ms", "ember": round(e, 3), "pytorch": round(t, 3),
+         "ratio": round(e / t, 3), "lower_is_better": True}
+    d.update(extra)
+    print(json.dumps(d), flush=True)
+
+
+def set_threads(n):
+    ember.set_num_threads(n)
+    torch.set_num_threads(n)
+
+
+class Pairs:
+    """The converted models, built once per engine (torch's onednn modules are rebuilt per thread
+    count: torch 1.13's packed onednn convs can fail when the thread count changes, spec § 7.3)."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def get(self, engine, threads):
+        key = (engine, threads if engine == "onednn" else 0)
+        if key not in self.cache:
+            set_threads(threads)
+            tmodel = port.torch_int8_mobilenet(engine)
+            ember.backends.quantized.engine = "qnnpack" if engine == "qnnpack" else "x86"
+            self.cache[key] = (tmodel, port.ember_twin(tmodel))
+        return self.cache[key]
+
+
+def whole_model(pairs, threads, with_fp32):
+    tmodel, emodel = pairs.get("onednn", threads)
+    set_threads(threads)
+    tx, ex = port.same_input()
+    fns = [lambda: emodel(ex), lambda: tmodel(tx)]
+    if with_fp32:  # ember's own fp32 model, in both layouts (channels_last is its faster one)
+        fp32 = ember.vision.models.mobilenet_v2().eval()
+        fp32_cl = ember.vision.models.mobilenet_v2().eval().to(memory_format=ember.channels_last)
+        ex_cl = ex.contiguous(memory_format=ember.channels_last)
+        fns += [lambda: fp32(ex), lambda: fp32_cl(ex_cl)]
+    with torch.no_grad(), ember.no_grad():
+        times = best_of_rounds(fns)
+    extra = {}
+    if with_fp32:
+        best_fp32 = min(times[2], times[3])
+        extra = {"ember_fp32_nchw": round(times[2], 3), "ember_fp32_channels_last": round(times[3], 3),
+                 "int8_speedup_vs_best_ember_fp32": round(best_fp32 / times[0], 2)}
+    line(f"mobilenet_v2_int8_b1_{threads}t", times[0], times[1], **extra)
+
+
+def qnnpack_model(pairs):
+    tmodel, emodel = pairs.get("qnnpack", 1)
+    set_threads(1)
+    tx, ex = port.same_input()
+    prev = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "qnnpack"
+    ember.backends.quantized.engine = "qnnpack"
+    try:
+        with torch.no_grad(), ember.no_grad():
+            e, t = best_of_rounds([lambda: emodel(ex), lambda: tmodel(tx)])
+    finally:
+        torch.backends.quantized.engine = prev
+        ember.backends.quantized.engine = "x86"
+    line("mobilenet_v2_int8_qnnpack_b1_1t", e, t)
+
+
+def conv_inputs(model, convs, x):
+    """Each conv's input, captured by forward pre-hooks on one forward."""
+    seen = []
+    hooks = [c.register_forward_pre_hook(lambda m, a: seen.append(a[0])) for c in convs]
+    model(x)
+    for h in hooks:
+        h.remove()
+    return seen
+
+
+def is_qconv(m):
+    return type(m).__name__ in ("Conv2d", "ConvReLU2d") and hasattr(m, "scale")
+
+
+def convs_alone(pairs):
+    set_threads(1)
+    sums = {}
+    for engine in ("onednn", "qnnpack"):
+        tmodel, emodel = pairs.get(engine, 1)
+        torch.backends.quantized.engine = engine
+        ember.backends.quantized.engine = "qnnpack" if engine == "qnnpack" else "x86"
+        tconvs = [m for m in tmodel.modules() if is_qconv(m)]
+        econvs = [m for m in emodel.modules() if is_qconv(m)]
+        assert len(tconvs) == len(econvs) == 52
+        tx, ex = port.same_input()
+        with torch.no_grad(), ember.no_grad():
+            tin, ein = conv_inputs(tmodel, tconvs, tx), conv_inputs(emodel, econvs, ex)
+            e = t = 0.0
+            for tc, ec, ti, ei in zip(tconvs, econvs, tin, ein):
+                a, b = best_of_rounds([lambda: ec(ei), lambda: tc(ti)])
+                e, t = e + a, t + b
+        sums[engine] = (e, t)
+    ember.backends.quantized.engine = "x86"
+    torch.backends.quantized.engine = "onednn"
+    (e, t), (eq, tq) = sums["onednn"], sums["qnnpack"]
+    line("mobilenet_v2_int8_convs_b1_1t", e, t, ember_qnnpack=round(eq, 3), pytorch_qnnpack=round(tq, 3),
+         ratio_qnnpack=round(eq / tq, 3))
+
+
+def qlinear(pairs):
+    tmodel, emodel = pairs.get("onednn", 1)
+    set_threads(1)
+    tl, el = tmodel.classifier[1], emodel.classifier[1]
+    tx = torch.quantize_per_tensor(torch.rand(1, 1280) * 4, 4 / 255, 0, torch.quint8)
+    ex = ember.quantize_per_tensor(ember.from_numpy(tx.dequantize().numpy()), 4 / 255, 0, ember.quint8)
+    with torch.no_grad(), ember.no_grad():
+        e, t = best_of_rounds([lambda: el(ex), lambda: tl(tx)])
+    line("qlinear_1280x1000_b1_1t", e, t)
+
+
+def main():
+    pattern = sys.argv[1] if len(sys.argv) > 1 else ""
+    pairs = Pairs()
+    benches = {
+        "mobilenet_v2_int8_b1_1t": lambda: whole_model(pairs, 1, True),
+        "mobilenet_v2_int8_b1_2t": lambda: whole_model(pairs, 2, False),
+        "mobilenet_v2_int8_qnnpack_b1_1t": lambda: qnnpack_model(pairs),
+        "mobilenet_v2_int8_convs_b1_1t": lambda: convs_alone(pairs),
+        "qlinear_1280x1000_b1_1t": lambda: qlinear(pairs),
+    }
+    for name, fn in benches.items():
+        if pattern in name:
+            fn()
+
+
+if __name__ == "__main__":
+    main()
