@@ -3,6 +3,7 @@
 // pickle with ember's persistent ids (python/ember/serialization.py).
 #include "common.h"
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -55,7 +56,19 @@ class ToNode {
         PyErr_Clear();
         unsupported("a str with surrogates");
       }
-      n = ser::Node::of(std::string(s, size_t(len)));
+      std::string v(s, size_t(len));
+      // CPython interns name-like strings (attribute names, literals such as 'version') and
+      // has one empty string, so torch.save's memo sees them as one object: so does ours.
+      bool name_like = std::all_of(v.begin(), v.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      });
+      if (name_like) {
+        auto& slot = interned_[v];
+        if (!slot) slot = ser::Node::of(v);
+        n = slot;
+      } else {
+        n = ser::Node::of(std::move(v));
+      }
     } else if (PyBytes_CheckExact(o)) {
       n = ser::Node::bytes(std::string(PyBytes_AS_STRING(o), size_t(PyBytes_GET_SIZE(o))));
     } else if (PyComplex_CheckExact(o)) {
@@ -134,6 +147,7 @@ class ToNode {
     throw py::error_already_set();
   }
   std::unordered_map<PyObject*, ser::NodePtr> memo_;
+  std::unordered_map<std::string, ser::NodePtr> interned_;
   std::vector<py::object> hold_;  // keeps memo keys alive
 };
 

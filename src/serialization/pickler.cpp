@@ -391,7 +391,7 @@ class Pickler {
         if (from_memo(&n)) return;
         bool frozen = n.kind == Kind::FrozenSet;
         if (proto_ < 4) {
-          save_global("__builtin__", frozen ? "frozenset" : "set");
+          save_global(proto_ >= 3 ? "builtins" : "__builtin__", frozen ? "frozenset" : "set");
           save_tuple_of(1, nullptr, [&] {
             op(']');
             memoize(fresh_key());

@@ -61,7 +61,7 @@ const std::unordered_map<std::string, Allowed>& allowlist() {
          {G::QSchemeConst, ScalarType::Undefined, QScheme::PerChannelAffineFloatQParams}},
         {"_codecs.encode", {G::CodecsEncode}},
     };
-    for (const char* mod : {"builtins.", "__builtin__."}) {
+    for (const char* mod : {"builtins."}) {
       t->emplace(std::string(mod) + "set", Allowed{G::Set});
       t->emplace(std::string(mod) + "frozenset", Allowed{G::FrozenSet});
       t->emplace(std::string(mod) + "complex", Allowed{G::Complex});
@@ -188,8 +188,14 @@ NodePtr make(Kind k) {
   return n;
 }
 
-void Unpickler::resolve_global(const std::string& module, const std::string& name,
+void Unpickler::resolve_global(const std::string& module_in, const std::string& name,
                                const char* opcode) {
+  // Python 2's module names, as protocol 2 writes them (Python's fix_imports mapping).
+  static const std::unordered_map<std::string, std::string> py2 = {
+      {"__builtin__", "builtins"}, {"copy_reg", "copyreg"}, {"cPickle", "pickle"},
+      {"Queue", "queue"}, {"commands", "subprocess"}, {"exceptions", "builtins"}};
+  auto m = py2.find(module_in);
+  const std::string& module = m == py2.end() ? module_in : m->second;
   std::string full = module + "." + name;
   auto it = allowlist().find(full);
   if (it == allowlist().end()) {
@@ -591,6 +597,14 @@ NodePtr Unpickler::run(size_t* consumed) {
       case 'U': push(Node::of(take_str(take_le(1)))); break;     // SHORT_BINSTRING (Python 2 str)
       case 'T': push(Node::of(take_str(take_le(4)))); break;     // BINSTRING
       case 'V': push(Node::of(take_line())); break;              // UNICODE (raw-unicode-escape)
+      case 'S': {  // STRING (protocol 0): a quoted repr
+        std::string s = take_line();
+        if (s.size() < 2 || (s.front() != '\'' && s.front() != '"') || s.back() != s.front()) {
+          fail("the STRING opcode argument must be quoted");
+        }
+        push(Node::of(s.substr(1, s.size() - 2)));
+        break;
+      }
       case 'C': push(Node::bytes(take_str(take_le(1)))); break;  // SHORT_BINBYTES
       case 'B': push(Node::bytes(take_str(take_le(4)))); break;  // BINBYTES
       case 0x8e: push(Node::bytes(take_str(take_le(8)))); break; // BINBYTES8
