@@ -367,7 +367,7 @@ void init_serialization(py::module_& m) {
           st = Storage::allocate(size_t(nbytes), kCPU);
           if (nbytes) {
             py::gil_scoped_release nogil;
-            r.read_into(e, st->data(), !mmap);
+            r.read_into(e, st->data(), /*check_crc=*/false);  // as ember::load (LoadOptions)
           }
         }
         auto impl = make_intrusive<TensorImpl>(st, kUInt8, std::vector<int64_t>{nbytes},

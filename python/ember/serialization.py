@@ -174,6 +174,11 @@ class _TorchNamesPickler(pickle._Pickler):
             return self._write_global(module, qualname, obj)
         return super().save_global(obj, name)
 
+    # pickle._Pickler's dispatch table holds its own save_global: point it at ours.
+    dispatch = dict(pickle._Pickler.dispatch)
+    dispatch[type(len)] = save_global
+    dispatch[type(_archive_name)] = save_global
+
 def _bytes_tensor(untyped):
     """A uint8 tensor over the whole of an UntypedStorage (how save_pickled takes storages)."""
     from . import uint8

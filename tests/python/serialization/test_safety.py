@@ -161,7 +161,7 @@ def test_truncated_files(tmp_path):
 def test_corrupted_bytes(tmp_path):
     p, raw = _good(tmp_path)
     with zipfile.ZipFile(p) as z:
-        info = z.getinfo("good/data/0")
+        info = z.getinfo("good/data.pkl")
     start = info.header_offset + 30 + len(info.filename) + \
         struct.unpack("<H", raw[info.header_offset + 28:info.header_offset + 30])[0]
     bad = bytearray(raw)
