@@ -273,10 +273,12 @@ void init_serialization(py::module_& m) {
   g_unpickling_error = py::module_::import("pickle").attr("UnpicklingError").ptr();
   Py_INCREF(g_unpickling_error);
 
-  s.def("save", [](py::handle obj, py::object target, int protocol, std::string archive_name) {
+  s.def("save", [](py::handle obj, py::object target, int protocol, std::string archive_name,
+                   bool atomic) {
     ser::NodePtr node = ToNode()(obj);
     ser::SaveOptions o;
     o.pickle_protocol = protocol;
+    o.atomic = atomic;
     o.archive_name = std::move(archive_name);
     if (py::isinstance<py::str>(target)) {
       std::string path = target.cast<std::string>();
@@ -290,7 +292,8 @@ void init_serialization(py::module_& m) {
       ser::save(node, out, o);
     }
     return py::object(py::bytes(std::move(out).str()));
-  }, py::arg("obj"), py::arg("target"), py::arg("protocol") = 2, py::arg("archive_name") = "");
+  }, py::arg("obj"), py::arg("target"), py::arg("protocol") = 2, py::arg("archive_name") = "",
+     py::arg("atomic") = true);
 
   s.def("save_pickled", [](const std::string& pkl, py::list storages, py::object target,
                            std::string archive_name) {

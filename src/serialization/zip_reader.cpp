@@ -131,7 +131,7 @@ std::shared_ptr<ByteSource> ByteSource::from_buffer(std::string bytes) {
 
 uint32_t crc32_of(const void* data, size_t n, uint32_t crc) {
   const auto* p = static_cast<const Bytef*>(data);
-  constexpr size_t kChunk = size_t{16} << 20;
+  constexpr size_t kChunk = size_t{4} << 20;
   if (n < 2 * kChunk || get_num_threads() == 1 || in_parallel_region()) {
     while (n > 0) {  // zlib takes uInt lengths
       uInt step = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
