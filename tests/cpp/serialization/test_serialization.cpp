@@ -230,5 +230,29 @@ TEST(SerializationSaveLoad, CraftedTensorArgumentsAreRefused) {
   }
 }
 
+TEST(SerializationSaveLoad, TensorsAndQuantizedModulesThroughValues) {
+  std::stringstream ss;
+  Tensor t = testing::iota({2, 3}, kBFloat16);
+  save(Value(t), ss);
+  Tensor back = load(ss)->tensor;
+  EXPECT_EQ(back.dtype(), kBFloat16);
+  EXPECT_TRUE(equal(back, t));
+  // A quantized Linear's state_dict: its (weight, bias) tuple and qparams survive.
+  Tensor w = quantize_per_tensor(testing::iota({3, 4}, kFloat32, -5.0), 0.5, 0, kQInt8);
+  auto sd = ser::Node::dict(true);
+  auto packed = ser::Node::tuple({ser::Node::of(w), ser::Node::of(ones({3}))});
+  sd->set("_packed_params._packed_params", packed);
+  sd->set("_packed_params.dtype", ser::Node::of(kQInt8));
+  std::stringstream qs;
+  save(sd, qs);
+  nn::StateDict got = ser::to_state_dict(*load(qs));
+  const auto& wb = got.at("_packed_params._packed_params").to_tensor_list();
+  ASSERT_EQ(wb.size(), 2u);
+  EXPECT_EQ(wb[0].dtype(), kQInt8);
+  EXPECT_EQ(q_scale(wb[0]), 0.5);
+  EXPECT_TRUE(equal(int_repr(wb[0]), int_repr(w)));
+  EXPECT_EQ(got.at("_packed_params.dtype").to_dtype(), kQInt8);
+}
+
 }  // namespace
 }  // namespace ember
