@@ -78,6 +78,12 @@ struct Node {
   intrusive_ptr<Storage> storage;  // Storage
   std::string location;            // Storage: "cpu", "cuda:0", ...
 
+  Node() = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
+  /// Iterative: a file nesting a million lists must not overflow the stack when freed.
+  ~Node();
+
   static NodePtr none();
   static NodePtr of(bool v);
   static NodePtr of(int64_t v);

@@ -235,6 +235,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if mmap and not _is_path(f):
         raise ValueError("f must be a file path in order to use the mmap argument")
     source = _read_source(f)
+    if (os.path.getsize(source) if isinstance(source, str) else len(source)) == 0:
+        raise EOFError("Ran out of input")  # as torch.load on an empty file
     call_fn = None
     if callable(map_location) and not isinstance(map_location, (str, dict)) \
             and not _is_device(map_location):

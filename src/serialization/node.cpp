@@ -16,6 +16,28 @@ NodePtr make(Kind k) {
 }
 }  // namespace
 
+Node::~Node() {
+  // Children this node alone owns are taken apart here, one level at a time, instead of by
+  // recursive destructors.
+  std::vector<NodePtr> work;
+  auto take = [&](Node& n) {
+    for (auto& x : n.items) work.push_back(std::move(x));
+    for (auto& [k, v] : n.entries) {
+      work.push_back(std::move(k));
+      work.push_back(std::move(v));
+    }
+    if (n.metadata) work.push_back(std::move(n.metadata));
+    n.items.clear();
+    n.entries.clear();
+  };
+  take(*this);
+  while (!work.empty()) {
+    NodePtr n = std::move(work.back());
+    work.pop_back();
+    if (n && n.use_count() == 1) take(*n);
+  }
+}
+
 NodePtr Node::none() { return make(Kind::None); }
 NodePtr Node::of(bool v) {
   auto n = make(Kind::Bool);

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -384,8 +386,13 @@ NodePtr load_source(const std::shared_ptr<ByteSource>& src, const LoadOptions& o
                          "(ember.save / torch.save since 1.6), not the legacy format");
     return load_legacy(src, o);
   }
-  EMBER_FAIL("ember.load: not a checkpoint: the file starts with neither a zip header (PK\\x03\\x04) "
-             "nor the legacy format's magic number");
+  // As torch.load: a file that is not a zip is read as a (legacy) pickle, and fails as one.
+  char key[8];
+  std::snprintf(key, sizeof key, "%c", head[0]);
+  throw UnpicklingError(std::string("invalid load key, '") +
+                        (std::isprint(static_cast<unsigned char>(head[0])) ? key : "\\x??") +
+                        "': not a checkpoint (the file starts with neither a zip header nor the "
+                        "legacy format's magic number)");
 }
 
 }  // namespace

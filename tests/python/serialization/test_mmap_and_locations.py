@@ -168,8 +168,8 @@ def test_save_killed_midway_leaves_previous_file_intact(tmp_path):
     p = tmp_path / "ckpt.pt"
     ember.save({"old": ember.arange(5.0)}, p)
     before = p.read_bytes()
-    from conftest import build_dir
-    code = _SAVER.format(pkg=str(build_dir() / "python"), path=str(p))
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))  # <build>/python
+    code = _SAVER.format(pkg=pkg, path=str(p))
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
     try:
         assert proc.stdout.readline().strip() == b"ready"
