@@ -438,6 +438,9 @@ void write_file(const std::string& path, bool atomic, const std::function<void(B
   std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   std::string tmpl = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + "." +
                      path.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp.XXXXXX";
+  struct stat st {};
+  EMBER_CHECK(::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode), "Parent directory ", dir,
+              " does not exist.");
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   int fd = ::mkstemp(buf.data());

@@ -168,6 +168,10 @@ def test_paths_and_file_likes(tmp_path):
     assert type(got) is collections.OrderedDict and got["a"].tolist() == [1.0, 1.0, 1.0]
     with pytest.raises(FileNotFoundError):
         ember.load(tmp_path / "missing.pt")
+    with pytest.raises(RuntimeError, match="Parent directory .*nowhere does not exist"):
+        ember.save(obj, tmp_path / "nowhere" / "x.pt")
+    with pytest.raises(AttributeError, match="has no attribute 'write'"):
+        ember.save(obj, 3)
 
 
 def test_round_trip_keeps_types_identity_and_sharing(tmp_path):
