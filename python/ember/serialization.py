@@ -168,16 +168,29 @@ class _TorchNamesPickler(pickle._Pickler):
         if obj is ember.device:
             return self._write_global("torch", "device", obj)
         if module == "ember" or module.startswith("ember."):
-            module = "torch" + module[len("ember"):]
-            if module == "torch._C" or module.startswith("torch._C."):
-                module = "torch"
-            return self._write_global(module, qualname, obj)
+            if not _reachable(module, qualname, obj) or "._C" in module:
+                # C++ classes live in ember._C...: name the public module that exports them
+                # (ember.nn.Linear -> torch.nn.Linear), as PyTorch's own names are.
+                module = next((m for m in sorted(sys.modules, key=len)
+                               if (m == "ember" or m.startswith("ember.")) and "._" not in m
+                               and _reachable(m, qualname, obj)), module)
+            return self._write_global("torch" + module[len("ember"):], qualname, obj)
         return super().save_global(obj, name)
 
     # pickle._Pickler's dispatch table holds its own save_global: point it at ours.
     dispatch = dict(pickle._Pickler.dispatch)
     dispatch[type(len)] = save_global
     dispatch[type(_archive_name)] = save_global
+
+def _reachable(module, qualname, obj):
+    mod = sys.modules.get(module)
+    try:
+        for part in qualname.split("."):
+            mod = getattr(mod, part)
+    except AttributeError:
+        return False
+    return mod is obj
+
 
 def _bytes_tensor(untyped):
     """A uint8 tensor over the whole of an UntypedStorage (how save_pickled takes storages)."""

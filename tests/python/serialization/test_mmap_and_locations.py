@@ -197,3 +197,16 @@ def _umask():
     m = os.umask(0)
     os.umask(m)
     return m
+
+
+def test_whole_modules_save_and_load_with_weights_only_false(tmp_path):
+    m = ember.nn.Sequential(ember.nn.Linear(2, 3), ember.nn.ReLU())
+    p = tmp_path / "m.pt"
+    ember.save(m, p)
+    with pytest.raises(pickle.UnpicklingError, match="not an allowed global"):
+        ember.load(p)
+    r = ember.load(p, weights_only=False)
+    assert type(r) is ember.nn.Sequential and type(r[0]) is ember.nn.Linear
+    assert r[0].weight is not m[0].weight and ember.equal(r[0].weight, m[0].weight)
+    x = ember.randn(4, 2)
+    assert ember.equal(r(x), m(x))
