@@ -146,6 +146,13 @@ inline void save(const nn::StateDict& sd, const std::string& path, const SaveOpt
 inline void save(const nn::StateDict& sd, std::ostream& out, const SaveOptions& o = {}) {
   save(to_node(sd), out, o);
 }
+inline void save(const optim::OptimizerStateDict& sd, const std::string& path,
+                 const SaveOptions& o = {}) {
+  save(to_node(sd), path, o);
+}
+inline void save(const optim::OptimizerStateDict& sd, std::ostream& out, const SaveOptions& o = {}) {
+  save(to_node(sd), out, o);
+}
 inline void save(const Value& v, const std::string& path, const SaveOptions& o = {}) {
   save(to_node(v), path, o);
 }

@@ -168,7 +168,7 @@ TEST(SerializationSaveLoad, OptimizerStateDictRoundTrip) {
   (lin->forward(ones({3, 2})).sum()).backward();
   opt.step();
   std::stringstream ss;
-  save(ser::to_node(opt.state_dict()), ss);
+  save(opt.state_dict(), ss);
   auto sd = ser::to_optimizer_state_dict(*load(ss));
   ASSERT_EQ(sd.param_groups.size(), 1u);
   EXPECT_EQ(sd.param_groups[0].at("momentum").to_double(), 0.9);
