@@ -114,6 +114,21 @@ class Unpickler {
     pos_ += len + 1;
     return s;
   }
+  // Protocol 0's decimal arguments.
+  int64_t parse_int(const std::string& s, const char* what) const {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(s, &used);
+      if (used == s.size() && !s.empty()) return int64_t(v);
+    } catch (const std::logic_error&) {
+    }
+    fail(std::string("invalid ") + what + " '" + s + "'");
+  }
+  int64_t text_int(const char* what) {
+    int64_t v = parse_int(take_line(), what);
+    if (v < 0) fail(std::string("negative ") + what);
+    return v;
+  }
   NodePtr pop() {
     if (stack_.size() <= base()) fail("unpickling stack underflow");
     NodePtr v = std::move(stack_.back());
@@ -551,29 +566,13 @@ NodePtr Unpickler::run(size_t* consumed) {
         std::string s = take_line();
         if (s == "01") push(Node::of(true));
         else if (s == "00") push(Node::of(false));
-        else {
-          try {
-            size_t used = 0;
-            long long v = std::stoll(s, &used);
-            if (used != s.size()) throw std::invalid_argument(s);
-            push(Node::of(int64_t(v)));
-          } catch (const std::exception&) {
-            fail("invalid INT literal '" + s + "'");
-          }
-        }
+        else push(Node::of(parse_int(s, "INT literal")));
         break;
       }
       case 'L': {  // LONG (text)
         std::string s = take_line();
         if (!s.empty() && s.back() == 'L') s.pop_back();
-        try {
-          size_t used = 0;
-          long long v = std::stoll(s, &used);
-          if (used != s.size()) throw std::invalid_argument(s);
-          push(Node::of(int64_t(v)));
-        } catch (const std::exception&) {
-          fail("invalid or too large LONG literal '" + s + "'");
-        }
+        push(Node::of(parse_int(s, "LONG literal (or one beyond 64 bits)")));
         break;
       }
       case 'G': {  // BINFLOAT: big-endian double
@@ -730,26 +729,10 @@ NodePtr Unpickler::run(size_t* consumed) {
         break;
       }
       case 'P': fail("PERSID: text persistent ids are not used by checkpoints");
-      case 'g': {  // GET
-        std::string s = take_line();
-        try {
-          memo_get(std::stoull(s));
-        } catch (const std::logic_error&) {
-          fail("invalid GET index '" + s + "'");
-        }
-        break;
-      }
+      case 'g': memo_get(uint64_t(text_int("GET index"))); break;
       case 'h': memo_get(take_le(1)); break;
       case 'j': memo_get(take_le(4)); break;
-      case 'p': {  // PUT
-        std::string s = take_line();
-        try {
-          memo_put(std::stoull(s));
-        } catch (const std::logic_error&) {
-          fail("invalid PUT index '" + s + "'");
-        }
-        break;
-      }
+      case 'p': memo_put(uint64_t(text_int("PUT index"))); break;
       case 'q': memo_put(take_le(1)); break;
       case 'r': memo_put(take_le(4)); break;
       case 0x94: memo_put(memo_.size()); break;  // MEMOIZE

@@ -299,3 +299,10 @@ def test_deep_nesting_is_refused_or_freed_without_overflow(tmp_path):
     p.write_bytes(_checkpoint(pkl))
     with pytest.raises((ValueError, RecursionError, RuntimeError), match="deeper|nest|recursion"):
         ember.load(p)
+
+
+@pytest.mark.parametrize("protocol", [0, 1])
+def test_old_pickle_protocols_load(protocol):
+    obj = {"a": [1, -2, (3, "x")], "b": 10**12, "c": True, "d": 2.5, "e": None}
+    got = ember.load(io.BytesIO(_checkpoint(pickle.dumps(obj, protocol=protocol))))
+    assert got == obj
