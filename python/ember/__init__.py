@@ -74,3 +74,6 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(".vision", __name__)
     raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+from . import serialization  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
