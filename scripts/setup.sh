@@ -12,6 +12,7 @@ want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev 
       libcurl4-openssl-dev libssl-dev)  # src/serialization/hub.cpp: downloads, SHA-256
 if [[ "${1:-demo}" == "test" ]]; then
   want+=(python3-pytest
+         clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer targets (make test runs them briefly)
          python3-venv python3-pip python3-wheel)  # tests/python/frontend/test_packaging.py: pip install .
 fi
 
