@@ -81,6 +81,13 @@ std::string serialize(const TensorList& tensors, const std::optional<Metadata>& 
 void save_file(const TensorList& tensors, const std::string& path,
                const std::optional<Metadata>& metadata = std::nullopt);
 
+/// safetensors.torch's _find_shared_tensors: the names grouped by memory (one group per storage
+/// region that overlapping tensors cover; a tensor alone is a group of one). Groups are in
+/// order of first appearance, names sorted within a group.
+std::vector<std::vector<std::string>> find_shared_tensors(const TensorList& tensors);
+/// Whether `t` covers its whole storage (safetensors.torch's _is_complete).
+bool is_complete(const Tensor& t);
+
 /// All tensors of a file image held in memory; each tensor owns a copy of its bytes.
 NamedTensors load(const void* data, size_t size);
 /// All tensors of a file, as views of one private (copy-on-write) mapping of it: no copy, and

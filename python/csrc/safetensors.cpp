@@ -102,6 +102,16 @@ void init_safetensors(py::module_& parent) {
     py::gil_scoped_release nogil;
     st::save_file(tensors, path, md);
   });
+  m.def("find_shared_tensors", [](const py::list& items) {
+    py::list out;
+    for (const auto& group : st::find_shared_tensors(tensor_list(items))) {
+      py::set names;
+      for (const auto& n : group) names.add(py::str(n));
+      out.append(names);
+    }
+    return out;
+  });
+  m.def("is_complete", [](const Tensor& t) { return st::is_complete(t); });
   m.def("load", [](py::buffer data) {
     py::buffer_info info = data.request();
     st::NamedTensors tensors;

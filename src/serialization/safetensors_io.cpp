@@ -103,7 +103,7 @@ Tensor make_tensor(const std::string& name, const TensorInfo& info, uint8_t* byt
 // safetensors.torch's _find_shared_tensors: tensors are grouped by storage, and within a
 // storage the ones whose byte ranges overlap form one group. Meta tensors and empty storages
 // are never shared.
-std::vector<std::vector<std::string>> shared_groups(const TensorList& tensors) {
+std::vector<std::vector<std::string>> shared_groups(const TensorList& tensors, bool all) {
   struct Area {
     uintptr_t start, stop;
     std::string name;
@@ -127,7 +127,7 @@ std::vector<std::vector<std::string>> shared_groups(const TensorList& tensors) {
   std::vector<std::vector<std::string>> failing;
   for (const auto& key : order) {
     auto areas = by_storage[key];
-    if (areas.size() < 2) continue;
+    if (areas.size() < 2 && !all) continue;
     std::sort(areas.begin(), areas.end(), [](const Area& a, const Area& b) {
       return std::tie(a.start, a.stop, a.name) < std::tie(b.start, b.stop, b.name);
     });
@@ -141,7 +141,7 @@ std::vector<std::vector<std::string>> shared_groups(const TensorList& tensors) {
       last_stop = areas[i].stop;
     }
     for (auto& g : groups)
-      if (g.size() > 1) {
+      if (g.size() > 1 || all) {
         std::sort(g.begin(), g.end());
         failing.push_back(std::move(g));
       }
@@ -170,7 +170,7 @@ struct Prepared {
 // safetensors.torch's checks, in its order: shared memory first (all tensors), then each
 // tensor's layout and dtype, then sizes.
 Prepared prepare(const TensorList& tensors, const std::optional<Metadata>& metadata) {
-  auto failing = shared_groups(tensors);
+  auto failing = shared_groups(tensors, /*all=*/false);
   if (!failing.empty()) {
     std::string list = "[";
     for (size_t i = 0; i < failing.size(); ++i) {
@@ -235,6 +235,15 @@ void write_all(int fd, const void* p, size_t n, const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<std::vector<std::string>> find_shared_tensors(const TensorList& tensors) {
+  return shared_groups(tensors, /*all=*/true);
+}
+
+bool is_complete(const Tensor& t) {
+  const Storage& s = *t.impl()->storage();
+  return t.data_ptr() == s.data() && t.nbytes() == s.nbytes();
+}
 
 std::string serialize(const TensorList& tensors, const std::optional<Metadata>& metadata) {
   Prepared p = prepare(tensors, metadata);

@@ -19,7 +19,7 @@ _st = _C._safetensors
 SafetensorError = _st.SafetensorError
 SafetensorError.__module__ = "ember.safetensors"
 
-__all__ = ["save", "save_file", "load", "load_file", "safe_open", "SafetensorError"]
+__all__ = ["save", "save_file", "load", "load_file", "safe_open", "save_model", "load_model", "SafetensorError"]
 
 _FRAMEWORKS = {"pt", "torch", "pytorch"}
 _OTHER_FRAMEWORKS = {"np", "numpy", "tf", "tensorflow", "jax", "flax", "mlx", "paddle"}
@@ -75,6 +75,81 @@ def load(data):
 def load_file(filename, device="cpu"):
     """The tensors of a safetensors file, in the order of their data, as views of a private mapping."""
     return _to_device(_st.load_file(os.fspath(filename)), device)
+
+
+def _remove_duplicate_names(state_dict, *, preferred_names=None, discard_names=None):
+    # safetensors.torch's rule: in each group of tensors sharing memory, keep one name that
+    # covers the whole storage (preferring `preferred_names`, avoiding `discard_names`).
+    preferred_names = set(preferred_names or [])
+    discard_names = set(discard_names or [])
+    to_remove = {}
+    for shared in _st.find_shared_tensors(list(state_dict.items())):
+        complete_names = {name for name in shared if _st.is_complete(state_dict[name])}
+        if not complete_names:
+            raise RuntimeError(
+                "Error while trying to find names to remove to save state dict, but found no suitable name to keep"
+                f" for saving amongst: {shared}. None is covering the entire storage.Refusing to save/load the model"
+                " since you could be storing much more memory than needed. Please refer to"
+                " https://huggingface.co/docs/safetensors/torch_shared_tensors for more information. Or open an"
+                " issue.")
+        keep_name = sorted(complete_names)[0]
+        preferred = complete_names.difference(discard_names)
+        if preferred:
+            keep_name = sorted(preferred)[0]
+        if preferred_names:
+            preferred = preferred_names.intersection(complete_names)
+            if preferred:
+                keep_name = sorted(preferred)[0]
+        for name in sorted(shared):
+            if name != keep_name:
+                to_remove.setdefault(keep_name, []).append(name)
+    return to_remove
+
+
+def save_model(model, filename, metadata=None, force_contiguous=True):
+    """Saves ``model.state_dict()`` keeping one name per group of tied tensors (the others are
+    recorded in the metadata as ``{dropped: kept}``), as ``safetensors.torch.save_model``."""
+    state_dict = model.state_dict()
+    for kept_name, group in _remove_duplicate_names(state_dict).items():
+        for name in group:
+            if metadata is None:
+                metadata = {}
+            if name not in metadata:
+                metadata[name] = kept_name
+            del state_dict[name]
+    if force_contiguous:
+        state_dict = {k: v.contiguous() for k, v in state_dict.items()}
+    try:
+        save_file(state_dict, filename, metadata=metadata)
+    except ValueError as e:
+        raise ValueError(str(e) + " Or use save_model(..., force_contiguous=True), read the docs for potential caveats.")
+
+
+def load_model(model, filename, strict=True, device="cpu"):
+    """Loads a file written by :func:`save_model` into ``model`` (tied tensors come back tied);
+    returns ``(missing, unexpected)`` as ``safetensors.torch.load_model``."""
+    state_dict = load_file(filename, device=device)
+    model_state_dict = model.state_dict()
+    to_removes = _remove_duplicate_names(model_state_dict, preferred_names=state_dict.keys())
+    missing, unexpected = model.load_state_dict(state_dict, strict=False)
+    missing = set(missing)
+    unexpected = list(unexpected)
+    for group in to_removes.values():
+        for name in group:
+            if name not in missing:
+                unexpected.append(name)
+            else:
+                missing.remove(name)
+    if strict and (missing or unexpected):
+        missing_keys = ", ".join([f'"{k}"' for k in sorted(missing)])
+        unexpected_keys = ", ".join([f'"{k}"' for k in sorted(unexpected)])
+        error = f"Error(s) in loading state_dict for {model.__class__.__name__}:"
+        if missing:
+            error += f"\n    Missing key(s) in state_dict: {missing_keys}"
+        if unexpected:
+            error += f"\n    Unexpected key(s) in state_dict: {unexpected_keys}"
+        raise RuntimeError(error)
+    return missing, unexpected
 
 
 class PySafeSlice:

@@ -382,3 +382,30 @@ def test_the_safetensors_torch_module_path(tmp_path):
     fresh = ember.nn.Linear(3, 2)
     fresh.load_state_dict(load_file(p))
     assert ember.equal(fresh.weight, model.weight) and ember.equal(fresh.bias, model.bias)
+
+
+def test_save_model_and_load_model_with_tied_weights(tmp_path):
+    class Tied(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = ember.nn.Linear(4, 4)
+            self.b = ember.nn.Linear(4, 4)
+            self.b.weight = self.a.weight
+
+    m = Tied()
+    with pytest.raises(RuntimeError, match=r"Some tensors share memory.*\[\{'a.weight', 'b.weight'\}\]"):
+        st.save_file(m.state_dict(), tmp_path / "x.safetensors")
+    p = tmp_path / "tied.safetensors"
+    st.save_model(m, p)
+    with st.safe_open(p, "pt") as f:
+        assert f.keys() == ["a.bias", "a.weight", "b.bias"]
+        assert f.metadata() == {"b.weight": "a.weight"}
+    fresh = Tied()
+    missing, unexpected = st.load_model(fresh, p)
+    assert missing == set() and unexpected == []
+    assert ember.equal(fresh.a.weight, m.a.weight) and fresh.b.weight is fresh.a.weight
+    with pytest.raises(RuntimeError) as e:
+        st.load_model(ember.nn.Linear(4, 4), p)
+    assert str(e.value) == ('Error(s) in loading state_dict for Linear:\n'
+                            '    Missing key(s) in state_dict: "bias", "weight"\n'
+                            '    Unexpected key(s) in state_dict: "a.bias", "a.weight", "b.bias"')
