@@ -1,7 +1,5 @@
 // safetensors files: the save checks safetensors.torch makes, atomic writes, private mappings
 // for zero-copy loads, and get_slice's indexing.
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +12,7 @@
 #include "ember/ops/factory.h"
 #include "ember/safetensors.h"
 #include "serialization/safetensors_internal.h"
+#include "serialization/zip.h"
 
 namespace ember::safetensors {
 
@@ -21,40 +20,19 @@ namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw SafetensorError(msg); }
 
-// A read-only file mapped privately (MAP_PRIVATE, writable): tensors over it may be written,
-// and their pages are then copied, never written back, as torch's from_file(shared=False).
-struct FileMap {
-  uint8_t* data = nullptr;
-  size_t size = 0;
-  ~FileMap() {
-    if (data) munmap(data, size);
-  }
-};
+// The file mapped privately (MAP_PRIVATE, writable): tensors over it may be written, and their
+// pages are then copied, never written back, as torch's from_file(shared=False). The mapping is
+// the checkpoint reader's (zip.h's ByteSource); a missing file is FileNotFoundError first.
+using FileMap = serialization::detail::ByteSource;
 
 std::shared_ptr<FileMap> map_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) throw FileNotFound("No such file or directory: " + path);
-    fail(detail::str_cat("Could not open ", path, ": ", std::strerror(errno)));
-  }
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) throw FileNotFound("No such file or directory: " + path);
+  } else if (!S_ISREG(st.st_mode)) {
     fail(detail::str_cat("Could not open ", path, ": not a regular file"));
   }
-  auto m = std::make_shared<FileMap>();
-  m->size = static_cast<size_t>(st.st_size);
-  if (m->size > 0) {
-    void* p = mmap(nullptr, m->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      const int err = errno;
-      ::close(fd);
-      fail(detail::str_cat("Could not map ", path, ": ", std::strerror(err)));
-    }
-    m->data = static_cast<uint8_t*>(p);
-  }
-  ::close(fd);
-  return m;
+  return FileMap::open_file(path, /*map=*/true);
 }
 
 ScalarType ember_dtype(const std::string& name, const std::string& tensor) {
@@ -309,13 +287,15 @@ NamedTensors load_file(const std::string& path) {
 
 // ---- SafeOpen ----
 
-struct SafeOpen::Mapping : FileMap {};
+struct SafeOpen::Mapping {
+  std::shared_ptr<FileMap> source;
+  uint8_t* data() const { return const_cast<uint8_t*>(source->data()); }
+};
 
 SafeOpen::SafeOpen(const std::string& path) : path_(path) {
-  auto m = map_file(path);
-  map_ = std::shared_ptr<Mapping>(m, static_cast<Mapping*>(m.get()));
+  map_ = std::make_shared<Mapping>(Mapping{map_file(path)});
   try {
-    header_ = parse_header(map_->data, map_->size);
+    header_ = parse_header(map_->data(), static_cast<size_t>(map_->source->size()));
   } catch (const SafetensorError& e) {
     fail(std::string("Error while deserializing header: ") + e.what());
   }
@@ -341,8 +321,7 @@ const TensorInfo& SafeOpen::info(const std::string& name) const {
 
 Tensor SafeOpen::get_tensor(const std::string& name) const {
   const TensorInfo& i = info(name);
-  std::shared_ptr<FileMap> keep = map_;
-  return make_tensor(name, i, map_->data + 8 + header_.header_len + i.begin, keep);
+  return make_tensor(name, i, map_->data() + 8 + header_.header_len + i.begin, map_->source);
 }
 
 Tensor SafeOpen::get_slice(const std::string& name, const std::vector<SliceIndex>& indices) const {
