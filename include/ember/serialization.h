@@ -78,6 +78,12 @@ struct Node {
   intrusive_ptr<Storage> storage;  // Storage
   std::string location;            // Storage: "cpu", "cuda:0", ...
 
+  Node() = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
+  /// Iterative: a file nesting a million lists must not overflow the stack when freed.
+  ~Node();
+
   static NodePtr none();
   static NodePtr of(bool v);
   static NodePtr of(int64_t v);
@@ -173,8 +179,9 @@ struct LoadOptions {
   /// Tensors view the file's mapping instead of copies (records PyTorch aligned; a record that
   /// is not aligned for its dtype is copied).
   bool mmap = false;
-  /// Verify each storage record's CRC-32 (a read of every byte; off for mmap loads).
-  bool check_crc = true;
+  /// Also verify each storage record's CRC-32 (data.pkl and the small records always are).
+  /// Off by default, as in PyTorch: it doubles the cost of a load; never done for mmap loads.
+  bool check_crc = false;
 };
 
 /// The checkpoint's object. Throws UnpicklingError for a global outside the allowlist (nothing

@@ -3,6 +3,7 @@
 // pickle with ember's persistent ids (python/ember/serialization.py).
 #include "common.h"
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -55,7 +56,19 @@ class ToNode {
         PyErr_Clear();
         unsupported("a str with surrogates");
       }
-      n = ser::Node::of(std::string(s, size_t(len)));
+      std::string v(s, size_t(len));
+      // CPython interns name-like strings (attribute names, literals such as 'version') and
+      // has one empty string, so torch.save's memo sees them as one object: so does ours.
+      bool name_like = std::all_of(v.begin(), v.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      });
+      if (name_like) {
+        auto& slot = interned_[v];
+        if (!slot) slot = ser::Node::of(v);
+        n = slot;
+      } else {
+        n = ser::Node::of(std::move(v));
+      }
     } else if (PyBytes_CheckExact(o)) {
       n = ser::Node::bytes(std::string(PyBytes_AS_STRING(o), size_t(PyBytes_GET_SIZE(o))));
     } else if (PyComplex_CheckExact(o)) {
@@ -134,6 +147,7 @@ class ToNode {
     throw py::error_already_set();
   }
   std::unordered_map<PyObject*, ser::NodePtr> memo_;
+  std::unordered_map<std::string, ser::NodePtr> interned_;
   std::vector<py::object> hold_;  // keeps memo keys alive
 };
 
@@ -259,10 +273,12 @@ void init_serialization(py::module_& m) {
   g_unpickling_error = py::module_::import("pickle").attr("UnpicklingError").ptr();
   Py_INCREF(g_unpickling_error);
 
-  s.def("save", [](py::handle obj, py::object target, int protocol, std::string archive_name) {
+  s.def("save", [](py::handle obj, py::object target, int protocol, std::string archive_name,
+                   bool atomic) {
     ser::NodePtr node = ToNode()(obj);
     ser::SaveOptions o;
     o.pickle_protocol = protocol;
+    o.atomic = atomic;
     o.archive_name = std::move(archive_name);
     if (py::isinstance<py::str>(target)) {
       std::string path = target.cast<std::string>();
@@ -276,7 +292,8 @@ void init_serialization(py::module_& m) {
       ser::save(node, out, o);
     }
     return py::object(py::bytes(std::move(out).str()));
-  }, py::arg("obj"), py::arg("target"), py::arg("protocol") = 2, py::arg("archive_name") = "");
+  }, py::arg("obj"), py::arg("target"), py::arg("protocol") = 2, py::arg("archive_name") = "",
+     py::arg("atomic") = true);
 
   s.def("save_pickled", [](const std::string& pkl, py::list storages, py::object target,
                            std::string archive_name) {
@@ -353,7 +370,7 @@ void init_serialization(py::module_& m) {
           st = Storage::allocate(size_t(nbytes), kCPU);
           if (nbytes) {
             py::gil_scoped_release nogil;
-            r.read_into(e, st->data(), !mmap);
+            r.read_into(e, st->data(), /*check_crc=*/false);  // as ember::load (LoadOptions)
           }
         }
         auto impl = make_intrusive<TensorImpl>(st, kUInt8, std::vector<int64_t>{nbytes},

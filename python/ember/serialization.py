@@ -174,6 +174,11 @@ class _TorchNamesPickler(pickle._Pickler):
             return self._write_global(module, qualname, obj)
         return super().save_global(obj, name)
 
+    # pickle._Pickler's dispatch table holds its own save_global: point it at ours.
+    dispatch = dict(pickle._Pickler.dispatch)
+    dispatch[type(len)] = save_global
+    dispatch[type(_archive_name)] = save_global
+
 def _bytes_tensor(untyped):
     """A uint8 tensor over the whole of an UntypedStorage (how save_pickled takes storages)."""
     from . import uint8
@@ -230,6 +235,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if mmap and not _is_path(f):
         raise ValueError("f must be a file path in order to use the mmap argument")
     source = _read_source(f)
+    if (os.path.getsize(source) if isinstance(source, str) else len(source)) == 0:
+        raise EOFError("Ran out of input")  # as torch.load on an empty file
     call_fn = None
     if callable(map_location) and not isinstance(map_location, (str, dict)) \
             and not _is_device(map_location):

@@ -1,4 +1,6 @@
 // Checkpoint trees (ember::serialization::Node) and their conversions to ember's C++ types.
+#include <algorithm>
+#include <cctype>
 #include <unordered_map>
 
 #include "ember/nn/module.h"
@@ -15,6 +17,28 @@ NodePtr make(Kind k) {
   return n;
 }
 }  // namespace
+
+Node::~Node() {
+  // Children this node alone owns are taken apart here, one level at a time, instead of by
+  // recursive destructors.
+  std::vector<NodePtr> work;
+  auto take = [&](Node& n) {
+    for (auto& x : n.items) work.push_back(std::move(x));
+    for (auto& [k, v] : n.entries) {
+      work.push_back(std::move(k));
+      work.push_back(std::move(v));
+    }
+    if (n.metadata) work.push_back(std::move(n.metadata));
+    n.items.clear();
+    n.entries.clear();
+  };
+  take(*this);
+  while (!work.empty()) {
+    NodePtr n = std::move(work.back());
+    work.pop_back();
+    if (n && n.use_count() == 1) take(*n);
+  }
+}
 
 NodePtr Node::none() { return make(Kind::None); }
 NodePtr Node::of(bool v) {
@@ -156,7 +180,25 @@ NodePtr to_node(const Value& v) {
   EMBER_FAIL_KIND(ErrorKind::Type, "cannot save a value of type ", v.type_name());
 }
 
+namespace {
+// Python interns name-like strings ('version', 'weight'), so torch.save memoizes them as one
+// object; one node per such string gives the same bytes.
+struct Interned {
+  std::unordered_map<std::string, NodePtr> nodes;
+  NodePtr operator()(const std::string& s) {
+    bool name_like = std::all_of(s.begin(), s.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (!name_like) return Node::of(s);
+    auto& n = nodes[s];
+    if (!n) n = Node::of(s);
+    return n;
+  }
+};
+}  // namespace
+
 NodePtr to_node(const nn::StateDict& sd) {
+  Interned str;
   auto d = Node::dict(/*ordered=*/true);
   // One node per tensor impl: tied weights stay one object, as in Python.
   std::unordered_map<const TensorImpl*, NodePtr> seen;
@@ -169,14 +211,14 @@ NodePtr to_node(const nn::StateDict& sd) {
     } else {
       n = to_node(v);
     }
-    d->set(k, n);
+    d->set(str(k), n);
   }
   if (sd.metadata) {
     auto md = Node::dict(true);
     for (const auto& [prefix, local] : *sd.metadata) {
       auto ld = Node::dict(false);
-      for (const auto& [name, value] : local) ld->set(name, to_node(value));
-      md->set(prefix, ld);
+      for (const auto& [name, value] : local) ld->set(str(name), to_node(value));
+      md->set(str(prefix), ld);
     }
     d->metadata = md;
   }

@@ -306,6 +306,13 @@ class Pickler {
   }
 
   void save(const Node& n) {
+    // Python's pickler stops at its recursion limit; so does this one, before the stack does.
+    struct Depth {
+      int& d;
+      explicit Depth(int& x) : d(x) { ++d; }
+      ~Depth() { --d; }
+    } guard(depth_);
+    EMBER_CHECK(depth_ <= 1000, "ember.save: the object nests more than 1000 levels deep");
     switch (n.kind) {
       case Kind::None: op('N'); return;
       case Kind::Bool: op(n.boolean ? '\x88' : '\x89'); return;
@@ -391,7 +398,7 @@ class Pickler {
         if (from_memo(&n)) return;
         bool frozen = n.kind == Kind::FrozenSet;
         if (proto_ < 4) {
-          save_global("__builtin__", frozen ? "frozenset" : "set");
+          save_global(proto_ >= 3 ? "builtins" : "__builtin__", frozen ? "frozenset" : "set");
           save_tuple_of(1, nullptr, [&] {
             op(']');
             memoize(fresh_key());
@@ -467,6 +474,7 @@ class Pickler {
     ScalarType dtype;
   };
   int proto_;
+  int depth_ = 0;
   const std::function<void(const StorageRef&)>& on_storage_;
   std::string out_;
   std::unordered_map<const void*, uint64_t> memo_;

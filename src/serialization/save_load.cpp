@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -29,7 +31,10 @@ namespace {
 
 class FdSink final : public ByteSink {
  public:
-  FdSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  /// durable: the file will be fsynced; start writing each large piece back to disk as soon
+  /// as it is written (sync_file_range), so the fsync at the end waits for little.
+  FdSink(int fd, std::string path, bool durable = false)
+      : durable_(durable), fd_(fd), path_(std::move(path)) {}
   ~FdSink() override = default;
   void write(const void* data, size_t n) override {
     if (n < kDirect) {
@@ -49,13 +54,23 @@ class FdSink final : public ByteSink {
   void raw(const void* data, size_t n) {
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
-      ssize_t w = ::write(fd_, p, std::min<size_t>(n, size_t{1} << 30));
+      size_t step = std::min<size_t>(n, durable_ ? kWriteback : size_t{1} << 30);
+      ssize_t w = ::write(fd_, p, step);
       if (w < 0 && errno == EINTR) continue;
       EMBER_CHECK(w > 0, "writing '", path_, "' failed: ", std::strerror(errno));
       p += w;
       n -= static_cast<size_t>(w);
+      written_ += static_cast<uint64_t>(w);
+      if (durable_ && written_ - flushed_ >= kWriteback) {
+        // Best effort: a failure here only means the final fsync does all the work.
+        ::sync_file_range(fd_, off64_t(flushed_), off64_t(written_ - flushed_), SYNC_FILE_RANGE_WRITE);
+        flushed_ = written_;
+      }
     }
   }
+  static constexpr size_t kWriteback = size_t{8} << 20;
+  bool durable_ = false;
+  uint64_t written_ = 0, flushed_ = 0;
   static constexpr size_t kDirect = size_t{1} << 20;
   int fd_;
   std::string path_;
@@ -371,8 +386,13 @@ NodePtr load_source(const std::shared_ptr<ByteSource>& src, const LoadOptions& o
                          "(ember.save / torch.save since 1.6), not the legacy format");
     return load_legacy(src, o);
   }
-  EMBER_FAIL("ember.load: not a checkpoint: the file starts with neither a zip header (PK\\x03\\x04) "
-             "nor the legacy format's magic number");
+  // As torch.load: a file that is not a zip is read as a (legacy) pickle, and fails as one.
+  char key[8];
+  std::snprintf(key, sizeof key, "%c", head[0]);
+  throw UnpicklingError(std::string("invalid load key, '") +
+                        (std::isprint(static_cast<unsigned char>(head[0])) ? key : "\\x??") +
+                        "': not a checkpoint (the file starts with neither a zip header nor the "
+                        "legacy format's magic number)");
 }
 
 }  // namespace
@@ -427,7 +447,7 @@ void write_file(const std::string& path, bool atomic, const std::function<void(B
     mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(fd, 0666 & ~mask);
-    FdSink sink(fd, tmp);
+    FdSink sink(fd, tmp, /*durable=*/true);
     write(sink);
     sink.flush();
     EMBER_CHECK(::fsync(fd) == 0, "fsync of '", tmp, "' failed: ", std::strerror(errno));

@@ -61,7 +61,7 @@ const std::unordered_map<std::string, Allowed>& allowlist() {
          {G::QSchemeConst, ScalarType::Undefined, QScheme::PerChannelAffineFloatQParams}},
         {"_codecs.encode", {G::CodecsEncode}},
     };
-    for (const char* mod : {"builtins.", "__builtin__."}) {
+    for (const char* mod : {"builtins."}) {
       t->emplace(std::string(mod) + "set", Allowed{G::Set});
       t->emplace(std::string(mod) + "frozenset", Allowed{G::FrozenSet});
       t->emplace(std::string(mod) + "complex", Allowed{G::Complex});
@@ -144,7 +144,7 @@ class Unpickler {
   void resolve_global(const std::string& module, const std::string& name, const char* opcode);
   void reduce(const NodePtr& func, const NodePtr& args);
   void build(const NodePtr& state);
-  void set_item(Node& d, NodePtr k, NodePtr v);
+  void set_item(const NodePtr& d, NodePtr k, NodePtr v);
   void add_items(Node& s, std::vector<NodePtr> items);
 
   int64_t arg_int(const std::vector<NodePtr>& a, size_t i, const char* fn) const;
@@ -161,6 +161,7 @@ class Unpickler {
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, NodePtr> memo_;
   struct DictIndex {
+    NodePtr dict;  // pinned: its address cannot be reused by another dict while indexed
     size_t scanned = 0;
     std::unordered_map<std::string, size_t> keys;
   };
@@ -188,8 +189,14 @@ NodePtr make(Kind k) {
   return n;
 }
 
-void Unpickler::resolve_global(const std::string& module, const std::string& name,
+void Unpickler::resolve_global(const std::string& module_in, const std::string& name,
                                const char* opcode) {
+  // Python 2's module names, as protocol 2 writes them (Python's fix_imports mapping).
+  static const std::unordered_map<std::string, std::string> py2 = {
+      {"__builtin__", "builtins"}, {"copy_reg", "copyreg"}, {"cPickle", "pickle"},
+      {"Queue", "queue"}, {"commands", "subprocess"}, {"exceptions", "builtins"}};
+  auto m = py2.find(module_in);
+  const std::string& module = m == py2.end() ? module_in : m->second;
   std::string full = module + "." + name;
   auto it = allowlist().find(full);
   if (it == allowlist().end()) {
@@ -279,7 +286,7 @@ void Unpickler::reduce(const NodePtr& func, const NodePtr& args_node) {
       if (a.size() == 1 && (a[0]->is(Kind::List) || a[0]->is(Kind::Tuple))) {
         for (const auto& kv : a[0]->items) {
           if (!kv->is(Kind::Tuple) || kv->items.size() != 2) fail("OrderedDict: items must be pairs");
-          set_item(*out, kv->items[0], kv->items[1]);
+          set_item(out, kv->items[0], kv->items[1]);
         }
       } else {
         nargs(0, 0);
@@ -438,7 +445,8 @@ void Unpickler::build(const NodePtr& state) {
        ": only an OrderedDict's _metadata can be built");
 }
 
-void Unpickler::set_item(Node& d, NodePtr k, NodePtr v) {
+void Unpickler::set_item(const NodePtr& dp, NodePtr k, NodePtr v) {
+  Node& d = *dp;
   if (!d.is(Kind::Dict)) fail(std::string("SETITEM: a ") + d.type_name() + " is not a dict");
   switch (k->kind) {  // hashable keys only, as Python
     case Kind::List: case Kind::Dict: case Kind::Set: case Kind::Tensor:
@@ -473,6 +481,7 @@ void Unpickler::set_item(Node& d, NodePtr k, NodePtr v) {
   } else {
     // Large string-keyed dicts (state_dicts): an index instead of a quadratic scan.
     DictIndex& ix = dict_index_[&d];
+    ix.dict = dp;
     for (; ix.scanned < d.entries.size(); ++ix.scanned) {
       const NodePtr& key = d.entries[ix.scanned].first;
       if (key->is(Kind::String)) ix.keys.emplace(key->str, ix.scanned);
@@ -591,6 +600,14 @@ NodePtr Unpickler::run(size_t* consumed) {
       case 'U': push(Node::of(take_str(take_le(1)))); break;     // SHORT_BINSTRING (Python 2 str)
       case 'T': push(Node::of(take_str(take_le(4)))); break;     // BINSTRING
       case 'V': push(Node::of(take_line())); break;              // UNICODE (raw-unicode-escape)
+      case 'S': {  // STRING (protocol 0): a quoted repr
+        std::string s = take_line();
+        if (s.size() < 2 || (s.front() != '\'' && s.front() != '"') || s.back() != s.front()) {
+          fail("the STRING opcode argument must be quoted");
+        }
+        push(Node::of(s.substr(1, s.size() - 2)));
+        break;
+      }
       case 'C': push(Node::bytes(take_str(take_le(1)))); break;  // SHORT_BINBYTES
       case 'B': push(Node::bytes(take_str(take_le(4)))); break;  // BINBYTES
       case 0x8e: push(Node::bytes(take_str(take_le(8)))); break; // BINBYTES8
@@ -633,20 +650,20 @@ NodePtr Unpickler::run(size_t* consumed) {
         auto items = pop_mark();
         if (items.size() % 2) fail("DICT: odd number of items");
         auto d = Node::dict();
-        for (size_t i = 0; i < items.size(); i += 2) set_item(*d, items[i], items[i + 1]);
+        for (size_t i = 0; i < items.size(); i += 2) set_item(d, items[i], items[i + 1]);
         push(std::move(d));
         break;
       }
       case 's': {  // SETITEM
         auto v = pop(), k = pop();
-        set_item(*top(), std::move(k), std::move(v));
+        set_item(top(), std::move(k), std::move(v));
         break;
       }
       case 'u': {  // SETITEMS
         auto items = pop_mark();
         if (items.size() % 2) fail("SETITEMS: odd number of items");
         NodePtr d = top();
-        for (size_t i = 0; i < items.size(); i += 2) set_item(*d, items[i], items[i + 1]);
+        for (size_t i = 0; i < items.size(); i += 2) set_item(d, items[i], items[i + 1]);
         break;
       }
       case 0x8f: push(make(Kind::Set)); break;  // EMPTY_SET

@@ -131,7 +131,7 @@ std::shared_ptr<ByteSource> ByteSource::from_buffer(std::string bytes) {
 
 uint32_t crc32_of(const void* data, size_t n, uint32_t crc) {
   const auto* p = static_cast<const Bytef*>(data);
-  constexpr size_t kChunk = size_t{16} << 20;
+  constexpr size_t kChunk = size_t{4} << 20;
   if (n < 2 * kChunk || get_num_threads() == 1 || in_parallel_region()) {
     while (n > 0) {  // zlib takes uInt lengths
       uInt step = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
@@ -297,6 +297,31 @@ std::string ZipReader::read(const ZipEntry& e) const {
 }
 
 void ZipReader::read_into(const ZipEntry& e, void* dst, bool check_crc) const {
+  if (e.method == 0 && check_crc && e.size >= (size_t{4} << 20)) {
+    // Read and check in one pass over cache-sized chunks, split over the pool: the CRC then
+    // reads bytes still in cache instead of a second trip through memory.
+    constexpr size_t kChunk = size_t{1} << 20;
+    const size_t n = e.size;
+    const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+    std::vector<uint32_t> parts(static_cast<size_t>(chunks));
+    auto* out = static_cast<uint8_t*>(dst);
+    parallel_for(0, chunks, 4, [&](int64_t b, int64_t end) {
+      for (int64_t c = b; c < end; ++c) {
+        size_t begin = static_cast<size_t>(c) * kChunk, len = std::min(kChunk, n - begin);
+        source_->read_at(e.data_offset + begin, out + begin, len);
+        parts[static_cast<size_t>(c)] =
+            static_cast<uint32_t>(::crc32(0, out + begin, static_cast<uInt>(len)));
+      }
+    });
+    uint32_t crc = 0;
+    for (int64_t c = 0; c < chunks; ++c) {
+      size_t len = std::min(kChunk, n - static_cast<size_t>(c) * kChunk);
+      crc = static_cast<uint32_t>(::crc32_combine(crc, parts[static_cast<size_t>(c)], z_off_t(len)));
+    }
+    EMBER_CHECK(crc == e.crc32, "zip archive: record '", e.name, "' fails its CRC-32 check (",
+                "expected 0x", std::hex, e.crc32, ", got 0x", crc, "): the file is corrupted");
+    return;
+  }
   if (e.method == 0) {
     source_->read_at(e.data_offset, dst, e.size);
   } else {
