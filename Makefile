@@ -8,12 +8,12 @@ BUILD_TYPE ?= Release
 PYTHON     := /usr/bin/python3
 JOBS       ?= $(shell nproc)
 
-.PHONY: demo test setup-demo setup-test build test-cpp test-python bench asan clean
+.PHONY: demo test setup-demo setup-test build test-cpp test-python test-fuzz fuzz-long bench asan clean
 
 demo: setup-demo build
 	@scripts/demo.sh $(BUILD)
 
-test: setup-test build test-cpp test-python
+test: setup-test build test-cpp test-python test-fuzz
 
 setup-demo:
 	@scripts/setup.sh demo
@@ -32,6 +32,19 @@ test-cpp: build
 
 test-python: build
 	EMBER_BUILD_DIR=$(abspath $(BUILD)) $(PYTHON) -m pytest -q tests/python
+
+# libFuzzer targets (tests/fuzz): a few seconds each over the seed corpus, when setup installed clang.
+test-fuzz: build
+	@if command -v clang++-14 >/dev/null; then \
+	  cmake -S . -B $(BUILD) -DEMBER_FUZZ=ON >/dev/null && cmake --build $(BUILD) -j $(JOBS) --target ember_fuzz && \
+	  tests/fuzz/run.sh $(BUILD)/fuzz 5; \
+	else echo "test-fuzz: clang++-14 is not installed (scripts/setup.sh test installs it); skipped"; fi
+
+# The long run: FUZZ_SECONDS (default 600) per target.
+FUZZ_SECONDS ?= 600
+fuzz-long: build
+	cmake -S . -B $(BUILD) -DEMBER_FUZZ=ON >/dev/null && cmake --build $(BUILD) -j $(JOBS) --target ember_fuzz
+	tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 # Benchmarks: ember beside PyTorch in the same run, JSON lines (benchmarks/run).
 bench: setup-demo

@@ -7,9 +7,12 @@ want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev 
       python3-torch python3-numpy
       zlib1g-dev python3-sklearn   # examples/cpp/digits: reads sklearn's digits.csv.gz with zlib
       python3-dev pybind11-dev python3-pybind11 python3-setuptools  # the Python package
-      python3-torchvision)  # bench_models (make demo) exports torchvision's models for libtorch
+      python3-torchvision  # bench_models (make demo) exports torchvision's models for libtorch
+      nlohmann-json3-dev  # src/serialization/safetensors_format.cpp: safetensors headers are JSON
+      libcurl4-openssl-dev libssl-dev)  # src/serialization/hub.cpp: downloads, SHA-256
 if [[ "${1:-demo}" == "test" ]]; then
   want+=(python3-pytest
+         clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer targets (make test runs them briefly)
          python3-venv python3-pip python3-wheel)  # tests/python/frontend/test_packaging.py: pip install .
 fi
 

@@ -23,6 +23,8 @@ void init_tensor_new(py::module_& m);     // tensor_new.cpp
 void init_module_copy(py::module_& nn);  // module_copy.cpp
 void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
 void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
+void init_safetensors(py::module_& m);  // safetensors.cpp
+void init_hub(py::module_& m);  // hub.cpp
 void init_serialization(py::module_& m);  // serialization.cpp
 }  // namespace ember::python
 
@@ -55,5 +57,7 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_shared_memory(m);
   init_quantized_ops_conv(m);
+  init_safetensors(m);
+  init_hub(m);
   init_serialization(m);
 }
