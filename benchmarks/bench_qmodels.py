@@ -15,16 +15,28 @@ interleaved rounds, one JSON line each as the other benchmarks print them):
   qlinear_1280x1000_b1_1t             the classifier's quantized linear, fast engine vs onednn
 
 Usage: /usr/bin/python3 benchmarks/bench_qmodels.py [substring]   (PYTHONPATH=<build>/python)
+
+OpenMP's wait policy: oneDNN (in both torch and ember) runs on libgomp, whose idle team threads
+busy-wait after each parallel region by default. Between two oneDNN calls the spinning thread
+takes the core that the next operator needs, and on a loaded machine a 2-thread forward took
+0.6 s (torch) and 1.1 s (ember) instead of milliseconds. So this script sets
+OMP_WAIT_POLICY=PASSIVE before torch and ember load libgomp (libgomp reads it once, at load),
+unless the caller set it; the JSON lines say which policy ran. Both libraries share that
+libgomp, so the comparison stays fair.
 """
 import json
+import os
 import pathlib
 import statistics
 import sys
 import time
 
-import torch
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+OMP_WAIT_POLICY = os.environ["OMP_WAIT_POLICY"]
 
-import ember
+import torch  # noqa: E402
+
+import ember  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "python" / "quantized"))
 import mobilenet_port as port  # noqa: E402
@@ -55,7 +67,7 @@ def best_of_rounds(fns):
 
 def line(name, e, t, **extra):
     d = {"bench": name, "unit": "ms", "ember": round(e, 3), "pytorch": round(t, 3),
-         "ratio": round(e / t, 3), "lower_is_better": True}
+         "ratio": round(e / t, 3), "lower_is_better": True, "omp_wait_policy": OMP_WAIT_POLICY}
     d.update(extra)
     print(json.dumps(d), flush=True)
 

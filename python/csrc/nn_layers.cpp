@@ -27,17 +27,22 @@ namespace {
 // eval-mode conv-bn-activation fusion (Note [Eval-mode conv-bn-activation fusion]) applies to
 // Sequentials built in Python too. (A hooked child would also be right under the C++ forward —
 // Note [Module hooks across the boundary] — but its hooks may pass any Python value.)
-bool runs_natively(nn::Module& root) {
-  const auto mods = root.modules();
-  for (size_t i = 1; i < mods.size(); ++i) {  // mods[0] is root: its forward is this one
-    if (mods[i]->has_forward_hooks()) return false;
-    py::object o = module_to_py(mods[i]);
+// (Depth first, stopping at the first module that needs Python: this runs on every call, and
+// listing the whole tree first cost more than a small block's convolutions. A tree deeper than
+// any real model, or a cyclic one, takes the Python path, which reports it as before.)
+bool children_run_natively(const nn::Module& m, int depth) {
+  if (depth > 100) return false;
+  for (const auto& [name, child] : m.named_children()) {
+    if (child->has_forward_hooks()) return false;
+    py::object o = module_to_py(child);
     PyTypeObject* type = Py_TYPE(o.ptr());
     const py::detail::type_info* info = py::detail::get_type_info(type);
     if (info == nullptr || info->type != type) return false;
+    if (!children_run_natively(*child, depth + 1)) return false;
   }
   return true;
 }
+bool runs_natively(nn::Module& root) { return children_run_natively(root, 0); }
 
 using namespace ember::nn;
 

@@ -203,8 +203,17 @@ Tensor ConvPackedParams::run(const Tensor& qx, double output_scale, int64_t outp
   Tensor out = _empty_affine_quantized({n, g.out_channels, oh, ow}, kQUInt8, output_scale,
                                        output_zero_point, MemoryFormat::ChannelsLast, qx.device());
   if (out.numel() == 0 || out.is_meta()) return out;
-  // The input's codes in NHWC order: its own storage when it is channels_last already.
-  Tensor x = codes_view(qx).contiguous(MemoryFormat::ChannelsLast);
+  // The input's codes in NHWC order: its own storage when it is channels_last already; an
+  // NCHW-contiguous input (a quantize_per_tensor output) by the dedicated reordering.
+  Tensor x = codes_view(qx);
+  if (!x.is_contiguous(MemoryFormat::ChannelsLast) && x.is_contiguous() && x.is_cpu()) {
+    Tensor nhwc = empty(x.sizes(), TensorOptions().dtype(kByte), MemoryFormat::ChannelsLast);
+    cpu::quantized::nchw_to_nhwc(static_cast<const uint8_t*>(x.data_ptr()), n, x.size(1), h * w,
+                                 static_cast<uint8_t*>(nhwc.data_ptr()));
+    x = nhwc;
+  } else {
+    x = x.contiguous(MemoryFormat::ChannelsLast);
+  }
   kernel_->run(static_cast<const uint8_t*>(x.data_ptr()), n, h, w, q_scale(qx),
                q_zero_point(qx), static_cast<uint8_t*>(out.data_ptr()), output_scale,
                output_zero_point, relu);

@@ -33,12 +33,11 @@ decltype(auto) visit_codes(ScalarType t, F&& f) {
 
 inline QParams qparams_of(const Tensor& t) { return {q_scale(t), q_zero_point(t)}; }
 
-/// Per-tensor quantized `t` dense in `fmt` (a copy only when it is not). Copies go through the
-/// codes (int_repr), so they need no quantized copy kernel. Meta tensors have no codes to move.
+/// Quantized `t` dense in `fmt`: the quantized contiguous (one copy, same quantizer) when it is
+/// not. Meta tensors have no codes to move.
 inline Tensor dense(const Tensor& t, MemoryFormat fmt) {
   if (t.is_meta() || t.is_contiguous(fmt)) return t;
-  return _make_per_tensor_quantized_tensor(int_repr(t).contiguous(fmt), q_scale(t),
-                                           q_zero_point(t));
+  return t.contiguous(fmt);
 }
 
 /// Writes the codes of `src` (same sizes and dtype) into the dense quantized tensor `self`

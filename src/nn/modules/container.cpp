@@ -12,8 +12,10 @@
 #include "ember/nn/modules/container.h"
 
 #include <algorithm>
+#include <typeinfo>
 
 #include "conv_bn_eval.h"
+#include "ember/nn/modules/linear.h"
 #include "module_util.h"
 
 namespace ember::nn {
@@ -169,6 +171,9 @@ Value Sequential::forward(const std::vector<Value>& inputs) {
   for (size_t i = 0; i < children.size(); ++i) {
     const auto& m = children[i];
     EMBER_CHECK_TYPE(m, "'NoneType' object is not callable");  // a child registered as None
+    // Identity itself (not a subclass) with no hook returns its input: skipped. Fusion leaves
+    // one in place of each folded BatchNorm / activation (~100 in an int8 MobileNetV2).
+    if (typeid(*m) == typeid(Identity) && !m->has_forward_hooks()) continue;
     // Conv2d -> BatchNorm2d [-> activation] in eval mode, as one convolution where nothing can
     // tell (Note [Eval-mode conv-bn-activation fusion]).
     if (i + 1 < children.size() && children[i + 1] && x.is_tensor()) {

@@ -107,8 +107,9 @@ class QConv2dImpl final : public PackedQConv2d {
     const int64_t oh = g.out_h(h), ow = g.out_w(w), O = g.out_channels;
     if (n == 0 || oh <= 0 || ow <= 0 || O == 0) return;
     check_x_zero_point(x_zero_point);
-    const Requant r = detail::make_requant(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
-                                           x_scale, y_scale, y_zero_point, relu);
+    const auto cached = requant_.get(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
+                                     x_scale, y_scale, y_zero_point, relu);
+    const Requant& r = *cached;
     const int64_t rows = n * oh * ow;
     if (onednn_ && formula_ == QFormula::Onednn) {
       const auto out = relu ? detail::Output::U8Relu : detail::Output::U8;
@@ -223,6 +224,7 @@ class QConv2dImpl final : public PackedQConv2d {
   }
 
   WeightParams wp_;
+  detail::RequantCache requant_;
   std::vector<float> bias_;
   std::vector<int16_t> w16_;
   std::unique_ptr<detail::OnednnWeights> onednn_;
@@ -256,8 +258,9 @@ class QLinearImpl final : public PackedQLinear {
     const int64_t O = out_features_;
     if (m == 0 || O == 0) return;
     check_x_zero_point(x_zero_point);
-    const Requant r = detail::make_requant(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
-                                           x_scale, y_scale, y_zero_point, relu);
+    const auto cached = requant_.get(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
+                                     x_scale, y_scale, y_zero_point, relu);
+    const Requant& r = *cached;
     // Linear (a matmul) always takes the s32 path: oneDNN 2.6's only u8-output int8 matmul with
     // per-call scales is its gemm:jit one, 10x slower at batch 1 than brgemm with s32 output
     // plus our requantization (measured 1280->1000: 229 us vs 21 us).
@@ -306,6 +309,7 @@ class QLinearImpl final : public PackedQLinear {
   }
 
   WeightParams wp_;
+  detail::RequantCache requant_;
   std::vector<float> bias_;
   std::vector<int16_t> w16_;
   std::unique_ptr<detail::OnednnWeights> onednn_;

@@ -98,6 +98,10 @@ DynamicQParams choose_dynamic_qparams(float min, float max, bool reduce_range);
 void set_onednn_int8_enabled(bool enabled);
 bool onednn_int8_enabled();
 
+/// y = x reordered from N x C x HW to N x HW x C (8-bit codes; the convolutions' input layout).
+void nchw_to_nhwc(const uint8_t* x, int64_t n, int64_t c, int64_t hw, uint8_t* y);
+void nchw_to_nhwc_ref(const uint8_t* x, int64_t n, int64_t c, int64_t hw, uint8_t* y);
+
 // ---- scalar references (the specification; the fast paths equal them bit for bit) ----
 
 void qconv2d_ref(QFormula formula, const QConvGeometry& g, const int8_t* weight,

@@ -107,6 +107,22 @@ static int32_t cvtps2dq(float v) {
   return static_cast<int32_t>(std::nearbyint(v));
 }
 
+std::shared_ptr<const Requant> RequantCache::get(QFormula formula, const WeightParams& wp,
+                                                 const float* bias, double x_scale,
+                                                 double y_scale, int64_t y_zero_point, bool relu) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Bitwise equality of the scales: a NaN or -0.0 scale is remade rather than matched loosely.
+  if (!last_ || std::memcmp(&x_scale, &x_scale_, sizeof(double)) != 0 ||
+      std::memcmp(&y_scale, &y_scale_, sizeof(double)) != 0 || y_zero_point != y_zero_point_ ||
+      relu != relu_) {
+    // make_requant validates (and may throw) before the cache changes.
+    last_ = std::make_shared<const Requant>(
+        make_requant(formula, wp, bias, x_scale, y_scale, y_zero_point, relu));
+    x_scale_ = x_scale, y_scale_ = y_scale, y_zero_point_ = y_zero_point, relu_ = relu;
+  }
+  return last_;
+}
+
 uint8_t requantize_one(const Requant& r, int32_t acc, int64_t o) {
   if (r.formula == QFormula::Qnnpack) {
     const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(acc) +

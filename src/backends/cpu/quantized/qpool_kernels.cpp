@@ -39,6 +39,17 @@ void for_outputs(const QPool2d& g, bool nhwc, const F& fn) {
   }
 }
 
+// The scalar references' loop: y[(n, c, oh, ow)] = value(n, c, oh, ow) for every output element,
+// in order, on the calling thread (y dense in the layout `nhwc` says).
+template <class T, class F>
+void ref_outputs(T* y, const QPool2d& g, bool nhwc, const F& value) {
+  const Idx iy{g.N, g.C, g.OH, g.OW, nhwc};
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t c = 0; c < g.C; ++c)
+      for (int64_t oh = 0; oh < g.OH; ++oh)
+        for (int64_t ow = 0; ow < g.OW; ++ow) y[iy(n, c, oh, ow)] = value(n, c, oh, ow);
+}
+
 // A window coordinate: -1 to skip it, or the index read (clamped to the edge for QNNPACK).
 inline int64_t pool_coord(int64_t v, int64_t size, bool edge_clamp) {
   if (edge_clamp) return std::min(std::max<int64_t>(v, 0), size - 1);
@@ -72,12 +83,10 @@ void max_into(T* out, const T* in, const int64_t C) {
 
 template <class T>
 void qmax_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, bool edge_clamp) {
-  const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
-  for (int64_t n = 0; n < g.N; ++n)
-    for (int64_t c = 0; c < g.C; ++c)
-      for (int64_t oh = 0; oh < g.OH; ++oh)
-        for (int64_t ow = 0; ow < g.OW; ++ow)
-          y[iy(n, c, oh, ow)] = max_one(x, g, ix, n, c, oh, ow, edge_clamp);
+  const Idx ix{g.N, g.C, g.H, g.W, nhwc};
+  ref_outputs(y, g, nhwc, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
+    return max_one(x, g, ix, n, c, oh, ow, edge_clamp);
+  });
 }
 
 template <class T>
@@ -144,10 +153,12 @@ T requant_avg(int64_t acc, int64_t c, int64_t C, int64_t div, QParams in, QParam
   return static_cast<T>(std::min(std::max(q, qmin_of<T>()), qmax_of<T>()));
 }
 
-template <class T>
-T avg_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh, int64_t ow,
-          bool count_include_pad, int64_t divisor_override, QParams in, QParams out,
-          QAvgFormula f) {
+// Output (oh, ow)'s window inside the input, its element count and the divisor.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, size, div;
+};
+AvgWindow avg_window(const QPool2d& g, int64_t oh, int64_t ow, bool count_include_pad,
+                     int64_t divisor_override) {
   int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
   int64_t h1 = std::min(h0 + g.kh, g.H + g.ph), w1 = std::min(w0 + g.kw, g.W + g.pw);
   const int64_t pool_size = (h1 - h0) * (w1 - w0);
@@ -156,11 +167,19 @@ T avg_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int
   h1 = std::min(h1, g.H);
   w1 = std::min(w1, g.W);
   const int64_t size = (h1 - h0) * (w1 - w0);
-  int64_t acc = -in.zero_point * size;
-  for (int64_t h = h0; h < h1; ++h)
-    for (int64_t w = w0; w < w1; ++w) acc += x[ix(n, c, h, w)];
   const int64_t div = divisor_override ? divisor_override : (count_include_pad ? pool_size : size);
-  return requant_avg<T>(acc, c, g.C, div, in, out, f);
+  return {h0, h1, w0, w1, size, div};
+}
+
+template <class T>
+T avg_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int64_t oh, int64_t ow,
+          bool count_include_pad, int64_t divisor_override, QParams in, QParams out,
+          QAvgFormula f) {
+  const AvgWindow win = avg_window(g, oh, ow, count_include_pad, divisor_override);
+  int64_t acc = -in.zero_point * win.size;
+  for (int64_t h = win.h0; h < win.h1; ++h)
+    for (int64_t w = win.w0; w < win.w1; ++w) acc += x[ix(n, c, h, w)];
+  return requant_avg<T>(acc, c, g.C, win.div, in, out, f);
 }
 
 // Adds the NHWC window [h0, h1) x [w0, w1) of a [H, W, C] image into acc[0, C) (the channel
@@ -176,18 +195,38 @@ void window_sum_nhwc(const T* x, const int64_t W, const int64_t C, const int64_t
   }
 }
 
+// The NHWC average poolings (avg_pool2d, adaptive_avg_pool2d): per output pixel, one int32
+// accumulator per channel over window(oh, ow), then requantize (the divisor is the window's).
+template <class T, class Window>
+void avg_pool_nhwc(const T* x, T* y, const QPool2d& g, QParams in, QParams out, QAvgFormula f,
+                   const Window& window) {
+  parallel_for(0, g.N * g.OH, 1, [&](int64_t r0, int64_t r1) {
+    std::vector<int32_t> acc(static_cast<size_t>(g.C));
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t n = r / g.OH, oh = r % g.OH;
+      for (int64_t ow = 0; ow < g.OW; ++ow) {
+        const AvgWindow win = window(oh, ow);
+        std::fill(acc.begin(), acc.end(), static_cast<int32_t>(-in.zero_point * win.size));
+        window_sum_nhwc<T>(x + n * g.H * g.W * g.C, g.W, g.C, win.h0, win.h1, win.w0, win.w1,
+                           acc.data());
+        T* yp = y + ((n * g.OH + oh) * g.OW + ow) * g.C;
+        for (int64_t c = 0; c < g.C; ++c) {
+          yp[c] = requant_avg<T>(acc[c], c, g.C, win.div, in, out, f);
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 template <class T>
 void qavg_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, bool count_include_pad,
                      int64_t divisor_override, QParams in, QParams out, QAvgFormula f) {
-  const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
-  for (int64_t n = 0; n < g.N; ++n)
-    for (int64_t c = 0; c < g.C; ++c)
-      for (int64_t oh = 0; oh < g.OH; ++oh)
-        for (int64_t ow = 0; ow < g.OW; ++ow)
-          y[iy(n, c, oh, ow)] =
-              avg_one(x, g, ix, n, c, oh, ow, count_include_pad, divisor_override, in, out, f);
+  const Idx ix{g.N, g.C, g.H, g.W, nhwc};
+  ref_outputs(y, g, nhwc, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
+    return avg_one(x, g, ix, n, c, oh, ow, count_include_pad, divisor_override, in, out, f);
+  });
 }
 
 template <class T>
@@ -195,28 +234,8 @@ void qavg_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, bool count_inclu
                  int64_t divisor_override, QParams in, QParams out, QAvgFormula f) {
   const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
   if (nhwc) {
-    // Per output pixel: one int32 accumulator per channel over the window, then requantize.
-    parallel_for(0, g.N * g.OH, 1, [&](int64_t r0, int64_t r1) {
-      std::vector<int32_t> acc(static_cast<size_t>(g.C));
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t n = r / g.OH, oh = r % g.OH;
-        for (int64_t ow = 0; ow < g.OW; ++ow) {
-          int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-          int64_t h1 = std::min(h0 + g.kh, g.H + g.ph), w1 = std::min(w0 + g.kw, g.W + g.pw);
-          const int64_t pool_size = (h1 - h0) * (w1 - w0);
-          h0 = std::max<int64_t>(h0, 0);
-          w0 = std::max<int64_t>(w0, 0);
-          h1 = std::min(h1, g.H);
-          w1 = std::min(w1, g.W);
-          const int64_t size = (h1 - h0) * (w1 - w0);
-          const int64_t div =
-              divisor_override ? divisor_override : (count_include_pad ? pool_size : size);
-          std::fill(acc.begin(), acc.end(), static_cast<int32_t>(-in.zero_point * size));
-          window_sum_nhwc<T>(x + n * g.H * g.W * g.C, g.W, g.C, h0, h1, w0, w1, acc.data());
-          T* yp = y + iy(n, 0, oh, ow);
-          for (int64_t c = 0; c < g.C; ++c) yp[c] = requant_avg<T>(acc[c], c, g.C, div, in, out, f);
-        }
-      }
+    avg_pool_nhwc<T>(x, y, g, in, out, f, [&](int64_t oh, int64_t ow) {
+      return avg_window(g, oh, ow, count_include_pad, divisor_override);
     });
     return;
   }
@@ -258,34 +277,21 @@ T ada_one(const T* x, const QPool2d& g, const Idx& ix, int64_t n, int64_t c, int
 
 template <class T>
 void qadaptive_avg_pool2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, QParams p) {
-  const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
-  for (int64_t n = 0; n < g.N; ++n)
-    for (int64_t c = 0; c < g.C; ++c)
-      for (int64_t oh = 0; oh < g.OH; ++oh)
-        for (int64_t ow = 0; ow < g.OW; ++ow)
-          y[iy(n, c, oh, ow)] = ada_one(x, g, ix, n, c, oh, ow, nhwc, p);
+  const Idx ix{g.N, g.C, g.H, g.W, nhwc};
+  ref_outputs(y, g, nhwc, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
+    return ada_one(x, g, ix, n, c, oh, ow, nhwc, p);
+  });
 }
 
 template <class T>
 void qadaptive_avg_pool2d(const T* x, T* y, const QPool2d& g, bool nhwc, QParams p) {
   const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
   if (nhwc) {
-    parallel_for(0, g.N * g.OH, 1, [&](int64_t r0, int64_t r1) {
-      std::vector<int32_t> acc(static_cast<size_t>(g.C));
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t n = r / g.OH, oh = r % g.OH;
-        const int64_t h0 = ada_start(oh, g.OH, g.H), h1 = ada_end(oh, g.OH, g.H);
-        for (int64_t ow = 0; ow < g.OW; ++ow) {
-          const int64_t w0 = ada_start(ow, g.OW, g.W), w1 = ada_end(ow, g.OW, g.W);
-          const int64_t size = (h1 - h0) * (w1 - w0);
-          std::fill(acc.begin(), acc.end(), static_cast<int32_t>(-p.zero_point * size));
-          window_sum_nhwc<T>(x + n * g.H * g.W * g.C, g.W, g.C, h0, h1, w0, w1, acc.data());
-          T* yp = y + iy(n, 0, oh, ow);
-          for (int64_t c = 0; c < g.C; ++c) {
-            yp[c] = requant_avg<T>(acc[c], c, g.C, size, p, p, QAvgFormula::GenericNhwc);
-          }
-        }
-      }
+    avg_pool_nhwc<T>(x, y, g, p, p, QAvgFormula::GenericNhwc, [&](int64_t oh, int64_t ow) {
+      const int64_t h0 = ada_start(oh, g.OH, g.H), h1 = ada_end(oh, g.OH, g.H);
+      const int64_t w0 = ada_start(ow, g.OW, g.W), w1 = ada_end(ow, g.OW, g.W);
+      const int64_t size = (h1 - h0) * (w1 - w0);
+      return AvgWindow{h0, h1, w0, w1, size, size};
     });
     return;
   }
@@ -328,13 +334,10 @@ inline int64_t nearest_src(int64_t o, float scale, int64_t in) {
 template <class T>
 void qupsample_nearest2d_ref(const T* x, T* y, const QPool2d& g, bool nhwc, float scale_h,
                              float scale_w) {
-  const Idx ix{g.N, g.C, g.H, g.W, nhwc}, iy{g.N, g.C, g.OH, g.OW, nhwc};
-  for (int64_t n = 0; n < g.N; ++n)
-    for (int64_t c = 0; c < g.C; ++c)
-      for (int64_t oh = 0; oh < g.OH; ++oh)
-        for (int64_t ow = 0; ow < g.OW; ++ow)
-          y[iy(n, c, oh, ow)] =
-              x[ix(n, c, nearest_src(oh, scale_h, g.H), nearest_src(ow, scale_w, g.W))];
+  const Idx ix{g.N, g.C, g.H, g.W, nhwc};
+  ref_outputs(y, g, nhwc, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
+    return x[ix(n, c, nearest_src(oh, scale_h, g.H), nearest_src(ow, scale_w, g.W))];
+  });
 }
 
 template <class T>
