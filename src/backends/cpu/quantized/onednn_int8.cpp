@@ -84,7 +84,10 @@ void execute(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args) {
 // the best on its first run is dropped; SSE4.1 and gemm-based ones only when nothing else
 // applies; not for problems over 2e8 multiply-adds, where oneDNN's first choice stands), and
 // the fastest is kept; other scales of the same shape, and other threads, reuse
-// that choice. This costs tens of milliseconds per new shape on its first call. All of them
+// that choice. This costs tens of milliseconds per new shape on its first call. The AMX
+// kernels are never candidates: besides being slower here, oneDNN 2.6's AMX 1x1 int8 kernel
+// writes past its buffers on small maps (a 64->64 1x1 convolution on 6x6, as in MobileNetV2 on
+// a 96x96 image, corrupted the heap; tests/python/quantized/test_qconv_small_spatial.py). All of them
 // compute the same numbers (integer accumulation, then oneDNN's one requantization sequence;
 // the fast == ref tests run on whichever wins).
 
@@ -189,7 +192,8 @@ std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc
     if (!pd) continue;
     const char* impl = nullptr;
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    const bool usable = impl != nullptr && std::strstr(impl, "ref") == nullptr;
+    const bool usable = impl != nullptr && std::strstr(impl, "ref") == nullptr &&
+                        std::strstr(impl, "amx") == nullptr;
     if (usable && reuse) {
       // Chosen before for this shape (other scales): take it without measuring again.
       if (choice == impl) best = from_pd(pd, src_md, user_w, dst_md, channels, u8_out);
