@@ -14,6 +14,7 @@ void init_swap(py::module_& m);
 void init_autograd(py::module_& m);
 void init_nn_cnn(py::module_& m);
 void init_nn_quantized(py::module_& m);  // nn_quantized.cpp
+void init_nn_quantized_more(py::module_& m);  // nn_quantized_more.cpp
 void init_shared_memory(py::module_& m);
 void init_generator(py::module_& m);
 void init_type_info(py::module_& m);
@@ -23,6 +24,7 @@ void init_tensor_new(py::module_& m);     // tensor_new.cpp
 void init_module_copy(py::module_& nn);  // module_copy.cpp
 void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
 void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
+void init_quantized_ops_conv_nd(py::module_& m);  // quantized_ops_conv_nd.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -48,10 +50,12 @@ PYBIND11_MODULE(_C, m) {
   init_nn(m);
   init_nn_cnn(m);
   init_nn_quantized(m);
+  init_nn_quantized_more(m);
   py::module_ nn = m.attr("_nn").cast<py::module_>();
   init_module_copy(nn);
   init_optim(m);
   init_autograd(m);
   init_shared_memory(m);
   init_quantized_ops_conv(m);
+  init_quantized_ops_conv_nd(m);
 }
