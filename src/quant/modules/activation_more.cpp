@@ -72,3 +72,17 @@ std::string Softmax::extra_repr() const {
 }
 
 }  // namespace ember::nn::quantized
+
+#include "ember/nn/module_clone.h"
+
+namespace ember::nn::quantized {
+namespace {
+const bool registered = [] {
+  register_cloneable<LeakyReLU>();
+  register_cloneable<ELU>();
+  register_cloneable<Sigmoid>();
+  register_cloneable<Softmax>();
+  return true;
+}();
+}  // namespace
+}  // namespace ember::nn::quantized

@@ -224,3 +224,30 @@ std::vector<int64_t> ConvTransposeNd::_input_padding() const {
 }
 
 }  // namespace ember::nn::quantized
+
+// ---- copies (Note [Cloning modules]): a copy packs again from the weight and bias ----
+#include "ember/nn/module_clone.h"
+
+namespace ember::nn::quantized {
+namespace {
+void repack_nd(Module& copy, CloneMemo& /*memo*/) {
+  auto& m = static_cast<PackedConvNd&>(copy);
+  auto [w, b] = m._weight_bias();
+  m.set_weight_bias(w, b);
+}
+
+const bool registered = [] {
+  register_cloneable<Conv3d>();
+  register_cloneable<ConvReLU3d>();
+  register_cloneable<ConvTranspose1d>();
+  register_cloneable<ConvTranspose2d>();
+  register_cloneable<ConvTranspose3d>();
+  for (std::type_index t : {std::type_index(typeid(Conv3d)), std::type_index(typeid(ConvReLU3d)),
+                            std::type_index(typeid(ConvTranspose1d)),
+                            std::type_index(typeid(ConvTranspose2d)),
+                            std::type_index(typeid(ConvTranspose3d))})
+    detail::register_fixup(t, repack_nd);
+  return true;
+}();
+}  // namespace
+}  // namespace ember::nn::quantized
