@@ -187,6 +187,81 @@ void bind_activations(py::module_& m) {
   finish<nnq::Softmax>(softmax);
 }
 
+std::vector<int64_t> shape_arg(py::handle o) {
+  if (PyLong_Check(o.ptr())) return {o.cast<int64_t>()};
+  return o.cast<std::vector<int64_t>>();
+}
+
+template <class T>
+void bind_instance_norm(py::module_& m, const char* name) {
+  Class<T, nnq::InstanceNorm> in(m, name);
+  in.def("__init__",
+         [](VH& v_h, int64_t features, py::handle w, py::handle b, double scale,
+            int64_t zero_point, double eps, double momentum, bool affine, bool track,
+            py::object device, py::object dtype) {
+           construct<T>(v_h, features, opt_tensor(w), opt_tensor(b), scale, zero_point, eps,
+                        momentum, affine, track, tensor_options(device, dtype));
+         },
+         py::detail::is_new_style_constructor(), py::arg("num_features"), py::arg("weight"),
+         py::arg("bias"), py::arg("scale"), py::arg("zero_point"), py::arg("eps") = 1e-5,
+         py::arg("momentum") = 0.1, py::arg("affine") = false,
+         py::arg("track_running_stats") = false, py::arg("device") = none,
+         py::arg("dtype") = none);
+  finish<T>(in);
+}
+
+void bind_norms(py::module_& m, py::module_& nniq_mod) {
+  Class<nnq::LayerNorm, nn::LayerNorm> ln(m, "LayerNorm");
+  ln.def("__init__",
+         [](VH& v_h, py::handle shape, py::handle w, py::handle b, double scale,
+            int64_t zero_point, double eps, bool affine, py::object device, py::object dtype) {
+           construct<nnq::LayerNorm>(v_h, shape_arg(shape), opt_tensor(w), opt_tensor(b), scale,
+                                     zero_point, eps, affine, tensor_options(device, dtype));
+         },
+         py::detail::is_new_style_constructor(), py::arg("normalized_shape"), py::arg("weight"),
+         py::arg("bias"), py::arg("scale"), py::arg("zero_point"), py::arg("eps") = 1e-5,
+         py::arg("elementwise_affine") = true, py::arg("device") = none, py::arg("dtype") = none);
+  finish<nnq::LayerNorm>(ln);
+
+  Class<nnq::GroupNorm, nn::GroupNorm> gn(m, "GroupNorm");
+  gn.def("__init__",
+         [](VH& v_h, int64_t groups, int64_t channels, py::handle w, py::handle b, double scale,
+            int64_t zero_point, double eps, bool affine, py::object device, py::object dtype) {
+           construct<nnq::GroupNorm>(v_h, groups, channels, opt_tensor(w), opt_tensor(b), scale,
+                                     zero_point, eps, affine, tensor_options(device, dtype));
+         },
+         py::detail::is_new_style_constructor(), py::arg("num_groups"), py::arg("num_channels"),
+         py::arg("weight"), py::arg("bias"), py::arg("scale"), py::arg("zero_point"),
+         py::arg("eps") = 1e-5, py::arg("affine") = true, py::arg("device") = none,
+         py::arg("dtype") = none);
+  finish<nnq::GroupNorm>(gn);
+
+  py::class_<nnq::InstanceNorm, nn::BatchNormBase, std::shared_ptr<nnq::InstanceNorm>>(
+      m, "_InstanceNorm");
+  bind_instance_norm<nnq::InstanceNorm1d>(m, "InstanceNorm1d");
+  bind_instance_norm<nnq::InstanceNorm2d>(m, "InstanceNorm2d");
+  bind_instance_norm<nnq::InstanceNorm3d>(m, "InstanceNorm3d");
+
+  auto bn_init = [](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    return [](VH& v_h, int64_t num_features, double eps, double momentum, py::object device,
+              py::object dtype) {
+      construct<T>(v_h, num_features, eps, momentum, tensor_options(device, dtype));
+    };
+  };
+  Class<nnq::BatchNorm3d, nn::BatchNorm3d> bn(m, "BatchNorm3d");
+  bn.def("__init__", bn_init(static_cast<nnq::BatchNorm3d*>(nullptr)),
+         py::detail::is_new_style_constructor(), py::arg("num_features"), py::arg("eps") = 1e-5,
+         py::arg("momentum") = 0.1, py::arg("device") = none, py::arg("dtype") = none);
+  finish<nnq::BatchNorm3d>(bn);
+  Class<nnq::BNReLU3d, nnq::BatchNorm3d> bnrelu(nniq_mod, "BNReLU3d");
+  bnrelu.def("__init__", bn_init(static_cast<nnq::BNReLU3d*>(nullptr)),
+             py::detail::is_new_style_constructor(), py::arg("num_features"),
+             py::arg("eps") = 1e-5, py::arg("momentum") = 0.1, py::arg("device") = none,
+             py::arg("dtype") = none);
+  finish<nnq::BNReLU3d>(bnrelu);
+}
+
 }  // namespace
 
 void init_nn_quantized_more(py::module_& m) {
@@ -204,6 +279,7 @@ void init_nn_quantized_more(py::module_& m) {
   bind_transpose<nnq::ConvTranspose2d>(nnq_mod, "ConvTranspose2d");
   bind_transpose<nnq::ConvTranspose3d>(nnq_mod, "ConvTranspose3d");
   bind_activations(nnq_mod);
+  bind_norms(nnq_mod, nniq_mod);
 }
 
 }  // namespace ember::python

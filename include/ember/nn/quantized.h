@@ -7,4 +7,5 @@
 #include "ember/nn/quantized/conv_more.h"
 #include "ember/nn/quantized/linear.h"
 #include "ember/nn/quantized/modules.h"
+#include "ember/nn/quantized/norm_more.h"
 #include "ember/nn/quantized/utils.h"

@@ -225,3 +225,96 @@ def test_exports():
               "ELU", "Sigmoid", "Softmax"):
         assert getattr(nnq, n) is getattr(aonnq, n) and n in aonnq.__all__
     assert nniq.ConvReLU3d is aoniq.ConvReLU3d and issubclass(nniq.ConvReLU3d, nnq.Conv3d)
+
+
+# ---- normalisation modules ----
+def _params(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    w, b = torch.randn(n, generator=g), torch.randn(n, generator=g)
+    return (torch.nn.Parameter(w), torch.nn.Parameter(b),
+            ember.nn.Parameter(tensor_to_ember(w)), ember.nn.Parameter(tensor_to_ember(b)))
+
+
+NORMS = [
+    ("LayerNorm", lambda lib, w, b: lib.LayerNorm([5, 6], w, b, 0.04, 100), (2, 3, 5, 6), 30),
+    ("LayerNorm", lambda lib, w, b: lib.LayerNorm(6, None, None, 0.04, 100,
+                                                  elementwise_affine=False), (4, 6), 6),
+    ("GroupNorm", lambda lib, w, b: lib.GroupNorm(2, 4, w, b, 0.05, 90, eps=1e-3), (2, 4, 5, 3), 4),
+    ("InstanceNorm1d", lambda lib, w, b: lib.InstanceNorm1d(4, w, b, 0.05, 90), (2, 4, 9), 4),
+    ("InstanceNorm2d", lambda lib, w, b: lib.InstanceNorm2d(4, w, b, 0.05, 90, affine=True),
+     (2, 4, 3, 5), 4),
+    ("InstanceNorm3d", lambda lib, w, b: lib.InstanceNorm3d(4, None, None, 0.05, 90),
+     (1, 4, 3, 2, 5), 4),
+]
+
+
+@pytest.mark.parametrize("case", range(len(NORMS)))
+def test_norm_modules_match_torch(case):
+    name, make, shape, n = NORMS[case]
+    tw, tb, ew, eb = _params(n, case)
+    if case == 0:
+        tw, tb = torch.nn.Parameter(tw.reshape(5, 6)), torch.nn.Parameter(tb.reshape(5, 6))
+        ew, eb = ember.nn.Parameter(ew.reshape(5, 6)), ember.nn.Parameter(eb.reshape(5, 6))
+    t, e = make(tnnq, tw, tb), make(nnq, ew, eb)
+    assert repr(e) == repr(t)
+    sd_e, sd_t = e.state_dict(), t.state_dict()
+    assert list(sd_e) == list(sd_t) and dict(sd_e._metadata) == dict(sd_t._metadata)
+    for k in sd_t:
+        assert np.array_equal(sd_e[k].numpy(), sd_t[k].numpy()), k
+    if sd_t.get("weight") is not None:
+        assert e.weight is ew
+    x = torch.quantize_per_tensor(torch.randn(shape) * 2, 0.05, 128, torch.quint8)
+    assert_same(t(x), e(tensor_to_ember(x)))
+    c = copy.deepcopy(e)
+    assert repr(c) == repr(e)
+    assert_same(t(x), c(tensor_to_ember(x)))
+    fresh = make(nnq, ew, eb)
+    fresh.load_state_dict(state_dict_to_ember(sd_t))
+    assert_same(t(x), fresh(tensor_to_ember(x)))
+
+
+@pytest.mark.parametrize("relu", [False, True])
+def test_batch_norm3d_modules(relu):
+    tcls = tnniq.BNReLU3d if relu else tnnq.BatchNorm3d
+    ecls = nniq.BNReLU3d if relu else nnq.BatchNorm3d
+    t, e = tcls(4), ecls(4)
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        t.weight.copy_(torch.randn(4, generator=g))
+        t.bias.copy_(torch.randn(4, generator=g))
+        t.running_mean.copy_(torch.randn(4, generator=g))
+        t.running_var.copy_(torch.rand(4, generator=g) + 0.5)
+    t.scale = torch.tensor(0.03)
+    t.zero_point = torch.tensor(60)
+    e.load_state_dict(state_dict_to_ember(t.state_dict()))
+    assert repr(e) == repr(t)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert dict(e.state_dict()._metadata) == dict(t.state_dict()._metadata)
+    x = torch.quantize_per_tensor(torch.randn(2, 4, 3, 2, 3), 0.05, 128, torch.quint8)
+    assert_same(t(x), e(tensor_to_ember(x)))
+    x4 = torch.quantize_per_tensor(torch.randn(2, 4, 3), 0.05, 128, torch.quint8)
+    with pytest.raises(Exception) as te:
+        t(x4)
+    with pytest.raises(Exception) as ee:
+        e(tensor_to_ember(x4))
+    assert type(ee.value).__name__ == type(te.value).__name__
+    assert str(ee.value).split("\n")[0] == str(te.value).split("\n")[0]
+
+
+def test_norm_from_float():
+    act = MinMaxObserver()
+    act(torch.randn(20) * 4)
+    s, z = act.calculate_qparams()
+    obs = stand_in_from_torch(act, dtype=ember.quint8)
+    ln = ember.nn.LayerNorm([6])
+    ln.activation_post_process = obs
+    q = nnq.LayerNorm.from_float(ln)
+    assert q.weight is ln.weight and float(q.scale) == float(s) and int(q.zero_point) == int(z)
+    assert repr(q) == "QuantizedLayerNorm((6,), eps=1e-05, elementwise_affine=True)"
+    gn = ember.nn.GroupNorm(2, 4)
+    gn.activation_post_process = obs
+    assert repr(nnq.GroupNorm.from_float(gn)) == "QuantizedGroupNorm(2, 4, eps=1e-05, affine=True)"
+    bn = ember.nn.BatchNorm3d(4)
+    bn.activation_post_process = obs
+    qb = nnq.BatchNorm3d.from_float(bn)
+    assert qb.running_var is bn.running_var and float(qb.scale) == float(s)

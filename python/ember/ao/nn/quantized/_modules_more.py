@@ -117,3 +117,45 @@ Sigmoid._native_state, Sigmoid._set_native_state = _attrs_state("output_scale",
                                                                    "output_zero_point")
 Softmax.from_float = staticmethod(_softmax_from_float)
 Softmax._native_state, Softmax._set_native_state = _attrs_state("dim", "scale", "zero_point")
+
+
+# ---- normalisation ----
+from ._modules import _batch_norm_from_float  # noqa: E402
+
+LayerNorm = _nnq.LayerNorm
+GroupNorm = _nnq.GroupNorm
+InstanceNorm1d = _nnq.InstanceNorm1d
+InstanceNorm2d = _nnq.InstanceNorm2d
+InstanceNorm3d = _nnq.InstanceNorm3d
+BatchNorm3d = _nnq.BatchNorm3d
+BNReLU3d = _nniq.BNReLU3d
+for _cls in (LayerNorm, GroupNorm, _nnq._InstanceNorm, InstanceNorm1d, InstanceNorm2d,
+             InstanceNorm3d, BatchNorm3d):
+    _cls.__module__ = "ember.ao.nn.quantized"
+BNReLU3d.__module__ = "ember.ao.nn.intrinsic.quantized"
+
+
+def _layer_norm_from_float(cls, mod):
+    scale, zero_point = mod.activation_post_process.calculate_qparams()
+    return cls(mod.normalized_shape, mod.weight, mod.bias, float(scale), int(zero_point),
+               mod.eps, mod.elementwise_affine)
+
+
+def _group_norm_from_float(cls, mod):
+    scale, zero_point = mod.activation_post_process.calculate_qparams()
+    return cls(mod.num_groups, mod.num_channels, mod.weight, mod.bias, float(scale),
+               int(zero_point), mod.eps, mod.affine)
+
+
+def _instance_norm_from_float(cls, mod):
+    scale, zero_point = mod.activation_post_process.calculate_qparams()
+    return cls(mod.num_features, mod.weight, mod.bias, float(scale), int(zero_point), mod.eps,
+               mod.affine)
+
+
+LayerNorm.from_float = classmethod(_layer_norm_from_float)
+GroupNorm.from_float = classmethod(_group_norm_from_float)
+_nnq._InstanceNorm.from_float = classmethod(_instance_norm_from_float)
+BatchNorm3d._NNI_BN_RELU_MODULE = "nn.intrinsic.BNReLU3d"
+BatchNorm3d.from_float = classmethod(_batch_norm_from_float)
+BNReLU3d._FLOAT_MODULE = "nn.intrinsic.BNReLU3d"
