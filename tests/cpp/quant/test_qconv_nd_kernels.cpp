@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/cpu/quantized/qactivation_more_kernels.h"
+#include "backends/cpu/quantized/onednn_int8.h"
 #include "backends/cpu/quantized/qconv_nd.h"
 #include "ember/error.h"
 
@@ -29,6 +30,10 @@ std::vector<Case> cases() {
       {true, 1, 4, 6, 1, {1, 1, 6}, {1, 1, 3}, {1, 1, 2}, {0, 0, 1}, {1, 1, 1}, {0, 0, 1}},
       {true, 2, 6, 9, 3, {1, 4, 3}, {1, 2, 3}, {1, 1, 2}, {0, 0, 1}, {1, 1, 1}, {0, 0, 1}},
       {true, 1, 4, 6, 2, {3, 4, 3}, {3, 2, 3}, {2, 1, 2}, {1, 0, 1}, {1, 2, 1}, {1, 0, 0}},
+      // 8+ output channels per group: oneDNN's matmul on gathered patches (when exact here)
+      {false, 2, 8, 16, 1, {3, 6, 5}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}},
+      {true, 1, 8, 16, 2, {1, 5, 6}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1}, {0, 1, 1}},
+      {true, 3, 6, 9, 1, {2, 3, 3}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}},
   };
 }
 
@@ -70,6 +75,11 @@ TEST(QConvNdKernels, FastEqualsRef) {
         if (formula == q::QFormula::Onednn) std::fill(zps.begin(), zps.end(), 0);
         auto packed = q::PackedQConvNd::create(formula, g, w.data(), scales.data(), zps.data(),
                                                nparams, b.data());
+        // Weight zero points 0 (always under Onednn) and 8+ channels per group: oneDNN's path.
+        if (formula == q::QFormula::Onednn && cs.o / cs.groups >= 8 &&
+            q::detail::onednn_int8_exact()) {
+          EXPECT_TRUE(packed->uses_onednn());
+        }
         for (bool relu : {false, true}) {
           std::vector<uint8_t> y(static_cast<size_t>(out_numel)), r(y.size());
           packed->run(x.data(), cs.n, cs.in, 0.011, 77, y.data(), 0.05, 90, relu);
@@ -154,4 +164,60 @@ TEST(QActivationMoreKernels, QnnpackSoftmax) {
   q::qsoftmax_qnnpack_ref(two, out, 1, 2, 0.1);
   EXPECT_EQ(out[0], 128);
   EXPECT_EQ(out[1], 128);
+}
+
+#include "backends/cpu/quantized/qnorm_more_kernels.h"
+
+template <class T>
+void check_normalize(std::mt19937& rng) {
+  std::uniform_int_distribution<int64_t> d(q::qmin_of<T>(), sizeof(T) == 4 ? 3000
+                                                                                : q::qmax_of<T>());
+  std::normal_distribution<float> p(0.f, 1.f);
+  for (bool per_channel : {false, true}) {
+    for (bool affine : {false, true}) {
+      q::QNormSpec s;
+      s.rows = 6;
+      s.row_len = 60;
+      s.per_channel = per_channel;
+      s.channels = 9;
+      s.channels_per_row = 3;
+      std::vector<float> g(static_cast<size_t>(per_channel ? s.channels : s.row_len)), b(g.size());
+      for (auto& v : g) v = p(rng);
+      for (auto& v : b) v = p(rng);
+      s.gamma = affine ? g.data() : nullptr;
+      s.beta = affine ? b.data() : nullptr;
+      s.in = {0.04, 5};
+      s.out = {0.03, -2};
+      std::vector<T> x(static_cast<size_t>(s.rows * s.row_len)), y(x.size()), r(x.size());
+      for (auto& v : x) v = static_cast<T>(d(rng));
+      q::qnormalize<T>(x.data(), y.data(), s);
+      q::qnormalize_ref<T>(x.data(), r.data(), s);
+      ASSERT_EQ(y, r) << "per_channel " << per_channel << " affine " << affine;
+    }
+  }
+}
+
+TEST(QNormMoreKernels, FastEqualsRef) {
+  std::mt19937 rng(11);
+  check_normalize<uint8_t>(rng);
+  check_normalize<int8_t>(rng);
+  check_normalize<int32_t>(rng);
+}
+
+TEST(QNormMoreKernels, ConstantRowNormalisesToBeta) {
+  // A constant row has variance 0: (q - mean) is 0 everywhere, so y = quantize(beta).
+  q::QNormSpec s;
+  s.rows = 1;
+  s.row_len = 4;
+  const float beta[4] = {0.5f, -0.5f, 0.f, 1.f};
+  s.beta = beta;
+  s.in = {0.1, 3};
+  s.out = {0.25, 10};
+  const uint8_t x[4] = {7, 7, 7, 7};
+  uint8_t y[4];
+  q::qnormalize_ref<uint8_t>(x, y, s);
+  EXPECT_EQ(y[0], 12);
+  EXPECT_EQ(y[1], 8);
+  EXPECT_EQ(y[2], 10);
+  EXPECT_EQ(y[3], 14);
 }

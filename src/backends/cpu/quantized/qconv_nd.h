@@ -9,7 +9,10 @@
 // Note [Gathered transposed convolution]: a transposed convolution is computed as a gather,
 // like the direct one: output position o reads input position i = (o + pad - k*dil) / stride
 // for each kernel offset k where the division is exact. The int32 sums are exact either way, so
-// the result only depends on the requantization, which is the engine's.
+// the result only depends on the requantization, which is the engine's. The fast path gathers
+// each output position's taps into a row (im2col; taps outside the input hold the code z_x,
+// the real 0) and multiplies the rows by the weights with oneDNN's exact int8 matmul (Note
+// [Exact int8 accumulators from oneDNN]); the same taps feed the portable loop otherwise.
 #pragma once
 
 #include <array>
@@ -20,6 +23,10 @@
 #include "qconv.h"
 
 namespace ember::cpu::quantized {
+
+namespace detail {
+class OnednnWeights;
+}
 
 using Dims3 = std::array<int64_t, 3>;
 
@@ -46,9 +53,17 @@ class PackedQConvNd {
            uint8_t* y, double y_scale, int64_t y_zero_point, bool relu) const;
   QFormula formula() const { return formula_; }
   const QConvNdGeometry& geometry() const { return g_; }
+  /// Whether run() uses oneDNN's exact int8 matmul on gathered patches (VNNI, weight zero
+  /// points 0, at least 8 output channels per group); otherwise the portable gather loop.
+  bool uses_onednn() const { return !onednn_.empty(); }
+  ~PackedQConvNd();
 
  private:
   PackedQConvNd() = default;
+  void accumulate_gather(const uint8_t* x, int64_t n, const Dims3& in, int32_t zx,
+                         int32_t* acc, int64_t row_begin, int64_t row_end) const;
+  void accumulate_onednn(const uint8_t* x, int64_t n, const Dims3& in, int32_t zx,
+                         int32_t* acc, int64_t row_begin, int64_t row_end) const;
   QFormula formula_ = QFormula::Qnnpack;
   QConvNdGeometry g_;
   // Per group, per kernel offset, per input channel of the group: the O/groups weights minus
@@ -58,6 +73,8 @@ class PackedQConvNd {
   std::vector<int64_t> w_zero_points_;
   std::vector<float> bias_;
   bool has_bias_ = false;
+  // Per group: its weights as an Og x (Cg * K) matrix for oneDNN (empty: not used).
+  std::vector<std::unique_ptr<detail::OnednnWeights>> onednn_;
 };
 
 /// The scalar definition (NCDHW loops, one output at a time): the fast run() equals it.
