@@ -162,6 +162,7 @@ ACTS = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:inplace=True is not supported")
 @pytest.mark.parametrize("case", range(len(ACTS)))
 def test_activation_modules_match_torch(case):
     name, args, kwargs, eng = ACTS[case]
