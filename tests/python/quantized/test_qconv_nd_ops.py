@@ -261,3 +261,26 @@ def test_conv3d_meta_and_dispatch_mode():
         with Log():
             Q.conv3d(xe, p, 0.2, 5)
         assert "quantized.conv3d.new" in seen
+
+
+def test_conv_transpose_per_channel_qnnpack():
+    # A transposed weight's output channels are its dimension 1: per-channel scales along it.
+    rng = np.random.default_rng(21)
+    with engine("qnnpack"):
+        wf = (rng.standard_normal((4, 6, 3, 3)) * 0.3).astype(np.float32)
+        sc = (np.abs(wf).max(axis=(0, 2, 3)) / 127 + 1e-3).astype(np.float64)
+        zps = np.zeros(6, np.int64)
+        wt = torch.quantize_per_channel(torch.from_numpy(wf), torch.from_numpy(sc),
+                                        torch.from_numpy(zps), 1, torch.qint8)
+        we = ember.quantize_per_channel(ember.from_numpy(wf), ember.from_numpy(sc),
+                                        ember.from_numpy(zps), 1, ember.qint8)
+        be, bt = _bias(rng, 6, True)
+        pt = TQ.conv_transpose2d_prepack(wt, bt, [2, 2], [1, 1], [1, 1], [1, 1], 1)
+        pe = Q.conv_transpose2d_prepack(we, be, [2, 2], [1, 1], [1, 1], [1, 1], 1)
+        xe, xt = _input(rng, (2, 4, 5, 6))
+        assert_codes_match(Q.conv_transpose2d(xe, pe, 0.05, 100),
+                           TQ.conv_transpose2d(xt, pt, 0.05, 100), "qnnpack")
+    with engine("onednn"):
+        with pytest.raises(RuntimeError, match="Per Channel Quantization is currently disabled "
+                                               "for transposed conv"):
+            Q.conv_transpose2d_prepack(we, None, [2, 2], [1, 1], [0, 0], [1, 1], 1)
