@@ -284,3 +284,19 @@ def test_conv_transpose_per_channel_qnnpack():
         with pytest.raises(RuntimeError, match="Per Channel Quantization is currently disabled "
                                                "for transposed conv"):
             Q.conv_transpose2d_prepack(we, None, [2, 2], [1, 1], [0, 0], [1, 1], 1)
+
+
+def test_direct_and_transposed_packs_are_not_interchangeable():
+    rng = np.random.default_rng(22)
+    with engine("qnnpack"):
+        w, _ = _weights(rng, (4, 2, 3, 3), False)
+        pt = Q.conv_transpose2d_prepack(w, None, [1, 1], [0, 0], [0, 0], [1, 1], 1)
+        pd = Q.conv2d_prepack(w, None, [1, 1], [0, 0], [1, 1], 1)
+        x, _ = _input(rng, (1, 4, 5, 5))
+        for fn in (lambda: Q.conv2d(x, pt, 0.1, 0), lambda: Q.conv_transpose2d(x, pd, 0.1, 0)):
+            with pytest.raises(RuntimeError, match="another kind of convolution"):
+                fn()
+        w3, _ = _weights(rng, (4, 2, 3, 3, 3), False)
+        p3 = Q.conv3d_prepack(w3, None, [1] * 3, [0] * 3, [1] * 3, 1)
+        with pytest.raises(RuntimeError, match="expected packed weights of a transposed"):
+            Q.conv_transpose3d(_input(rng, (1, 4, 5, 5, 5))[0], p3, 0.1, 0)
