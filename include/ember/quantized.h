@@ -8,6 +8,9 @@
 #pragma once
 
 #include "ember/custom_class.h"
+#include "ember/quantized/activation.h"
 #include "ember/quantized/conv_linear.h"
+#include "ember/quantized/conv_nd.h"
+#include "ember/quantized/norm.h"
 #include "ember/quantized/elementwise.h"
 #include "ember/quantized/tensor.h"

@@ -14,6 +14,7 @@ void init_swap(py::module_& m);
 void init_autograd(py::module_& m);
 void init_nn_cnn(py::module_& m);
 void init_nn_quantized(py::module_& m);  // nn_quantized.cpp
+void init_nn_quantized_more(py::module_& m);  // nn_quantized_more.cpp
 void init_shared_memory(py::module_& m);
 void init_generator(py::module_& m);
 void init_type_info(py::module_& m);
@@ -26,6 +27,7 @@ void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
 void init_safetensors(py::module_& m);  // safetensors.cpp
 void init_hub(py::module_& m);  // hub.cpp
 void init_serialization(py::module_& m);  // serialization.cpp
+void init_quantized_ops_conv_nd(py::module_& m);  // quantized_ops_conv_nd.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -51,6 +53,7 @@ PYBIND11_MODULE(_C, m) {
   init_nn(m);
   init_nn_cnn(m);
   init_nn_quantized(m);
+  init_nn_quantized_more(m);
   py::module_ nn = m.attr("_nn").cast<py::module_>();
   init_module_copy(nn);
   init_optim(m);
@@ -60,4 +63,5 @@ PYBIND11_MODULE(_C, m) {
   init_safetensors(m);
   init_hub(m);
   init_serialization(m);
+  init_quantized_ops_conv_nd(m);
 }

@@ -1,6 +1,7 @@
 #include "ember/value.h"
 
 #include <iterator>
+#include <string_view>
 
 namespace ember {
 
@@ -84,6 +85,11 @@ const intrusive_ptr<CustomClassHolder>& Value::to_object() const {
 }
 void Value::object_class_error(const char* held, const char* expected) {
   // PyTorch's IValue::toCustomClass text (its "compilation unit" part aside).
+  // Two C++ classes share PyTorch's name Conv2dPackedParamsBase (direct and transposed 2-d
+  // convolutions, which PyTorch keeps in one class): say which kind was given.
+  EMBER_CHECK(std::string_view(held) != expected, "Tried to convert an IValue of type ", held,
+              " to custom class type ", expected, ": these packed weights are of another kind of "
+              "convolution (transposed or not) than this op takes");
   EMBER_FAIL("Tried to convert an IValue of type ", held,
                   " to custom class type ", expected);
 }

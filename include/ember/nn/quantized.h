@@ -2,7 +2,10 @@
 // parts). Quantized tensors: ember/quantized/tensor.h; the ops: ember/quantized/*.h.
 #pragma once
 
+#include "ember/nn/quantized/activation_more.h"
 #include "ember/nn/quantized/conv.h"
+#include "ember/nn/quantized/conv_more.h"
 #include "ember/nn/quantized/linear.h"
 #include "ember/nn/quantized/modules.h"
+#include "ember/nn/quantized/norm_more.h"
 #include "ember/nn/quantized/utils.h"

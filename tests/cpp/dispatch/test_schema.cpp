@@ -94,6 +94,7 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "SymInt[]?",    "SymInt[]",     "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
       // objects of C++ classes (Value kind Object): the quantized ops' packed params
       "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
+      "__torch__.torch.classes.quantized.Conv3dPackedParamsBase",
       "__torch__.torch.classes.quantized.LinearPackedParamsBase"};
   for (const OpHandle& op : all_ops()) {
     SCOPED_TRACE(op.schema());
