@@ -17,6 +17,7 @@
 #include <regex>
 
 #include "ember/warning.h"
+#include "serialization/atomic_file.h"
 #include "serialization/hub_progress.h"
 #include "serialization/zip.h"
 
@@ -174,23 +175,20 @@ void download_url_to_file(const std::string& url, const std::string& dst_in,
                           const std::optional<std::string>& hash_prefix, bool progress) {
   curl_init_once();
   const std::string dst = expand_user(dst_in);
-  const fs::path dst_path(dst);
-  const std::string dir = dst_path.has_parent_path() ? dst_path.parent_path().string() : ".";
+  // Note [Atomic saves]: the download lands in the cache only when complete and verified.
+  serialization::detail::TempFileBeside tmp(dst, ".download.");
+  if (tmp.fd() < 0)
+    EMBER_FAIL("download_url_to_file: cannot create a temporary file in ", tmp.folder(), ": ",
+               std::strerror(tmp.error()));
   Transfer t;
-  t.path = detail::str_cat((fs::path(dir) / ".ember-download-").string(), "XXXXXX");
-  t.fd = mkstemp(t.path.data());
-  if (t.fd < 0) EMBER_FAIL("download_url_to_file: cannot create a temporary file in ", dir, ": ", std::strerror(errno));
+  t.fd = tmp.fd();
+  t.path = tmp.path();
   if (hash_prefix) t.sha.emplace();
   if (progress) t.bar.emplace(&write_stderr);
 
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
   char errbuf[CURL_ERROR_SIZE] = {0};
   t.curl = curl.get();
-  auto cleanup = [&] {
-    if (t.fd >= 0) ::close(t.fd);
-    t.fd = -1;
-    ::unlink(t.path.c_str());
-  };
   try {
     EMBER_CHECK(curl, "download_url_to_file: libcurl could not start a transfer");
     curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
@@ -221,23 +219,18 @@ void download_url_to_file(const std::string& url, const std::string& dst_in,
       throw UrlError(detail::str_cat(why, " (", url, ")"));
     }
     if (t.bar) t.bar->close();
-    if (::fsync(t.fd) != 0) EMBER_FAIL("download_url_to_file: fsync of ", t.path, " failed: ", std::strerror(errno));
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(t.fd, 0666 & ~mask);  // mkstemp's 0600 would make the cache private by accident
-    ::close(t.fd);
-    t.fd = -1;
+    if (int e = tmp.sync_and_close())
+      EMBER_FAIL("download_url_to_file: writing ", t.path, " to disk failed: ", std::strerror(e));
     if (hash_prefix) {
       const std::string digest = t.sha->hexdigest();
       if (digest.compare(0, hash_prefix->size(), *hash_prefix) != 0)
         EMBER_FAIL("invalid hash value (expected \"", *hash_prefix, "\", got \"", digest, "\")");
     }
-    if (::rename(t.path.c_str(), dst.c_str()) != 0)
-      EMBER_FAIL("download_url_to_file: cannot move the download to ", dst, ": ", std::strerror(errno));
+    if (int e = tmp.replace_target())
+      EMBER_FAIL("download_url_to_file: cannot move the download to ", dst, ": ", std::strerror(e));
   } catch (...) {
     if (t.bar) t.bar->close();
-    cleanup();
-    throw;
+    throw;  // tmp removes the partial file
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "ember/ops/factory.h"
 #include "ember/safetensors.h"
+#include "serialization/atomic_file.h"
 #include "serialization/safetensors_internal.h"
 #include "serialization/zip.h"
 
@@ -234,33 +235,17 @@ std::string serialize(const TensorList& tensors, const std::optional<Metadata>& 
 
 void save_file(const TensorList& tensors, const std::string& path, const std::optional<Metadata>& metadata) {
   Prepared p = prepare(tensors, metadata);
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / detail::str_cat(".", target.filename().string(), ".tmpXXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0)
-    fail(detail::str_cat("Error while serializing: I/O error: ", std::strerror(errno), " (", path, ")"));
-  try {
-    const std::string head = le64(p.header.size()) + p.header;
-    write_all(fd, head.data(), head.size(), path);
-    for (const Tensor* t : p.tensors)
-      if (t->nbytes()) write_all(fd, t->data_ptr(), t->nbytes(), path);
-    if (::fsync(fd) != 0)
-      fail(detail::str_cat("Error while serializing: I/O error: ", std::strerror(errno), " (", path, ")"));
-    // mkstemp makes 0600; a saved file gets the usual mode (0666 less the umask).
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-    ::close(fd);
-    fd = -1;
-    if (::rename(tmpl.c_str(), path.c_str()) != 0)
-      fail(detail::str_cat("Error while serializing: I/O error: ", std::strerror(errno), " (", path, ")"));
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmpl.c_str());
-    throw;
-  }
+  serialization::detail::TempFileBeside tmp(path, ".tmp");
+  const auto io_error = [&](int e) {
+    fail(detail::str_cat("Error while serializing: I/O error: ", std::strerror(e), " (", path, ")"));
+  };
+  if (tmp.fd() < 0) io_error(tmp.error());
+  const std::string head = le64(p.header.size()) + p.header;
+  write_all(tmp.fd(), head.data(), head.size(), path);
+  for (const Tensor* t : p.tensors)
+    if (t->nbytes()) write_all(tmp.fd(), t->data_ptr(), t->nbytes(), path);
+  if (int e = tmp.sync_and_close()) io_error(e);
+  if (int e = tmp.replace_target()) io_error(e);
 }
 
 NamedTensors load(const void* data, size_t size) {

@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "ember/nn/state_dict.h"
+#include "serialization/atomic_file.h"
 #include "serialization/pickle.h"
 #include "serialization/zip.h"
 
@@ -414,10 +415,7 @@ void save(const NodePtr& obj, std::ostream& out, const SaveOptions& options) {
   out.flush();
 }
 
-// Note [Atomic saves]
-// A save writes a temporary file beside the target (same folder, so same file system), fsyncs
-// it, renames it over the target and fsyncs the folder: a reader, or a crash at any moment,
-// sees either the old file complete or the new one complete, never a torn one.
+// Note [Atomic saves] (src/serialization/atomic_file.cpp).
 namespace {
 void write_file(const std::string& path, bool atomic, const std::function<void(ByteSink&)>& write) {
   if (!atomic) {
@@ -434,40 +432,18 @@ void write_file(const std::string& path, bool atomic, const std::function<void(B
     ::close(fd);
     return;
   }
-  size_t slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string tmpl = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + "." +
-                     path.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp.XXXXXX";
-  struct stat st {};
-  EMBER_CHECK(::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode), "Parent directory ", dir,
-              " does not exist.");
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  int fd = ::mkstemp(buf.data());
-  EMBER_CHECK(fd >= 0, "[Errno ", errno, "] ", std::strerror(errno), ": '", path, "'");
-  std::string tmp(buf.data());
-  try {
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-    FdSink sink(fd, tmp, /*durable=*/true);
-    write(sink);
-    sink.flush();
-    EMBER_CHECK(::fsync(fd) == 0, "fsync of '", tmp, "' failed: ", std::strerror(errno));
-    EMBER_CHECK(::close(fd) == 0, "closing '", tmp, "' failed: ", std::strerror(errno));
-    fd = -1;
-    EMBER_CHECK(::rename(tmp.c_str(), path.c_str()) == 0, "[Errno ", errno, "] ",
-                std::strerror(errno), ": '", path, "'");
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
+  detail::TempFileBeside tmp(path);
+  if (tmp.fd() < 0) {
+    struct stat st {};
+    EMBER_CHECK(::stat(tmp.folder().c_str(), &st) == 0 && S_ISDIR(st.st_mode), "Parent directory ",
+                tmp.folder(), " does not exist.");
+    EMBER_FAIL("[Errno ", tmp.error(), "] ", std::strerror(tmp.error()), ": '", path, "'");
   }
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  FdSink sink(tmp.fd(), tmp.path(), /*durable=*/true);
+  write(sink);
+  sink.flush();
+  if (int e = tmp.sync_and_close()) EMBER_FAIL("writing '", tmp.path(), "' to disk failed: ", std::strerror(e));
+  if (int e = tmp.replace_target()) EMBER_FAIL("[Errno ", e, "] ", std::strerror(e), ": '", path, "'");
 }
 
 }  // namespace
