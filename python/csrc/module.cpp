@@ -23,6 +23,7 @@ void init_tensor_new(py::module_& m);     // tensor_new.cpp
 void init_module_copy(py::module_& nn);  // module_copy.cpp
 void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
 void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
+void init_quantization(py::module_& m);  // quantization_qconfig.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -54,4 +55,5 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_shared_memory(m);
   init_quantized_ops_conv(m);
+  init_quantization(m);
 }
