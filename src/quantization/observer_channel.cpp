@@ -16,7 +16,7 @@ const ObserverOptions& per_channel_only(const ObserverOptions& o, const std::str
       o.qscheme == QScheme::PerChannelAffine || o.qscheme == QScheme::PerChannelSymmetric ||
           o.qscheme == QScheme::PerChannelAffineFloatQParams,
       type_name, "'s qscheme only support ", sp,
-      "torch.per_channel_symmetric, torch.per_channel_affine and torch.per_channel_affine_float_qparams.");
+      "ember.per_channel_symmetric, ember.per_channel_affine and ember.per_channel_affine_float_qparams.");
   return o;
 }
 

@@ -86,8 +86,8 @@ const ObserverOptions& per_tensor_only(const ObserverOptions& o, const std::stri
   EMBER_CHECK_NOT_IMPLEMENTED(
       o.qscheme == QScheme::PerTensorAffine || o.qscheme == QScheme::PerTensorSymmetric,
       type_name == "MovingAverageMinMaxObserver"
-          ? type_name + "'s qscheme only support " + sp + "torch.per_tensor_symmetric and torch.per_tensor_affine."
-          : type_name + "'s qscheme only support torch.per_tensor_symmetric " + sp + "and torch.per_tensor_affine.");
+          ? type_name + "'s qscheme only support " + sp + "ember.per_tensor_symmetric and ember.per_tensor_affine."
+          : type_name + "'s qscheme only support ember.per_tensor_symmetric " + sp + "and ember.per_tensor_affine.");
   return o;
 }
 
