@@ -97,6 +97,17 @@ class PyObs : public Base {
     }
   }
 
+  QScheme qscheme() const override {
+    // A Python observer of one's own keeps qscheme as a plain attribute.
+    py::gil_scoped_acquire gil;
+    py::handle self = self_of<Base>(this);
+    if (self) {
+      py::object d = py::getattr(self, "__dict__", py::none());
+      if (!d.is_none() && d.contains("qscheme")) return to_qscheme(d["qscheme"]);
+    }
+    return Base::qscheme();
+  }
+
   int64_t ch_axis() const override {
     // A Python observer of one's own keeps ch_axis as a plain attribute.
     py::gil_scoped_acquire gil;
