@@ -4,6 +4,7 @@
 // Constructors take torch's keyword names and defaults; its asserts raise AssertionError.
 #include "quantization.h"
 #include "quantization_args.h"
+#include "quantization/observer_utils.h"
 
 namespace ember::python {
 
@@ -271,6 +272,13 @@ void init_quantization_observers(py::module_& qm) {
   common<q::RecordingObserver>(rec);
 
   qm.def("_histc", &q::histc);
+  qm.def("check_min_max_valid", &q::detail::check_min_max_valid, py::arg("min_val"), py::arg("max_val"));
+  qm.def("calculate_qmin_qmax", [](py::handle quant_min, py::handle quant_max, bool has_customized_qrange,
+                                   ScalarType dtype, bool reduce_range) {
+    // torch's signature; without a customized range the given bounds are ignored.
+    return has_customized_qrange ? q::calculate_qmin_qmax(opt_int(quant_min), opt_int(quant_max), dtype, reduce_range)
+                                 : q::calculate_qmin_qmax(std::nullopt, std::nullopt, dtype, reduce_range);
+  });
 }
 
 }  // namespace ember::python

@@ -129,3 +129,42 @@ def test_alias_package_and_exports():
                  "default_placeholder_observer", "default_debug_observer", "default_float_qparams_observer",
                  "get_observer_state_dict", "load_observer_state_dict", "FixedQParamsFakeQuantize"):
         assert name in names and hasattr(eq, name), name
+
+
+@pytest.mark.parametrize("backend", ["qnnpack", "fbgemm"])
+@pytest.mark.parametrize("qat", [False, True])
+def test_default_qconfig_dict_like_torch(backend, qat):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn = "get_default_qat_qconfig_dict" if qat else "get_default_qconfig_dict"
+        t, e = getattr(tq, fn)(backend), getattr(eq, fn)(backend)
+    assert list(e) == list(t)
+    assert repr(e[""]) == ember_repr(t[""])
+
+    def key(op):
+        return op if isinstance(op, str) else op.__name__
+
+    torch_types = {key(op): q for op, q in t["object_type"]}
+    for op, q in e["object_type"]:
+        assert describe(q.activation()) == describe(torch_types[key(op)].activation()), op
+        assert describe(q.weight()) == describe(torch_types[key(op)].weight()), op
+
+
+def test_utils_like_torch():
+    from ember.ao.quantization import utils as eu
+    from torch.ao.quantization import utils as tu
+    for name in ("default_qconfig", "default_dynamic_qconfig", "float16_dynamic_qconfig", "default_qat_qconfig",
+                 "float_qparams_weight_only_qconfig"):
+        t, e = getattr(tq, name), getattr(eq, name)
+        assert int(eu.get_quant_type(e)) == int(tu.get_quant_type(t))
+        for fn in ("activation_is_statically_quantized", "activation_is_dynamically_quantized",
+                   "weight_is_quantized", "weight_is_statically_quantized", "op_is_int8_dynamically_quantized"):
+            assert getattr(eu, fn)(e) == getattr(tu, fn)(t), (name, fn)
+    for args in ((0, 127, True, "quint8", True), (None, None, False, "qint8", True), (-127, 127, True, "qint8", False)):
+        assert eu.calculate_qmin_qmax(*args[:3], getattr(ember, args[3]), args[4]) == \
+            tu.calculate_qmin_qmax(*args[:3], getattr(torch, args[3]), args[4])
+    o = eq.default_per_channel_weight_observer()
+    o(ember.tensor([[1.0, -2.0], [3.0, 0.5]]))
+    d = eu.get_qparam_dict(o)
+    assert d["qscheme"] is ember.per_channel_affine and d["axis"] == 0 and d["dtype"] is ember.qint8
+    assert eu._parent_name("a.b.c") == ("a.b", "c")

@@ -3,3 +3,4 @@ quantization, qconfigs, fusion, prepare / convert), on the C++ ember::quantizati
 from .fake_quantize import *  # noqa: F401,F403
 from .observer import *  # noqa: F401,F403
 from .qconfig import *  # noqa: F401,F403
+from .quant_type import *  # noqa: F401,F403
