@@ -112,12 +112,8 @@ Tensor FakeQuantize::forward(const Tensor& x) {
     observer()->call({Value(x.detach())});
     auto [s, z] = calculate_qparams();
     detail::store(scale(), s);
-    Tensor& zp = zero_point();
-    if (zp.sizes().vec() != z.sizes().vec()) {
-      zp = z.to(zp.dtype()).clone();
-    } else {
-      zp.copy_(z);
-    }
+    detail::resize_(zero_point(), z.sizes());
+    zero_point().copy_(z);
   }
   if (!fake_quant_enabled()) return x;
   if (is_per_channel()) {
@@ -146,10 +142,7 @@ void FakeQuantize::_load_from_state_dict(nn::StateDict& state_dict, const std::s
   for (const char* name : {"scale", "zero_point"}) {
     const Value* v = state_dict.find(prefix + name);
     if (v && v->is_tensor()) {
-      Tensor& b = buffer(name);
-      if (b.sizes().vec() != v->to_tensor().sizes().vec()) {
-        b = ember::empty(v->to_tensor().sizes(), TensorOptions().dtype(b.dtype()));
-      }
+      detail::resize_(buffer(name), v->to_tensor().sizes());
     } else if (strict) {
       missing_keys.push_back(prefix + name);
     }
@@ -299,11 +292,14 @@ Tensor fused_moving_avg_obs_fake_quant(const Tensor& self, const Tensor& observe
       }
       const int64_t size = self.size(ch_axis);
       if (running_min.numel() == 0) {
+        // In place, as torch's resize_: the caller's tensors (the observer's buffers) grow.
         const float inf = std::numeric_limits<float>::infinity();
-        running_min = ember::full({size}, inf, TensorOptions().dtype(kFloat32));
-        running_max = ember::full({size}, -inf, TensorOptions().dtype(kFloat32));
-        scale = ember::empty({size}, TensorOptions().dtype(kFloat32));
-        zero_point = ember::empty({size}, TensorOptions().dtype(zero_point.dtype()));
+        detail::resize_(running_min, {size});
+        running_min.fill_(inf);
+        detail::resize_(running_max, {size});
+        running_max.fill_(-inf);
+        detail::resize_(scale, {size});
+        detail::resize_(zero_point, {size});
       }
       if (observe) {
         EMBER_CHECK(ch_axis == 0, "Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is only supported on axis == 0");

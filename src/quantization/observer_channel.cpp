@@ -97,6 +97,7 @@ std::string PerChannelMinMaxObserver::extra_repr() const {
 }
 
 void PerChannelMinMaxObserver::reset_min_max_vals() {
+  // torch assigns fresh empty tensors (self.min_val = torch.rand(0, )).
   min_val() = empty_f32();
   max_val() = empty_f32();
 }
@@ -112,10 +113,7 @@ void PerChannelMinMaxObserver::_load_from_state_dict(
   for (int i = 0; i < 2; ++i) {
     const std::string key = prefix + names[i];
     if (const Value* v = state_dict.find(key); v && v->is_tensor()) {
-      Tensor& b = buffer(i == 0 ? "min_val" : "max_val");
-      if (b.sizes().vec() != v->to_tensor().sizes().vec()) {
-        b = ember::empty(v->to_tensor().sizes(), TensorOptions().dtype(kFloat32));
-      }
+      detail::resize_(buffer(i == 0 ? "min_val" : "max_val"), v->to_tensor().sizes());
     } else if (strict) {
       missing_keys.push_back(key);
     }

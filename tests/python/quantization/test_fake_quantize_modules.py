@@ -157,3 +157,18 @@ def test_python_subclass_of_fake_quantize_base():
     assert ember.nn.Sequential(h)(ember.tensor([2.0])).tolist() == [1.0]
     with pytest.raises(TypeError, match="Can't instantiate abstract class FakeQuantizeBase"):
         eq.FakeQuantizeBase()
+
+
+def test_fused_op_per_channel_grows_empty_buffers_in_place():
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+
+    def args(lib, dtype):
+        return [lib.tensor([1]), lib.tensor([1]), lib.tensor([]), lib.tensor([]), lib.tensor([1.0]),
+                lib.tensor([0], dtype=dtype)]
+
+    ta, ea = args(torch, torch.int32), args(ember, ember.int32)
+    ty = torch.fused_moving_avg_obs_fake_quant(torch.tensor(x), *ta, 0.01, -128, 127, 0, True, True)
+    ey = ember.fused_moving_avg_obs_fake_quant(ember.tensor(x), *ea, 0.01, -128, 127, 0, True, True)
+    same(ey, ty)
+    for a, b in zip(ea, ta):
+        same(a, b)

@@ -308,3 +308,17 @@ def test_python_subclass_observers():
     fq = eq.FakeQuantize(observer=Clipped, quant_min=0, quant_max=127)
     fq(E([-1, 1]))
     assert fq.scale.item() == np.float32(2 / 127) * 2
+
+
+def test_buffers_are_updated_in_place_as_torch():
+    # torch resizes and copies into its buffers: references taken before an update stay live.
+    for mod, lib in ((tq, torch), (eq, ember)):
+        o = mod.PerChannelMinMaxObserver()
+        mn = o.min_val
+        o(lib.tensor([[1.0, 2.0], [3.0, -4.0]]))
+        assert o.min_val is mn and mn.tolist() == [1.0, -4.0]
+        h = mod.HistogramObserver()
+        hist = h.histogram
+        h(lib.tensor([1.0, 2.0]))
+        h(lib.tensor([3.0, 5.0]))
+        assert h.histogram is hist
