@@ -322,3 +322,20 @@ def test_buffers_are_updated_in_place_as_torch():
         h(lib.tensor([1.0, 2.0]))
         h(lib.tensor([3.0, 5.0]))
         assert h.histogram is hist
+
+
+def test_pickle_round_trips():
+    import pickle
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mods = [eq.MinMaxObserver(quant_min=0, quant_max=127), eq.PerChannelMinMaxObserver(ch_axis=1),
+                eq.HistogramObserver(bins=64), eq.default_fake_quant(), eq.default_per_channel_weight_fake_quant(),
+                eq.default_fused_per_channel_wt_fake_quant(), eq.default_fixed_qparams_range_neg1to1_fake_quant()]
+        for m in mods:
+            m(ember.tensor(np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)))
+            r = pickle.loads(pickle.dumps(m))
+            assert type(r) is type(m) and repr(r) == repr(m)
+            assert list(r.state_dict()) == list(m.state_dict())
+            for a, b in zip(r.state_dict().values(), m.state_dict().values()):
+                assert ember.equal(a, b)
+    assert r.scale is r.activation_post_process.scale
