@@ -172,3 +172,26 @@ def test_fused_op_per_channel_grows_empty_buffers_in_place():
     same(ey, ty)
     for a, b in zip(ea, ta):
         same(a, b)
+
+
+def test_observed_qparams_reads_cpp_and_python_observers():
+    oq = ember._C._quantization._observed_qparams
+    w = eq.default_per_channel_weight_observer()
+    w(ember.tensor([[1.0, -2.0], [3.0, 0.5]]))
+    s, z, dtype, qscheme, axis = oq(w)
+    assert dtype is ember.qint8 and qscheme is ember.per_channel_symmetric and axis == 0
+    assert s.tolist() == w.calculate_qparams()[0].tolist()
+    f = eq.default_fake_quant()
+    f(ember.tensor([-1.0, 2.0]))
+    assert oq(f)[2:] == (ember.quint8, ember.per_tensor_affine, -1)
+
+    class Duck(ember.nn.Module):  # torch's duck typing: any module with calculate_qparams
+        dtype = ember.qint8
+        qscheme = ember.per_tensor_symmetric
+
+        def calculate_qparams(self):
+            return ember.tensor([0.25]), ember.tensor([0])
+
+    assert oq(Duck())[0].tolist() == [0.25]
+    with pytest.raises(TypeError, match="expected an observer or a fake quantize module"):
+        oq(ember.nn.Linear(1, 1))
