@@ -339,3 +339,21 @@ def test_pickle_round_trips():
             for a, b in zip(r.state_dict().values(), m.state_dict().values()):
                 assert ember.equal(a, b)
     assert r.scale is r.activation_post_process.scale
+
+
+@pytest.mark.parametrize("data", [[-np.inf, 1.0], [1.0, np.inf], [-np.inf, np.inf], [0.0, 1e-40], [3e38, -3e38]])
+@pytest.mark.parametrize("name,kw", [("MinMaxObserver", {}), ("MinMaxObserver", {"qscheme": "per_tensor_symmetric"}),
+                                     ("MovingAverageMinMaxObserver", {}), ("PerChannelMinMaxObserver", {})])
+def test_infinities_and_denormals_as_torch(data, name, kw):
+    def outcome(lib, mod):
+        o = getattr(mod, name)(**{k: getattr(lib, v) for k, v in kw.items()})
+        o(lib.tensor([data]))
+        o(lib.tensor([[0.5, 0.25]]))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return [np.asarray(v.numpy()).tobytes() for v in o.calculate_qparams()]
+        except AssertionError as e:
+            return "AssertionError"
+
+    assert outcome(ember, eq) == outcome(torch, tq)
