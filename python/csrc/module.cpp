@@ -28,6 +28,7 @@ void init_safetensors(py::module_& m);  // safetensors.cpp
 void init_hub(py::module_& m);  // hub.cpp
 void init_serialization(py::module_& m);  // serialization.cpp
 void init_quantized_ops_conv_nd(py::module_& m);  // quantized_ops_conv_nd.cpp
+void init_quantization(py::module_& m);  // quantization_qconfig.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -64,4 +65,5 @@ PYBIND11_MODULE(_C, m) {
   init_hub(m);
   init_serialization(m);
   init_quantized_ops_conv_nd(m);
+  init_quantization(m);
 }

@@ -82,7 +82,7 @@ def _bound_classes():
 
 def _namespaces():
     out = [_C._nn]
-    for name in ("_vision", "_nnq", "_nniq", "_nnqd"):  # models, quantized modules
+    for name in ("_vision", "_nnq", "_nniq", "_nnqd", "_quantization"):  # models, quantized modules, observers
         if hasattr(_C, name):
             out.append(getattr(_C, name))
     return out
