@@ -23,6 +23,7 @@ void init_tensor_new(py::module_& m);     // tensor_new.cpp
 void init_module_copy(py::module_& nn);  // module_copy.cpp
 void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
 void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
+void init_quantization_fuse(py::module_& m);  // quantization_fuse.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -48,6 +49,7 @@ PYBIND11_MODULE(_C, m) {
   init_nn(m);
   init_nn_cnn(m);
   init_nn_quantized(m);
+  init_quantization_fuse(m);
   py::module_ nn = m.attr("_nn").cast<py::module_>();
   init_module_copy(nn);
   init_optim(m);
