@@ -24,6 +24,7 @@ void init_module_copy(py::module_& nn);  // module_copy.cpp
 void init_quantized_tensor(py::module_& m);  // quantized_tensor.cpp
 void init_quantized_ops_conv(py::module_& m);  // quantized_ops_conv.cpp
 void init_quantization_fuse(py::module_& m);  // quantization_fuse.cpp
+void init_quantization(py::module_& m);  // quantization_qconfig.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -56,4 +57,5 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_shared_memory(m);
   init_quantized_ops_conv(m);
+  init_quantization(m);
 }

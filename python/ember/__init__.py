@@ -43,6 +43,7 @@ from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpac
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from . import ao  # noqa: E402,F401  (ao.nn.quantized: the quantized modules)
+import ember.ao.quantization  # noqa: E402,F401  (after nn: the workflow builds on its modules)
 from ._predicates import allclose, equal  # noqa: E402,F401
 from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.functional.norm)
 Tensor.allclose = allclose

@@ -152,6 +152,8 @@ Module::Module(const Module& other)
     : std::enable_shared_from_this<Module>(),
       type_name_(other.type_name_),
       training_(other.training_),
+      qconfig_(other.qconfig_),  // shared: a QConfig is immutable (factories only)
+      has_qconfig_(other.has_qconfig_),
       parameters_(other.parameters_),
       buffers_(other.buffers_),
       children_(other.children_),

@@ -29,6 +29,10 @@
 #include "ember/tensor.h"
 #include "ember/value.h"
 
+namespace ember::quantization {
+struct QConfig;  // ember/quantization/qconfig.h
+}
+
 namespace ember::nn {
 
 /// torch.nn.Parameter: `data` detached (sharing its storage), a leaf with `requires_grad`,
@@ -177,6 +181,23 @@ class Module : public std::enable_shared_from_this<Module> {
     return !forward_pre_hooks_.empty() || !forward_hooks_.empty();
   }
 
+  // ---- quantization (Note [The qconfig slot]) ----
+  /// The module's qconfig (torch's `module.qconfig` attribute); nullptr when unset or None.
+  const std::shared_ptr<const quantization::QConfig>& qconfig() const { return qconfig_; }
+  /// Sets the qconfig; nullptr sets it to None (the attribute then exists, as after torch's
+  /// `m.qconfig = None`, which propagate_qconfig_ does for modules it leaves unquantized).
+  void set_qconfig(std::shared_ptr<const quantization::QConfig> qconfig) {
+    qconfig_ = std::move(qconfig);
+    has_qconfig_ = true;
+  }
+  /// Whether the attribute exists (set, possibly to None): torch's `hasattr(m, "qconfig")`.
+  bool has_qconfig() const { return has_qconfig_; }
+  /// Removes the attribute (torch's `del m.qconfig`).
+  void clear_qconfig() {
+    qconfig_.reset();
+    has_qconfig_ = false;
+  }
+
   // ---- state_dict (module_state.cpp) ----
   StateDict state_dict(const std::string& prefix = "", bool keep_vars = false);
   void state_dict_into(StateDict& destination, const std::string& prefix, bool keep_vars);
@@ -288,6 +309,8 @@ class Module : public std::enable_shared_from_this<Module> {
   bool training_ = true;
   bool front_end_hooks_ = false;
   std::shared_ptr<void> front_end_object_;
+  std::shared_ptr<const quantization::QConfig> qconfig_;
+  bool has_qconfig_ = false;
   std::deque<Slot> parameters_;
   std::deque<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

@@ -1,0 +1,3 @@
+"""ember.ao.quantization: torch 1.13's eager-mode quantization workflow (observers, fake
+quantization, qconfigs, fusion, prepare / convert), on the C++ ember::quantization."""
+from .qconfig import *  # noqa: F401,F403
