@@ -1,3 +1,7 @@
 """ember.ao.quantization: torch 1.13's eager-mode quantization workflow (observers, fake
 quantization, qconfigs, fusion, prepare / convert), on the C++ ember::quantization."""
 from .qconfig import *  # noqa: F401,F403
+# ---- fusion and stubs (qfuse) ----
+from .fuser_method_mappings import *  # noqa: F401,F403,E402
+from .fuse_modules import fuse_modules, fuse_modules_qat, fuse_known_modules  # noqa: F401,E402
+from .stubs import *  # noqa: F401,F403,E402
