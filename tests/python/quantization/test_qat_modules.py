@@ -282,3 +282,12 @@ def test_default_qat_qconfig_training_matches_torch(backend):
             topt.zero_grad(), eopt.zero_grad()
         for k, v in t.state_dict().items():
             assert_close(e.state_dict()[k], v, rtol=1e-4, atol=1e-5, msg=k)
+
+
+def test_fused_module_marker():
+    from ember.ao.nn.intrinsic.modules.fused import _is_fused_module
+    for name, (tf, ef, _) in MODULES.items():
+        t, e = tf(), ef()
+        assert _is_fused_module(e) == isinstance(t, tnni._FusedModule), name
+    assert _is_fused_module(enni.ConvReLU2d(enn.Conv2d(1, 1, 1), enn.ReLU()))
+    assert not _is_fused_module(enn.Sequential(enn.Conv2d(1, 1, 1)))
