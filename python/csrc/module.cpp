@@ -28,6 +28,7 @@ void init_safetensors(py::module_& m);  // safetensors.cpp
 void init_hub(py::module_& m);  // hub.cpp
 void init_serialization(py::module_& m);  // serialization.cpp
 void init_quantized_ops_conv_nd(py::module_& m);  // quantized_ops_conv_nd.cpp
+void init_quantization_fuse(py::module_& m);  // quantization_fuse.cpp
 void init_quantization(py::module_& m);  // quantization_qconfig.cpp
 }  // namespace ember::python
 
@@ -55,6 +56,7 @@ PYBIND11_MODULE(_C, m) {
   init_nn_cnn(m);
   init_nn_quantized(m);
   init_nn_quantized_more(m);
+  init_quantization_fuse(m);
   py::module_ nn = m.attr("_nn").cast<py::module_>();
   init_module_copy(nn);
   init_optim(m);

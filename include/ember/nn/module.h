@@ -119,7 +119,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
   /// Calls fn on every child (recursively, children first) and then on this module.
   Module& apply(const std::function<void(Module&)>& fn);
-  Module& train(bool mode = true);
+  /// Virtual: a module may keep some children in their mode (a QAT ConvBn2d with frozen
+  /// BatchNorm statistics keeps its bn in eval, as PyTorch's _ConvBnNd.train).
+  virtual Module& train(bool mode = true);
   Module& eval() { return train(false); }
   bool is_training() const { return training_; }
   void zero_grad(bool set_to_none = true);
@@ -142,6 +144,10 @@ class Module : public std::enable_shared_from_this<Module> {
   unsigned register_load_state_dict_pre_hook(LoadPreHook hook);
   unsigned register_load_state_dict_post_hook(LoadPostHook hook);
   void remove_hook(unsigned id);
+  /// Removes the C++ forward pre-hooks (forward hooks) and returns them in order, for moving
+  /// them to another module (fuse_modules moves them to the fused module).
+  std::vector<ForwardPreHook> take_forward_pre_hooks() { return take_hooks(forward_pre_hooks_); }
+  std::vector<ForwardHook> take_forward_hooks() { return take_hooks(forward_hooks_); }
   /// Whether a call of this module may run hooks: a forward pre-hook or forward hook registered
   /// in C++, or a front end's hooks (set_front_end_hooks). Fast paths that skip `call` (fused
   /// conv-bn) check this.
@@ -282,6 +288,13 @@ class Module : public std::enable_shared_from_this<Module> {
 
  private:
   friend class ModuleLoader;
+  template <class Hook>
+  static std::vector<Hook> take_hooks(std::vector<std::pair<unsigned, Hook>>& hooks) {
+    std::vector<Hook> out;
+    for (auto& entry : hooks) out.push_back(std::move(entry.second));
+    hooks.clear();
+    return out;
+  }
   Slot* find_slot(std::deque<Slot>& slots, const std::string& name);
   const Slot* find_slot(const std::deque<Slot>& slots, const std::string& name) const;
   void check_new_name(const std::string& kind, const std::string& name) const;

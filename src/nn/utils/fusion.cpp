@@ -4,37 +4,19 @@
 
 #include "ember/error.h"
 #include "ember/nn/module.h"
+#include "ember/nn/module_clone.h"
 #include "ember/ops/factory.h"
 
 namespace ember::nn::utils {
 namespace {
 
-// copy.deepcopy(conv) for the convolution classes: same class and hyperparameters, the
-// parameters' dtype and device, the training flag. The caller replaces weight and bias.
-std::shared_ptr<ConvNd> copy_conv(ConvNd& conv) {
-  const TensorOptions options =
-      TensorOptions(conv.weight().dtype()).device(conv.weight().device());
-  const ConvPadding padding = conv.padding_string.empty() ? ConvPadding(conv.padding)
-                                                          : ConvPadding(conv.padding_string);
-  std::shared_ptr<ConvNd> out;
-  if (dynamic_cast<const Conv2d*>(&conv)) {
-    out = std::make_shared<Conv2d>(conv.in_channels, conv.out_channels, conv.kernel_size,
-                                   conv.stride, padding, conv.dilation, conv.groups, true,
-                                   conv.padding_mode, options);
-  } else if (dynamic_cast<const Conv1d*>(&conv)) {
-    out = std::make_shared<Conv1d>(conv.in_channels, conv.out_channels, conv.kernel_size,
-                                   conv.stride, padding, conv.dilation, conv.groups, true,
-                                   conv.padding_mode, options);
-  } else if (dynamic_cast<const ConvTranspose2d*>(&conv)) {
-    out = std::make_shared<ConvTranspose2d>(conv.in_channels, conv.out_channels,
-                                            conv.kernel_size, conv.stride, conv.padding,
-                                            conv.output_padding, conv.groups, true,
-                                            conv.dilation, conv.padding_mode, options);
-  } else {
-    EMBER_FAIL_KIND(ErrorKind::Type, "fuse_conv_bn_eval: cannot copy a ", conv.type_name(),
-                    " (expected Conv1d, Conv2d or ConvTranspose2d)");
-  }
-  out->train(conv.is_training());
+// copy.deepcopy(m), as PyTorch's fusion starts from: the same class, hyperparameters, mode
+// and C++ hooks (so the folded conv of a hooked one runs its pre-hooks too, quantization-spec
+// § 4.1). The caller replaces weight and bias.
+template <class T>
+std::shared_ptr<T> deep_copy_of(T& m) {
+  std::shared_ptr<T> out = std::dynamic_pointer_cast<T>(m.clone());
+  EMBER_ASSERT(out != nullptr, "clone of a ", m.type_name(), " changed its class");
   return out;
 }
 
@@ -83,7 +65,7 @@ std::pair<Tensor, Tensor> fuse_linear_bn_weights(const Tensor& linear_w,
 
 std::shared_ptr<ConvNd> fuse_conv_bn_eval(ConvNd& conv, BatchNormBase& bn, bool transpose) {
   check_eval(conv, bn);
-  std::shared_ptr<ConvNd> fused = copy_conv(conv);
+  std::shared_ptr<ConvNd> fused = deep_copy_of(conv);
   auto [w, b] = fuse_conv_bn_weights(conv.weight(), defined_or_none(conv.bias()), bn.running_mean(),
                                      bn.running_var(), bn.eps, defined_or_none(bn.weight()),
                                      defined_or_none(bn.bias()), transpose);
@@ -97,9 +79,7 @@ std::shared_ptr<Linear> fuse_linear_bn_eval(Linear& linear, BatchNormBase& bn) {
   EMBER_CHECK(bn.affine, "fuse_linear_bn_eval needs an affine ", bn.type_name(),
               " (PyTorch fails on its None weight)");
   Linear& l = linear;
-  const TensorOptions options = TensorOptions(l.weight().dtype()).device(l.weight().device());
-  auto fused = std::make_shared<Linear>(linear.in_features, linear.out_features, true, options);
-  fused->train(linear.is_training());
+  std::shared_ptr<Linear> fused = deep_copy_of(linear);
   auto [w, b] = fuse_linear_bn_weights(l.weight(), defined_or_none(l.bias()), bn.running_mean(),
                                        bn.running_var(), bn.eps, bn.weight(), bn.bias());
   fused->weight() = w;

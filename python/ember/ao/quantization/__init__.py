@@ -11,3 +11,9 @@ def default_eval_fn(model, calib_data):
     model on the dataset."""
     for data, target in calib_data:
         model(data)
+
+
+# ---- fusion and stubs (qfuse) ----
+from .fuser_method_mappings import *  # noqa: F401,F403,E402
+from .fuse_modules import fuse_modules, fuse_modules_qat, fuse_known_modules  # noqa: F401,E402
+from .stubs import *  # noqa: F401,F403,E402

@@ -82,7 +82,9 @@ def _bound_classes():
 
 def _namespaces():
     out = [_C._nn]
-    for name in ("_vision", "_nnq", "_nniq", "_nnqd", "_quantization"):  # models, quantized modules, observers
+    # models, quantized modules, observers, fused / QAT modules and the quantization stubs
+    for name in ("_vision", "_nnq", "_nniq", "_nnqd", "_quantization", "_nni", "_nnqat",
+                 "_nniqat", "_qstubs"):
         if hasattr(_C, name):
             out.append(getattr(_C, name))
     return out
@@ -177,6 +179,8 @@ def _container_recipe(self, recipe):
     children = [(n, getattr(self, n)) for n in self._slot_names(2)]
     if issubclass(base, _C._nn.ModuleList):
         return (base, ([c for _, c in children],), {})
+    if hasattr(_C, "_nni") and issubclass(base, _C._nni._FusedModule):
+        return (base, tuple(c for _, c in children), {})  # ConvReLU2d(conv, relu)
     return (base, (OrderedDict(children),), {})
 
 

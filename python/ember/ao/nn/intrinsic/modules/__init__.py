@@ -1,0 +1,3 @@
+"""torch.ao.nn.intrinsic.modules: the float fused modules."""
+from .fused import *  # noqa: F401,F403
+from .fused import _FusedModule, __all__  # noqa: F401
