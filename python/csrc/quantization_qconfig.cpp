@@ -8,6 +8,7 @@
 
 #include "nn.h"
 #include "quantization.h"
+#include "quantization_args.h"
 
 namespace ember::python {
 
@@ -107,9 +108,40 @@ void init_quantization_qconfig(py::module_& qm, py::handle module_class) {
   py::setattr(module_class, "qconfig", property(getter, setter, deleter));
 }
 
+namespace {
+
+// observed_qparams for a Python module that is no C++ observer: torch's duck typing
+// (calculate_qparams, dtype, qscheme, and ch_axis when per channel).
+bool py_observed_qparams(nn::Module& m, q::ObservedQParams& out) {
+  py::gil_scoped_acquire gil;
+  py::object obj = module_to_py(m.shared_from_this());
+  if (!py::hasattr(obj, "calculate_qparams")) return false;
+  py::tuple r = obj.attr("calculate_qparams")().cast<py::tuple>();
+  out.scale = r[0].cast<Tensor>();
+  out.zero_point = r[1].cast<Tensor>();
+  out.dtype = obj.attr("dtype").cast<ScalarType>();
+  out.qscheme = to_qscheme(obj.attr("qscheme"));
+  out.ch_axis = py::getattr(obj, "ch_axis", py::int_(-1)).cast<int64_t>();
+  return true;
+}
+
+}  // namespace
+
 void init_quantization(py::module_& m) {
   py::module_ qm = m.def_submodule("_quantization", "ember::quantization");
+  // torch's `assert`s raise AssertionError (registered after the generic ember::Error
+  // translator, so tried first).
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const q::AssertionError& e) {
+      PyErr_SetString(PyExc_AssertionError, e.what());
+    }
+  });
   init_quantization_qconfig(qm, m.attr("_nn").attr("Module"));
+  init_quantization_observers(qm);
+  init_quantization_fake_quantize(qm);
+  q::set_front_end_qparams(&py_observed_qparams);
 }
 
 }  // namespace ember::python

@@ -44,6 +44,8 @@ from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from . import nn, optim  # noqa: E402,F401
 from . import ao  # noqa: E402,F401  (ao.nn.quantized: the quantized modules)
 import ember.ao.quantization  # noqa: E402,F401  (after nn: the workflow builds on its modules)
+from . import quantization  # noqa: E402,F401  (torch.quantization: the same modules)
+from ._C._quantization import fused_moving_avg_obs_fake_quant  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
 from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.functional.norm)
 Tensor.allclose = allclose

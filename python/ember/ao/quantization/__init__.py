@@ -1,3 +1,5 @@
 """ember.ao.quantization: torch 1.13's eager-mode quantization workflow (observers, fake
 quantization, qconfigs, fusion, prepare / convert), on the C++ ember::quantization."""
+from .fake_quantize import *  # noqa: F401,F403
+from .observer import *  # noqa: F401,F403
 from .qconfig import *  # noqa: F401,F403
