@@ -15,7 +15,9 @@
 
 namespace ember {
 
-enum class ErrorKind { Runtime, Type, Value, Index, Key, NotImplemented, Attribute };
+/// Assertion: a check PyTorch writes as a Python `assert` (the quantization workflow's), raised
+/// in Python as AssertionError with the same text.
+enum class ErrorKind { Runtime, Type, Value, Index, Key, NotImplemented, Attribute, Assertion };
 
 class Error : public std::exception {
  public:
@@ -55,6 +57,8 @@ inline std::string str_cat() { return {}; }
 #define EMBER_CHECK(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Runtime, cond, __VA_ARGS__)
 #define EMBER_CHECK_TYPE(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Type, cond, __VA_ARGS__)
 #define EMBER_CHECK_VALUE(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Value, cond, __VA_ARGS__)
+#define EMBER_CHECK_ASSERTION(cond, ...) \
+  EMBER_CHECK_KIND(::ember::ErrorKind::Assertion, cond, __VA_ARGS__)
 #define EMBER_CHECK_INDEX(cond, ...) EMBER_CHECK_KIND(::ember::ErrorKind::Index, cond, __VA_ARGS__)
 #define EMBER_CHECK_NOT_IMPLEMENTED(cond, ...) \
   EMBER_CHECK_KIND(::ember::ErrorKind::NotImplemented, cond, __VA_ARGS__)

@@ -21,6 +21,7 @@ PyObject* exception_type(ErrorKind kind) {
     case ErrorKind::Key: return PyExc_KeyError;
     case ErrorKind::NotImplemented: return PyExc_NotImplementedError;
     case ErrorKind::Attribute: return PyExc_AttributeError;
+    case ErrorKind::Assertion: return PyExc_AssertionError;
     case ErrorKind::Runtime: break;
   }
   return PyExc_RuntimeError;

@@ -117,11 +117,18 @@ void bind_fuse(py::module_& m) {
 
 }  // namespace
 
+void init_quantization_stubs(py::module_& m);  // quantization_stubs.cpp
+void init_quantization_qat(py::module_& m);    // quantization_qat.cpp
+
+// _C._nni, _C._fuse, and _C._qstubs (quantization_stubs.cpp), _C._nnqat and _C._nniqat
+// (quantization_qat.cpp).
 void init_quantization_fuse(py::module_& m) {
   py::module_ nni_mod = m.def_submodule("_nni", "ember::nn::intrinsic");
   bind_intrinsic(nni_mod);
   py::module_ q = m.def_submodule("_fuse", "ember::quantization (fusion)");
   bind_fuse(q);
+  init_quantization_stubs(m);
+  init_quantization_qat(m);
 }
 
 }  // namespace ember::python

@@ -163,10 +163,7 @@ void bind_from_float(const char* doc) {
 
 }  // namespace
 
-void init_quantization_stubs(py::module_& m);  // TEMP-QPREP: qfuse's, until it lands
-
 void init_quantization_workflow(py::module_& m) {
-  if (!py::hasattr(m, "_qstubs")) init_quantization_stubs(m);  // TEMP-QPREP
   py::module_ w = m.def_submodule("_qworkflow", "ember::quantization (prepare / convert)");
   q::set_front_end_hook_copy(&copy_python_hooks);
   q::set_module_class_repr(&python_class_repr);

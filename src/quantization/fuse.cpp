@@ -36,12 +36,12 @@ bool is_exactly(const ModulePtr& m, const std::type_info& t) {
 
 // PyTorch's QAT checks (its texts say BatchNorm2d / Conv2d whatever the dims are).
 void check_qat_bn(const nn::BatchNormBase& bn, int64_t out_channels, bool conv_bn_only) {
-  EMBER_CHECK(bn.num_features == out_channels,
+  EMBER_CHECK_ASSERTION(bn.num_features == out_channels,
               conv_bn_only ? "Output channel of Conv2d must match num_features of BatchNorm2d"
                            : "Output channel of Conv must match num_features of BatchNorm");
-  EMBER_CHECK(bn.affine, conv_bn_only ? "Only support fusing BatchNorm2d with affine set to True"
+  EMBER_CHECK_ASSERTION(bn.affine, conv_bn_only ? "Only support fusing BatchNorm2d with affine set to True"
                                       : "Only support fusing BatchNorm with affine set to True");
-  EMBER_CHECK(bn.track_running_stats,
+  EMBER_CHECK_ASSERTION(bn.track_running_stats,
               conv_bn_only
                   ? "Only support fusing BatchNorm2d with tracking_running_stats set to True"
                   : "Only support fusing BatchNorm with tracking_running_stats set to True");
@@ -72,7 +72,7 @@ FuserMethod method2(ModulePtr (*f)(bool, const ModulePtr&, const ModulePtr&)) {
 ModulePtr fuse_conv_bn(bool is_qat, const ModulePtr& conv, const ModulePtr& bn) {
   auto& c = as<nn::ConvNd>(conv, "a convolution");
   auto& b = as<nn::BatchNormBase>(bn, "a BatchNorm");
-  EMBER_CHECK(c.is_training() == b.is_training(),
+  EMBER_CHECK_ASSERTION(c.is_training() == b.is_training(),
               "Conv and BN both must be in the same mode (train or eval).");
   if (is_qat) {
     check_qat_bn(b, c.out_channels, true);
@@ -89,7 +89,7 @@ ModulePtr fuse_conv_bn_relu(bool is_qat, const ModulePtr& conv, const ModulePtr&
   auto& c = as<nn::ConvNd>(conv, "a convolution");
   auto& b = as<nn::BatchNormBase>(bn, "a BatchNorm");
   EMBER_CHECK_TYPE(relu != nullptr, "fusion: expected a ReLU, got None");
-  EMBER_CHECK(c.is_training() == b.is_training() && b.is_training() == relu->is_training(),
+  EMBER_CHECK_ASSERTION(c.is_training() == b.is_training() && b.is_training() == relu->is_training(),
               "Conv and BN both must be in the same mode (train or eval).");
   if (is_qat) {
     check_qat_bn(b, c.out_channels, false);
@@ -111,13 +111,13 @@ ModulePtr fuse_conv_bn_relu(bool is_qat, const ModulePtr& conv, const ModulePtr&
 ModulePtr fuse_linear_bn(bool is_qat, const ModulePtr& linear, const ModulePtr& bn) {
   auto& l = as<nn::Linear>(linear, "a Linear");
   auto& b = as<nn::BatchNormBase>(bn, "a BatchNorm");
-  EMBER_CHECK(l.is_training() == b.is_training(),
+  EMBER_CHECK_ASSERTION(l.is_training() == b.is_training(),
               "Linear and BN both must be in the same mode (train or eval).");
   if (is_qat) {
-    EMBER_CHECK(b.num_features == l.out_features,
+    EMBER_CHECK_ASSERTION(b.num_features == l.out_features,
                 "Output features of Linear must match num_features of BatchNorm1d");
-    EMBER_CHECK(b.affine, "Only support fusing BatchNorm1d with affine set to True");
-    EMBER_CHECK(b.track_running_stats,
+    EMBER_CHECK_ASSERTION(b.affine, "Only support fusing BatchNorm1d with affine set to True");
+    EMBER_CHECK_ASSERTION(b.track_running_stats,
                 "Only support fusing BatchNorm1d with tracking_running_stats set to True");
     return std::make_shared<nni::LinearBn1d>(linear, bn);
   }
@@ -127,7 +127,7 @@ ModulePtr fuse_linear_bn(bool is_qat, const ModulePtr& linear, const ModulePtr& 
 ModulePtr fuse_convtranspose_bn(bool is_qat, const ModulePtr& convt, const ModulePtr& bn) {
   auto& c = as<nn::ConvNd>(convt, "a transposed convolution");
   auto& b = as<nn::BatchNormBase>(bn, "a BatchNorm");
-  EMBER_CHECK(c.is_training() == b.is_training(),
+  EMBER_CHECK_ASSERTION(c.is_training() == b.is_training(),
               "ConvTranspose and BN both must be in the same mode (train or eval).");
   EMBER_CHECK(!is_qat, "Fusing ConvTranspose+BatchNorm not yet supported in QAT.");
   return nn::utils::fuse_conv_bn_eval(c, b, /*transpose=*/true);
@@ -176,7 +176,7 @@ FuserMethod get_fuser_method(const OpList& op_list, const FuserMethodMapping& ad
   if (auto it = additional.find(op_list); it != additional.end()) return it->second;
   const FuserMethodMapping& table = default_op_list_to_fuser_method();
   auto it = table.find(op_list);
-  EMBER_CHECK(it != table.end(), "did not find fuser method for: ", op_list_str(op_list), " ");
+  EMBER_CHECK_ASSERTION(it != table.end(), "did not find fuser method for: ", op_list_str(op_list), " ");
   return it->second;
 }
 

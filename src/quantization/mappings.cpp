@@ -6,6 +6,8 @@
 #include <atomic>
 
 #include "ember/nn/intrinsic/fused.h"
+#include "ember/nn/intrinsic/qat/modules.h"
+#include "ember/nn/qat/modules.h"
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/container.h"
@@ -21,6 +23,8 @@ namespace ember::quantization {
 
 namespace nnq = ember::nn::quantized;
 namespace nni = ember::nn::intrinsic;
+namespace nniqat = ember::nn::intrinsic::qat;
+namespace nnqat = ember::nn::qat;
 
 ModuleMapping& ModuleMapping::add(std::type_index key, Converter converter) {
   for (auto& [k, c] : entries_) {
@@ -100,12 +104,30 @@ ModuleMapping get_default_static_quant_module_mappings() {
       .add<nni::BNReLU2d>(from_float<nnq::BNReLU2d>())
       .add<nni::ConvReLU1d>(from_float<nnq::ConvReLU1d>())
       .add<nni::ConvReLU2d>(from_float<nnq::ConvReLU2d>())
-      .add<nni::LinearReLU>(from_float<nnq::LinearReLU>());
+      .add<nni::LinearReLU>(from_float<nnq::LinearReLU>())
+      .add<nniqat::ConvBn1d>(from_float<nnq::Conv1d>())
+      .add<nniqat::ConvBn2d>(from_float<nnq::Conv2d>())
+      .add<nniqat::ConvBnReLU1d>(from_float<nnq::ConvReLU1d>())
+      .add<nniqat::ConvBnReLU2d>(from_float<nnq::ConvReLU2d>())
+      .add<nniqat::ConvReLU2d>(from_float<nnq::ConvReLU2d>())
+      .add<nniqat::LinearReLU>(from_float<nnq::LinearReLU>())
+      .add<nniqat::LinearBn1d>(from_float<nnq::Linear>())
+      .add<nnqat::Linear>(from_float<nnq::Linear>())
+      .add<nnqat::Conv2d>(from_float<nnq::Conv2d>());
   return m;
 }
 
 ModuleMapping get_default_qat_module_mappings() {
   ModuleMapping m;
+  m.add<nn::Conv2d>(from_float<nnqat::Conv2d>())
+      .add<nn::Linear>(from_float<nnqat::Linear>())
+      .add<nni::ConvBn1d>(from_float<nniqat::ConvBn1d>())
+      .add<nni::ConvBn2d>(from_float<nniqat::ConvBn2d>())
+      .add<nni::ConvBnReLU1d>(from_float<nniqat::ConvBnReLU1d>())
+      .add<nni::ConvBnReLU2d>(from_float<nniqat::ConvBnReLU2d>())
+      .add<nni::ConvReLU2d>(from_float<nniqat::ConvReLU2d>())
+      .add<nni::LinearReLU>(from_float<nniqat::LinearReLU>())
+      .add<nni::LinearBn1d>(from_float<nniqat::LinearBn1d>());
   return m;
 }
 

@@ -119,7 +119,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
   /// Calls fn on every child (recursively, children first) and then on this module.
   Module& apply(const std::function<void(Module&)>& fn);
-  Module& train(bool mode = true);
+  /// Virtual: a module may keep some children in their mode (a QAT ConvBn2d with frozen
+  /// BatchNorm statistics keeps its bn in eval, as PyTorch's _ConvBnNd.train).
+  virtual Module& train(bool mode = true);
   Module& eval() { return train(false); }
   bool is_training() const { return training_; }
   void zero_grad(bool set_to_none = true);

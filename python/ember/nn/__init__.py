@@ -3,7 +3,7 @@ from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import functional, init  # noqa: F401
 from . import utils  # noqa: F401
-from . import quantized, intrinsic  # noqa: F401,E402  (ember.ao.nn's quantized modules)
+from . import quantized, intrinsic, qat  # noqa: F401,E402  (ember.ao.nn's modules)
 
 from .. import _C as _C_
 

@@ -45,7 +45,7 @@ const std::vector<std::shared_ptr<Module>>& checked(
     expected.push_back(layer_name(*types[i]));
     got.push_back(m ? m->type_name() : "None");
   }
-  EMBER_CHECK_TYPE(ok, type_name, ": incorrect types for input modules: expected ",
+  EMBER_CHECK_ASSERTION(ok, type_name, ": incorrect types for input modules: expected ",
                    names_of(expected), ", got ", names_of(got));
   return modules;
 }

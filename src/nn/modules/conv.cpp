@@ -135,14 +135,18 @@ Conv1d::Conv1d(int64_t in, int64_t out, const IntOrTuple& kernel_size, const Int
              std::move(padding_mode), options) {}
 
 Tensor Conv1d::forward(const Tensor& input) {
-  const auto b = detail::optional_tensor(bias());
+  return _conv_forward(input, weight(), detail::optional_tensor(bias()));
+}
+
+Tensor Conv1d::_conv_forward(const Tensor& input, const Tensor& w,
+                              const std::optional<Tensor>& b) {
   if (padding_mode != "zeros") {
     const std::vector<int64_t> zero{0};
-    return F::conv1d(pad_input(input), weight(), b, stride, zero, dilation, groups);
+    return F::conv1d(pad_input(input), w, b, stride, zero, dilation, groups);
   }
   if (!padding_string.empty())
-    return F::conv1d(input, weight(), b, stride, padding_string, dilation, groups);
-  return F::conv1d(input, weight(), b, stride, padding, dilation, groups);
+    return F::conv1d(input, w, b, stride, padding_string, dilation, groups);
+  return F::conv1d(input, w, b, stride, padding, dilation, groups);
 }
 
 Value Conv1d::forward(const std::vector<Value>& inputs) {
@@ -157,14 +161,18 @@ Conv2d::Conv2d(int64_t in, int64_t out, const IntOrTuple& kernel_size, const Int
              std::move(padding_mode), options) {}
 
 Tensor Conv2d::forward(const Tensor& input) {
-  const auto b = detail::optional_tensor(bias());
+  return _conv_forward(input, weight(), detail::optional_tensor(bias()));
+}
+
+Tensor Conv2d::_conv_forward(const Tensor& input, const Tensor& w,
+                              const std::optional<Tensor>& b) {
   if (padding_mode != "zeros") {
     const std::vector<int64_t> zero{0, 0};
-    return F::conv2d(pad_input(input), weight(), b, stride, zero, dilation, groups);
+    return F::conv2d(pad_input(input), w, b, stride, zero, dilation, groups);
   }
   if (!padding_string.empty())
-    return F::conv2d(input, weight(), b, stride, padding_string, dilation, groups);
-  return F::conv2d(input, weight(), b, stride, padding, dilation, groups);
+    return F::conv2d(input, w, b, stride, padding_string, dilation, groups);
+  return F::conv2d(input, w, b, stride, padding, dilation, groups);
 }
 
 Value Conv2d::forward(const std::vector<Value>& inputs) {

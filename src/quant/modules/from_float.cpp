@@ -6,6 +6,7 @@
 #include <typeinfo>
 
 #include "ember/nn/intrinsic/fused.h"
+#include "ember/nn/intrinsic/qat/modules.h"
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/conv.h"
@@ -26,10 +27,7 @@ namespace ember::nn::quantized {
 
 namespace quant = ember::quantization;
 namespace nni = ember::nn::intrinsic;
-
-// QAT classes (qfuse): until they exist, nothing is one of them.
-#define QAT_CONV_BN_2D void
-#define QAT_CONV_BN_RELU_2D void
+namespace nniqat = ember::nn::intrinsic::qat;
 
 namespace {
 
@@ -176,6 +174,7 @@ std::shared_ptr<Q> linear_from_float(Module& mod, bool relu) {
   Module* lin = &mod;
   std::shared_ptr<Module> wpp, app;
   if (child_or_null(mod, "weight_fake_quant")) {
+    if (is_exactly<nniqat::LinearBn1d>(mod)) fold_qat_bn(mod, true);
     wpp = mod.child("weight_fake_quant");
     app = child_or_null(mod, "activation_post_process");
     QF_ASSERT(app, "'", mod.type_name(), "' object has no attribute 'activation_post_process'");
@@ -213,17 +212,18 @@ std::shared_ptr<Module> activation_post_process_of(Module& mod) {
 }  // namespace
 
 std::shared_ptr<Conv1d> Conv1d::from_float(Module& mod) {
-  return conv_from_float<Conv1d, nn::Conv1d, void, false>(mod, "Conv1d");
+  return conv_from_float<Conv1d, nn::Conv1d, nniqat::ConvBn1d, false>(mod, "Conv1d");
 }
 std::shared_ptr<Conv2d> Conv2d::from_float(Module& mod) {
-  return conv_from_float<Conv2d, nn::Conv2d, QAT_CONV_BN_2D, false>(mod, "Conv2d");
+  return conv_from_float<Conv2d, nn::Conv2d, nniqat::ConvBn2d, false>(mod, "Conv2d");
 }
 std::shared_ptr<ConvReLU1d> ConvReLU1d::from_float(Module& mod) {
-  return conv_from_float<ConvReLU1d, nni::ConvReLU1d, void, true>(mod, "ConvReLU1d");
+  if (is_exactly<nniqat::ConvBnReLU1d>(mod)) fold_qat_bn(mod, false);
+  return conv_from_float<ConvReLU1d, nni::ConvReLU1d, nniqat::ConvBn1d, true>(mod, "ConvReLU1d");
 }
 std::shared_ptr<ConvReLU2d> ConvReLU2d::from_float(Module& mod) {
-  if (is_exactly<QAT_CONV_BN_RELU_2D>(mod)) fold_qat_bn(mod, false);
-  return conv_from_float<ConvReLU2d, nni::ConvReLU2d, QAT_CONV_BN_2D, true>(mod, "ConvReLU2d");
+  if (is_exactly<nniqat::ConvBnReLU2d>(mod)) fold_qat_bn(mod, false);
+  return conv_from_float<ConvReLU2d, nni::ConvReLU2d, nniqat::ConvBn2d, true>(mod, "ConvReLU2d");
 }
 
 std::shared_ptr<Linear> Linear::from_float(Module& mod) {

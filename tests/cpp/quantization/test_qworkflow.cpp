@@ -8,7 +8,11 @@
 #include "../testing.h"
 #include "ember/models/quantization.h"
 #include "ember/nn.h"
+#include "ember/optim.h"
 #include "ember/nn/intrinsic/fused.h"
+#include "ember/nn/intrinsic/qat/modules.h"
+#include "ember/quantization/fake_quantize.h"
+#include "ember/quantization/fuse.h"
 #include "ember/nn/quantized.h"
 #include "ember/ops/random.h"
 #include "ember/quantization/observer.h"
@@ -179,6 +183,61 @@ TEST(QWorkflow, MappingsAndSwap) {
   // No qconfig: swap_module leaves the module.
   auto lin = std::make_shared<nn::Linear>(2, 2);
   EXPECT_EQ(q::swap_module(lin, mapping.lookup()).get(), lin.get());
+}
+
+// QAT: fake-quantize observers over MovingAverage ones, as torch's default QAT qconfig.
+q::QConfigPtr fake_quant_qconfig() {
+  return std::make_shared<const q::QConfig>(q::QConfig{
+      [] {
+        q::ObserverOptions o;
+        o.quant_min = 0;
+        o.quant_max = 255;
+        return std::make_shared<q::FakeQuantize>(
+            std::make_shared<q::MovingAverageMinMaxObserver>(0.01, o));
+      },
+      [] {
+        q::ObserverOptions o;
+        o.dtype = kQInt8;
+        o.qscheme = QScheme::PerTensorSymmetric;
+        o.quant_min = -128;
+        o.quant_max = 127;
+        return std::make_shared<q::FakeQuantize>(
+            std::make_shared<q::MovingAverageMinMaxObserver>(0.01, o));
+      },
+      {}});
+}
+
+TEST(QWorkflow, PrepareQatTrainConvert) {
+  QEngineGuard engine(QEngine::QNNPACK);
+  auto seq = std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
+      std::make_shared<q::QuantStub>(), std::make_shared<nn::Conv2d>(2, 3, 3, 1, 0, 1, 1, false),
+      std::make_shared<nn::BatchNorm2d>(3), std::make_shared<nn::ReLU>(),
+      std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(12, 2),
+      std::make_shared<q::DeQuantStub>()});
+  q::fuse_modules_qat(*seq, {{"1", "2", "3"}}, /*inplace=*/true);
+  seq->set_qconfig(fake_quant_qconfig());
+  seq->eval();
+  testing::expect_error([&] { q::prepare_qat(seq); },
+                        "prepare_qat only works on models in training mode", ErrorKind::Value);
+  seq->train();
+  auto qat = q::prepare_qat(seq);
+  EXPECT_EQ(typeid(*qat->child("1")), typeid(nn::intrinsic::qat::ConvBnReLU2d));
+  EXPECT_TRUE(qat->child("1")->child("activation_post_process"));
+  EXPECT_TRUE(qat->child("5")->child("weight_fake_quant"));
+  optim::SGD opt(qat->parameters(), {.lr = 0.01});
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    (*qat)(rand({4, 2, 4, 4})).sum().backward();
+    opt.step();
+  }
+  qat->eval();
+  auto int8 = q::convert(qat);
+  EXPECT_EQ(typeid(*int8->child("1")), typeid(nnq::ConvReLU2d));
+  EXPECT_EQ(typeid(*int8->child("5")), typeid(nnq::Linear));
+  EXPECT_EQ(typeid(*int8->child("0")), typeid(nnq::Quantize));
+  EXPECT_EQ(count_observers(*int8), 0);
+  Tensor y = (*int8)(rand({1, 2, 4, 4}));
+  EXPECT_EQ(y.sizes().vec(), (std::vector<int64_t>{1, 2}));
 }
 
 TEST(QWorkflow, QuantizeDynamicLinear) {

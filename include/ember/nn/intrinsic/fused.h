@@ -27,7 +27,7 @@ namespace ember::nn::intrinsic {
 /// PyTorch's _FusedModule: what every fused container is (prepare and convert test for it).
 class FusedModule : public Sequential {
  protected:
-  /// Checks that `modules` are exactly of `types` (TypeError "ConvReLU2d: incorrect types for
+  /// Checks that `modules` are exactly of `types` (Assertion "ConvReLU2d: incorrect types for
   /// input modules: expected (Conv2d, ReLU), got (Conv1d, ReLU)"), then holds them as "0", ...
   FusedModule(std::string type_name, const std::vector<std::shared_ptr<Module>>& modules,
               const std::vector<const std::type_info*>& types);

@@ -94,6 +94,11 @@ class Conv1d : public ConvNd {
          std::string padding_mode = "zeros", TensorOptions options = {});
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// The convolution with these weights (PyTorch's _conv_forward: this module's stride,
+  /// padding, padding_mode, dilation and groups); forward is _conv_forward(input, weight, bias).
+  /// The QAT modules pass fake-quantized weights.
+  Tensor _conv_forward(const Tensor& input, const Tensor& weight,
+                       const std::optional<Tensor>& bias);
 };
 
 class Conv2d : public ConvNd {
@@ -104,6 +109,11 @@ class Conv2d : public ConvNd {
          std::string padding_mode = "zeros", TensorOptions options = {});
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// The convolution with these weights (PyTorch's _conv_forward: this module's stride,
+  /// padding, padding_mode, dilation and groups); forward is _conv_forward(input, weight, bias).
+  /// The QAT modules pass fake-quantized weights.
+  Tensor _conv_forward(const Tensor& input, const Tensor& weight,
+                       const std::optional<Tensor>& bias);
 };
 
 /// The gradient of Conv2d with respect to its input. Only padding_mode "zeros" (ValueError

@@ -1,2 +1,2 @@
-"""ember.ao.nn: quantized (and intrinsic quantized) modules."""
-from . import quantized, intrinsic  # noqa: F401
+"""ember.ao.nn: quantized, intrinsic (fused) and QAT modules."""
+from . import quantized, intrinsic, qat  # noqa: F401
