@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ember/nn/intrinsic/fused.h"
+#include "ember/nn/intrinsic/qat/modules.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/linear.h"
@@ -35,7 +36,17 @@ std::shared_ptr<nn::Module> child_or_null(const nn::Module& m, const std::string
 
 bool needs_observation(const nn::Module& m) { return m.has_qconfig() && m.qconfig() != nullptr; }
 
-bool is_fused(const nn::Module& m) { return dynamic_cast<const nn::intrinsic::FusedModule*>(&m); }
+/// torch's `isinstance(m, _FusedModule)`: the float fused containers, and the QAT fused classes
+/// (torch's _ConvBnNd, nniqat.ConvReLU2d, LinearReLU and LinearBn1d are _FusedModules too), which
+/// prepare observes and convert swaps as units, never reaching their `bn`.
+bool is_fused(const nn::Module& m) {
+  namespace nniqat = nn::intrinsic::qat;
+  return dynamic_cast<const nn::intrinsic::FusedModule*>(&m) ||
+         dynamic_cast<const nniqat::ConvBnNd<nn::Conv1d, nn::BatchNorm1d>*>(&m) ||
+         dynamic_cast<const nniqat::ConvBnNd<nn::Conv2d, nn::BatchNorm2d>*>(&m) ||
+         dynamic_cast<const nniqat::ConvReLU1d*>(&m) || dynamic_cast<const nniqat::ConvReLU2d*>(&m) ||
+         dynamic_cast<const nniqat::LinearReLU*>(&m) || dynamic_cast<const nniqat::LinearBn1d*>(&m);
+}
 
 template <class T>
 bool is_exactly(const nn::Module& m) {
