@@ -8,12 +8,10 @@ whoever calls the module (a C++ Sequential as well as Python's __call__); conver
 """
 import copy
 import itertools
-import warnings
 
 from ... import _C
 from ... import nn
-from ..nn import quantized as nnq
-from .quantization_mappings import (
+from .quantization_mappings import (  # noqa: F401  (torch's module re-exports these)
     get_default_dynamic_quant_module_mappings,
     get_default_static_quant_module_mappings,
     get_default_static_quant_reference_module_mappings,
