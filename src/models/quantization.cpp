@@ -50,7 +50,8 @@ Tensor functional_add(nn::Module& f, const Tensor& x, const Tensor& y, bool relu
                   relu ? "add_relu" : "add", "'");
 }
 
-Tensor quant_dequant(nn::Module& net, const Tensor& x, const std::function<Tensor(const Tensor&)>& body) {
+Tensor quant_dequant(nn::Module& net, const Tensor& x,
+                     const std::function<Tensor(const Tensor&)>& body) {
   Tensor y = sub(net, "quant")(x);
   y = body(y);
   return sub(net, "dequant")(y);
@@ -369,7 +370,8 @@ namespace {
 std::shared_ptr<QuantizableResNet> make_resnet(ResNetBlock block, std::vector<int64_t> layers,
                                                bool quantize, const std::string& backend,
                                                int64_t num_classes) {
-  auto model = std::make_shared<QuantizableResNet>(std::move(block), std::move(layers), num_classes);
+  auto model =
+      std::make_shared<QuantizableResNet>(std::move(block), std::move(layers), num_classes);
   _replace_relu(*model);
   if (quantize) quantize_model(*model, backend);
   return model;

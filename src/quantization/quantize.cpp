@@ -22,8 +22,11 @@ namespace nnq = ember::nn::quantized;
 
 // torch's `assert`s (AssertionError in Python).
 #define Q_ASSERT(cond, ...) \
-  do {                                                                                   \
-    if (!(cond)) throw ::ember::quantization::AssertionError(::ember::detail::str_cat(__VA_ARGS__)); \
+  do {                                                                 \
+    if (!(cond)) {                                                     \
+      throw ::ember::quantization::AssertionError(                     \
+          ::ember::detail::str_cat(__VA_ARGS__));                      \
+    }                                                                  \
   } while (0)
 
 namespace {
@@ -44,7 +47,8 @@ bool is_fused(const nn::Module& m) {
   return dynamic_cast<const nn::intrinsic::FusedModule*>(&m) ||
          dynamic_cast<const nniqat::ConvBnNd<nn::Conv1d, nn::BatchNorm1d>*>(&m) ||
          dynamic_cast<const nniqat::ConvBnNd<nn::Conv2d, nn::BatchNorm2d>*>(&m) ||
-         dynamic_cast<const nniqat::ConvReLU1d*>(&m) || dynamic_cast<const nniqat::ConvReLU2d*>(&m) ||
+         dynamic_cast<const nniqat::ConvReLU1d*>(&m) ||
+         dynamic_cast<const nniqat::ConvReLU2d*>(&m) ||
          dynamic_cast<const nniqat::LinearReLU*>(&m) || dynamic_cast<const nniqat::LinearBn1d*>(&m);
 }
 

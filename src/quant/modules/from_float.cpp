@@ -33,8 +33,11 @@ namespace {
 
 // torch's `assert`s (AssertionError in Python).
 #define QF_ASSERT(cond, ...) \
-  do {                                                                                   \
-    if (!(cond)) throw ::ember::quantization::AssertionError(::ember::detail::str_cat(__VA_ARGS__)); \
+  do {                                                                 \
+    if (!(cond)) {                                                     \
+      throw ::ember::quantization::AssertionError(                     \
+          ::ember::detail::str_cat(__VA_ARGS__));                      \
+    }                                                                  \
   } while (0)
 
 template <class T>
@@ -134,8 +137,8 @@ std::shared_ptr<Q> make_qconv(const ObservedConv& in) {
   QF_ASSERT(observer_dtype(wpp) == kQInt8, "Weight observer must have a dtype of qint8");
   const Tensor qweight = quantize_observed_weight(w.to(kFloat32), wpp);
   const auto bias = opt(conv.parameter("bias"));
-  auto qconv = std::make_shared<Q>(conv.in_channels, conv.out_channels, IntOrTuple(conv.kernel_size),
-                                   IntOrTuple(conv.stride), IntOrTuple(conv.padding),
+  auto qconv = std::make_shared<Q>(conv.in_channels, conv.out_channels,
+                                   IntOrTuple(conv.kernel_size), IntOrTuple(conv.stride), IntOrTuple(conv.padding),
                                    IntOrTuple(conv.dilation), conv.groups, bias.has_value(),
                                    conv.padding_mode);
   qconv->set_weight_bias(qweight, bias);
@@ -163,7 +166,8 @@ std::shared_ptr<Q> conv_from_float(Module& mod, const char* cls_name) {
     QF_ASSERT(mod.has_qconfig(), "Input float module must have qconfig defined.");
     in.activation_post_process = child_or_null(mod, "activation_post_process");
     if constexpr (fused) in.conv = mod.child("0").get();
-    in.weight_post_process = new_weight_observer(*in.conv, "Input float module must have qconfig defined.");
+    in.weight_post_process =
+        new_weight_observer(*in.conv, "Input float module must have qconfig defined.");
   }
   return make_qconv<Q>(in);
 }

@@ -3,8 +3,8 @@ torchvision 0.14's own quantizable MobileNetV2 on torch 1.13, built from the sam
 and calibrated on the same inputs: the same module tree before and after convert, 248 keys, the
 same scales and zero points (to float32 rounding: the float convs that calibration observes sum
 in another order than oneDNN's; the same bits once torch's observer statistics are loaded
-through the prepared model's state_dict), bit-identical int8 logits on the qnnpack engine. Also ember's own
-ember.vision.models.quantization builders against torchvision's."""
+through the prepared model's state_dict), bit-identical int8 logits on the qnnpack engine. Also
+ember's own ember.vision.models.quantization builders against torchvision's."""
 import collections
 import importlib.util
 import re
