@@ -3,6 +3,7 @@
 // TypeError texts), the trampoline of Python subclasses, and torch's AssertionErrors.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -46,6 +47,30 @@ py::handle self_of(const Base* m) {
   return py::detail::get_object_handle(m, py::detail::get_type_info(typeid(Base)));
 }
 
+/// A Python subclass's forward override called on boxed inputs (nullopt: none).
+template <class Base>
+std::optional<Value> python_override(const Base* self, const std::vector<Value>& inputs) {
+  py::gil_scoped_acquire gil;
+  py::function f = py::get_override(self, "forward");
+  if (!f) return std::nullopt;
+  py::tuple args(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) args[i] = value_to_py(inputs[i]);
+  return py_to_value(f(*args), "forward result");
+}
+
+/// A Python subclass's calculate_qparams override (nullopt: none).
+template <class Base>
+std::optional<std::pair<Tensor, Tensor>> python_qparams(const Base* self) {
+  py::gil_scoped_acquire gil;
+  py::function f = py::get_override(self, "calculate_qparams");
+  if (!f) return std::nullopt;
+  py::object r = f();
+  EMBER_CHECK_TYPE(py::isinstance<py::tuple>(r) && py::len(r) == 2,
+                   "calculate_qparams() must return (scale, zero_point), got ", py::repr(r).cast<std::string>());
+  auto t = r.cast<py::tuple>();
+  return std::make_pair(t[0].cast<Tensor>(), t[1].cast<Tensor>());
+}
+
 /// The trampoline of Python subclasses of the observer and fake-quantize classes (Note
 /// [Trampolines for C++ layers]): forward, extra_repr and calculate_qparams may be overridden
 /// in Python, and C++ callers (FakeQuantize, prepare's hooks, observed_qparams) reach the
@@ -57,28 +82,14 @@ class PyObs : public Base {
 
   Value forward(const std::vector<Value>& inputs) override {
     (void)cloneable_;
-    py::gil_scoped_acquire gil;
-    py::function f = py::get_override(static_cast<const Base*>(this), "forward");
-    if (!f) return Base::forward(inputs);
-    py::tuple args(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) args[i] = value_to_py(inputs[i]);
-    return py_to_value(f(*args), "forward result");
+    if (auto r = python_override(static_cast<const Base*>(this), inputs)) return *r;
+    return Base::forward(inputs);
   }
 
   std::string extra_repr() const override { PYBIND11_OVERRIDE(std::string, Base, extra_repr, ); }
 
   std::pair<Tensor, Tensor> calculate_qparams() override {
-    {
-      py::gil_scoped_acquire gil;
-      py::function f = py::get_override(static_cast<const Base*>(this), "calculate_qparams");
-      if (f) {
-        py::object r = f();
-        EMBER_CHECK_TYPE(py::isinstance<py::tuple>(r) && py::len(r) == 2,
-                         "calculate_qparams() must return (scale, zero_point), got ", py::repr(r).cast<std::string>());
-        auto t = r.cast<py::tuple>();
-        return {t[0].cast<Tensor>(), t[1].cast<Tensor>()};
-      }
-    }
+    if (auto r = python_qparams(static_cast<const Base*>(this))) return *r;
     if constexpr (std::is_abstract_v<Base>) {
       EMBER_FAIL_KIND(ErrorKind::NotImplemented, this->type_name(), " does not define calculate_qparams");
     } else {
@@ -95,6 +106,17 @@ class PyObs : public Base {
     } else {
       return Base::observe(x);
     }
+  }
+
+  QScheme qscheme() const override {
+    // A Python observer of one's own keeps qscheme as a plain attribute.
+    py::gil_scoped_acquire gil;
+    py::handle self = self_of<Base>(this);
+    if (self) {
+      py::object d = py::getattr(self, "__dict__", py::none());
+      if (!d.is_none() && d.contains("qscheme")) return to_qscheme(d["qscheme"]);
+    }
+    return Base::qscheme();
   }
 
   int64_t ch_axis() const override {
@@ -120,25 +142,14 @@ class PyFQ : public Base {
 
   Value forward(const std::vector<Value>& inputs) override {
     (void)cloneable_;
-    py::gil_scoped_acquire gil;
-    py::function f = py::get_override(static_cast<const Base*>(this), "forward");
-    if (!f) return Base::forward(inputs);
-    py::tuple args(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) args[i] = value_to_py(inputs[i]);
-    return py_to_value(f(*args), "forward result");
+    if (auto r = python_override(static_cast<const Base*>(this), inputs)) return *r;
+    return Base::forward(inputs);
   }
 
   std::string extra_repr() const override { PYBIND11_OVERRIDE(std::string, Base, extra_repr, ); }
 
   std::pair<Tensor, Tensor> calculate_qparams() override {
-    {
-      py::gil_scoped_acquire gil;
-      py::function f = py::get_override(static_cast<const Base*>(this), "calculate_qparams");
-      if (f) {
-        auto t = f().template cast<py::tuple>();
-        return {t[0].template cast<Tensor>(), t[1].template cast<Tensor>()};
-      }
-    }
+    if (auto r = python_qparams(static_cast<const Base*>(this))) return *r;
     if constexpr (std::is_abstract_v<Base>) {
       EMBER_FAIL_KIND(ErrorKind::NotImplemented, this->type_name(), " does not define calculate_qparams");
     } else {

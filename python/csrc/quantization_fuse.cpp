@@ -78,6 +78,10 @@ void bind_intrinsic(py::module_& m) {
   bind_fused2<nni::BNReLU2d, nn::BatchNorm2d, nn::ReLU>(m, "BNReLU2d", "batch_norm", "relu");
   bind_fused2<nni::BNReLU3d, nn::BatchNorm3d, nn::ReLU>(m, "BNReLU3d", "batch_norm", "relu");
   bind_fused2<nni::LinearBn1d, nn::Linear, nn::BatchNorm1d>(m, "LinearBn1d", "linear", "bn");
+  // isinstance(m, _FusedModule) in PyTorch, for the QAT fused modules too (fused.h).
+  m.def("_is_fused_module", [](py::handle mod) {
+    return nni::is_fused_module(*module_from_py(mod));
+  }, py::arg("mod"));
 }
 
 std::vector<std::shared_ptr<nn::Module>> modules_from_list(py::handle list) {

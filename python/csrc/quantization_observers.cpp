@@ -4,6 +4,7 @@
 // Constructors take torch's keyword names and defaults; its asserts raise AssertionError.
 #include "quantization.h"
 #include "quantization_args.h"
+#include "quantization/observer_utils.h"
 
 namespace ember::python {
 
@@ -56,6 +57,14 @@ void common(C& cls) {
   cls.def("calculate_qparams", [](T& self) { return qparams_to_py(self.T::calculate_qparams()); });
 }
 
+// Only the observers torch gives a `qscheme` attribute have one.
+template <class C>
+void qscheme_property(C& cls) {
+  cls.def_property(
+      "qscheme", [](const q::ObserverBase& s) { return qscheme_to_py(s.q::ObserverBase::qscheme()); },
+      [](q::ObserverBase& s, py::handle v) { s.set_qscheme(to_qscheme(v)); });
+}
+
 template <class T, class C>
 void min_max_members(C& cls) {
   cls.def("reset_min_max_vals", [](T& self) { self.T::reset_min_max_vals(); });
@@ -74,14 +83,12 @@ void init_quantization_observers(py::module_& qm) {
            },
            py::detail::is_new_style_constructor());
   base.def_property("dtype", &q::ObserverBase::dtype, &q::ObserverBase::set_dtype);
-  base.def_property(
-      "qscheme", [](const q::ObserverBase& s) { return qscheme_to_py(s.qscheme()); },
-      [](q::ObserverBase& s, py::handle v) { s.set_qscheme(to_qscheme(v)); });
   base.def("calculate_qparams", [](q::ObserverBase& self) { return qparams_to_py(self.calculate_qparams()); });
   bind_own_forward<q::ObserverBase>(base);
 
   // UniformQuantizationObserverBase(dtype, qscheme, reduce_range, quant_min, quant_max, factory_kwargs, eps)
   Cls<q::UniformQuantizationObserverBase, q::ObserverBase> uq(qm, "UniformQuantizationObserverBase");
+  qscheme_property(uq);
   uq.def_readwrite("quant_min", &q::UniformQuantizationObserverBase::quant_min)
       .def_readwrite("quant_max", &q::UniformQuantizationObserverBase::quant_max)
       .def_readwrite("reduce_range", &q::UniformQuantizationObserverBase::reduce_range)
@@ -205,6 +212,7 @@ void init_quantization_observers(py::module_& qm) {
   qm.def("_histogram_observer_truncates_histc_range", &q::histogram_observer_truncates_histc_range);
 
   Cls<q::FixedQParamsObserver, q::ObserverBase> fixed(qm, "FixedQParamsObserver");
+  qscheme_property(fixed);
   fixed.def("__init__", [](VH& v_h, py::args args, py::kwargs kwargs) {
               auto a = bind_args("FixedQParamsObserver.__init__", args, kwargs,
                                  {{"scale", py::object()}, {"zero_point", py::object()}, {"dtype", py::cast(kQUInt8)},
@@ -264,6 +272,13 @@ void init_quantization_observers(py::module_& qm) {
   common<q::RecordingObserver>(rec);
 
   qm.def("_histc", &q::histc);
+  qm.def("check_min_max_valid", &q::detail::check_min_max_valid, py::arg("min_val"), py::arg("max_val"));
+  qm.def("calculate_qmin_qmax", [](py::handle quant_min, py::handle quant_max, bool has_customized_qrange,
+                                   ScalarType dtype, bool reduce_range) {
+    // torch's signature; without a customized range the given bounds are ignored.
+    return has_customized_qrange ? q::calculate_qmin_qmax(opt_int(quant_min), opt_int(quant_max), dtype, reduce_range)
+                                 : q::calculate_qmin_qmax(std::nullopt, std::nullopt, dtype, reduce_range);
+  });
 }
 
 }  // namespace ember::python

@@ -106,6 +106,22 @@ void init_quantization_qconfig(py::module_& qm, py::handle module_class) {
   });
   py::object property = py::module_::import("builtins").attr("property");
   py::setattr(module_class, "qconfig", property(getter, setter, deleter));
+
+  // The C++ predefined qconfigs (C++ callers' defaults), for tests and C++ interop.
+  qm.def("_cpp_get_default_qconfig", [](const std::string& backend, int64_t version) {
+    return qconfig_to_py(q::get_default_qconfig(backend, version));
+  }, py::arg("backend") = "x86", py::arg("version") = 0);
+  qm.def("_cpp_get_default_qat_qconfig", [](const std::string& backend, int64_t version) {
+    return qconfig_to_py(q::get_default_qat_qconfig(backend, version));
+  }, py::arg("backend") = "x86", py::arg("version") = 1);
+  qm.def("_observed_qparams", [](py::handle m) {
+    // What C++ from_float / convert read from an observer (observed_qparams), seen from Python.
+    auto p = q::observed_qparams(*module_from_py(m));
+    return py::make_tuple(p.scale, p.zero_point, p.dtype, qscheme_to_py(p.qscheme), p.ch_axis);
+  });
+  qm.def("_module_qconfig_is_cpp", [](nn::Module& m) {
+    return m.qconfig() != nullptr && !m.qconfig()->front_end_object;
+  });
 }
 
 namespace {

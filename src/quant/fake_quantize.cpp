@@ -150,8 +150,9 @@ std::tuple<Tensor, Tensor> fq_per_channel_cachemask_impl(const Tensor& self, con
         // PyTorch's float-zero-point kernel: the zero point is added before rounding.
         const float zpf = static_cast<float>(z[c]);
         const int64_t q = to_int64_x86(std::nearbyint(static_cast<float>(xv) * inv + zpf));
-        const auto cl = static_cast<float>(std::min(std::max(q, qmin), qmax));
-        op[i] = static_cast<T>((cl - zpf) * s[c]);
+        // std::fmin / std::fmax of integers: the clamp and the dequantization are in double.
+        const auto cl = static_cast<double>(std::min(std::max(q, qmin), qmax));
+        op[i] = static_cast<T>((cl - static_cast<double>(zpf)) * static_cast<double>(s[c]));
         mp[i] = qmin <= q && q <= qmax;
       } else {
         C o;

@@ -9,6 +9,7 @@
 #include "ember/grad_mode.h"
 #include "ember/nn/module_clone.h"
 #include "ember/ops/factory.h"
+#include "backends/cpu/quantized/qconv.h"
 #include "quantization/observer_utils.h"
 
 namespace ember::quantization {
@@ -112,12 +113,8 @@ Tensor FakeQuantize::forward(const Tensor& x) {
     observer()->call({Value(x.detach())});
     auto [s, z] = calculate_qparams();
     detail::store(scale(), s);
-    Tensor& zp = zero_point();
-    if (zp.sizes().vec() != z.sizes().vec()) {
-      zp = z.to(zp.dtype()).clone();
-    } else {
-      zp.copy_(z);
-    }
+    detail::resize_(zero_point(), z.sizes());
+    zero_point().copy_(z);
   }
   if (!fake_quant_enabled()) return x;
   if (is_per_channel()) {
@@ -146,10 +143,7 @@ void FakeQuantize::_load_from_state_dict(nn::StateDict& state_dict, const std::s
   for (const char* name : {"scale", "zero_point"}) {
     const Value* v = state_dict.find(prefix + name);
     if (v && v->is_tensor()) {
-      Tensor& b = buffer(name);
-      if (b.sizes().vec() != v->to_tensor().sizes().vec()) {
-        b = ember::empty(v->to_tensor().sizes(), TensorOptions().dtype(b.dtype()));
-      }
+      detail::resize_(buffer(name), v->to_tensor().sizes());
     } else if (strict) {
       missing_keys.push_back(prefix + name);
     }
@@ -230,49 +224,8 @@ std::string FusedMovingAvgObsFakeQuantize::extra_repr() const {
 
 std::pair<float, int32_t> choose_quantization_params(float min, float max, int32_t qmin, int32_t qmax,
                                                      bool preserve_sparsity) {
-  EMBER_CHECK(min <= max, "In ChooseQuantizationParams, min should be less than or equal to max");
-  if (min < 0 && max > 0 && preserve_sparsity) {
-    const int symmetric_qmin = -((qmax - qmin) / 2 + 1);
-    const int symmetric_qmax = (qmax - qmin) / 2;
-    const double max_scale = std::max(std::fabs(min / static_cast<float>(symmetric_qmin)),
-                                      std::fabs(max / static_cast<float>(symmetric_qmax)));
-    min = static_cast<float>(max_scale * symmetric_qmin);
-    max = static_cast<float>(max_scale * symmetric_qmax);
-  }
-  min = std::min(min, 0.f);
-  max = std::max(max, 0.f);
-  EMBER_CHECK(qmin < qmax, "In ChooseQuantizationParams, qmin should be less than qmax");
-  double scale = (static_cast<double>(max) - min) / (qmax - qmin);
-  if (static_cast<float>(scale) == 0.0f || std::isinf(1.0f / static_cast<float>(scale))) scale = 0.1;
-  constexpr float kSmallScale = 6.1e-5f;  // SMALL_SCALE_THRESHOLD
-  if (scale < kSmallScale) {
-    const auto org_scale = static_cast<float>(scale);
-    scale = kSmallScale;
-    if (min == 0.0f) {
-      max = kSmallScale * static_cast<float>(qmax - qmin);
-    } else if (max == 0.0f) {
-      min = -kSmallScale * static_cast<float>(qmax - qmin);
-    } else {
-      const float amplifier = kSmallScale / org_scale;
-      min *= amplifier;
-      max *= amplifier;
-    }
-  }
-  const double zp_from_min = qmin - min / scale;
-  const double zp_from_max = qmax - max / scale;
-  const double zp_from_min_error = std::abs(qmin) - std::abs(min / scale);
-  const double zp_from_max_error = std::abs(qmax) - std::abs(max / scale);
-  double initial = zp_from_min_error < zp_from_max_error ? zp_from_min : zp_from_max;
-  if (min < 0 && max > 0 && preserve_sparsity) initial = static_cast<double>(qmin + qmax) / 2;
-  int32_t zp;
-  if (initial < qmin) {
-    zp = qmin;
-  } else if (initial > qmax) {
-    zp = qmax;
-  } else {
-    zp = static_cast<int32_t>(std::nearbyint(initial));
-  }
-  return {static_cast<float>(scale), zp};
+  const auto p = cpu::quantized::choose_quantization_params(min, max, qmin, qmax, preserve_sparsity);
+  return {p.scale, p.zero_point};
 }
 
 Tensor fused_moving_avg_obs_fake_quant(const Tensor& self, const Tensor& observer_on,
@@ -299,11 +252,14 @@ Tensor fused_moving_avg_obs_fake_quant(const Tensor& self, const Tensor& observe
       }
       const int64_t size = self.size(ch_axis);
       if (running_min.numel() == 0) {
+        // In place, as torch's resize_: the caller's tensors (the observer's buffers) grow.
         const float inf = std::numeric_limits<float>::infinity();
-        running_min = ember::full({size}, inf, TensorOptions().dtype(kFloat32));
-        running_max = ember::full({size}, -inf, TensorOptions().dtype(kFloat32));
-        scale = ember::empty({size}, TensorOptions().dtype(kFloat32));
-        zero_point = ember::empty({size}, TensorOptions().dtype(zero_point.dtype()));
+        detail::resize_(running_min, {size});
+        running_min.fill_(inf);
+        detail::resize_(running_max, {size});
+        running_max.fill_(-inf);
+        detail::resize_(scale, {size});
+        detail::resize_(zero_point, {size});
       }
       if (observe) {
         EMBER_CHECK(ch_axis == 0, "Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is only supported on axis == 0");

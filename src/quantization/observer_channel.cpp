@@ -16,7 +16,7 @@ const ObserverOptions& per_channel_only(const ObserverOptions& o, const std::str
       o.qscheme == QScheme::PerChannelAffine || o.qscheme == QScheme::PerChannelSymmetric ||
           o.qscheme == QScheme::PerChannelAffineFloatQParams,
       type_name, "'s qscheme only support ", sp,
-      "torch.per_channel_symmetric, torch.per_channel_affine and torch.per_channel_affine_float_qparams.");
+      "ember.per_channel_symmetric, ember.per_channel_affine and ember.per_channel_affine_float_qparams.");
   return o;
 }
 
@@ -97,6 +97,7 @@ std::string PerChannelMinMaxObserver::extra_repr() const {
 }
 
 void PerChannelMinMaxObserver::reset_min_max_vals() {
+  // torch assigns fresh empty tensors (self.min_val = torch.rand(0, )).
   min_val() = empty_f32();
   max_val() = empty_f32();
 }
@@ -112,10 +113,7 @@ void PerChannelMinMaxObserver::_load_from_state_dict(
   for (int i = 0; i < 2; ++i) {
     const std::string key = prefix + names[i];
     if (const Value* v = state_dict.find(key); v && v->is_tensor()) {
-      Tensor& b = buffer(i == 0 ? "min_val" : "max_val");
-      if (b.sizes().vec() != v->to_tensor().sizes().vec()) {
-        b = ember::empty(v->to_tensor().sizes(), TensorOptions().dtype(kFloat32));
-      }
+      detail::resize_(buffer(i == 0 ? "min_val" : "max_val"), v->to_tensor().sizes());
     } else if (strict) {
       missing_keys.push_back(key);
     }

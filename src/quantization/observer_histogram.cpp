@@ -54,9 +54,9 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
     lo -= 1;
     hi += 1;
   }
-  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi,
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "histc: range of [", lo, ", ", hi,
               "] is not finite");
-  EMBER_CHECK(lo < hi, "torch.histc: max must be larger than min");
+  EMBER_CHECK(lo < hi, "histc: max must be larger than min");
   // The edges are float32 (linspace in the input's dtype): its first and last are lo and hi.
   const auto flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
   Tensor out = ember::zeros({bins}, TensorOptions().dtype(kFloat32));

@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "ember/ops/factory.h"
+#include "ember/storage.h"
+#include "ember/tensor_impl.h"
 #include "ember/quantization/observer.h"
 #include "ember/warning.h"
 
@@ -19,8 +21,21 @@ std::vector<float> floats(const Tensor& t) {
 
 Tensor scalar_f32(float v) { return ember::full({}, v, TensorOptions().dtype(kFloat32)); }
 
+void resize_(const Tensor& t, IntArrayRef shape) {
+  if (t.sizes().equals(shape)) return;
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  TensorImpl* impl = t.impl();
+  const size_t need = static_cast<size_t>(numel) * impl->itemsize();
+  if (impl->storage_offset() != 0 || impl->storage()->nbytes() < need) {
+    impl->set_storage(Storage::allocate(need, t.device()));
+  }
+  impl->set_geometry(shape, contiguous_strides(shape), 0);
+}
+
 void store(Tensor& buffer, const Tensor& value) {
-  if (buffer.defined() && buffer.sizes().vec() == value.sizes().vec() && buffer.dtype() == kFloat32) {
+  if (buffer.defined() && buffer.dtype() == kFloat32 && !buffer.requires_grad()) {
+    resize_(buffer, value.sizes());
     buffer.copy_(value);
   } else {
     buffer = value.to(kFloat32).clone();
@@ -86,8 +101,8 @@ const ObserverOptions& per_tensor_only(const ObserverOptions& o, const std::stri
   EMBER_CHECK_NOT_IMPLEMENTED(
       o.qscheme == QScheme::PerTensorAffine || o.qscheme == QScheme::PerTensorSymmetric,
       type_name == "MovingAverageMinMaxObserver"
-          ? type_name + "'s qscheme only support " + sp + "torch.per_tensor_symmetric and torch.per_tensor_affine."
-          : type_name + "'s qscheme only support torch.per_tensor_symmetric " + sp + "and torch.per_tensor_affine.");
+          ? type_name + "'s qscheme only support " + sp + "ember.per_tensor_symmetric and ember.per_tensor_affine."
+          : type_name + "'s qscheme only support ember.per_tensor_symmetric " + sp + "and ember.per_tensor_affine.");
   return o;
 }
 

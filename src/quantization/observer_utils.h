@@ -22,8 +22,11 @@ std::pair<float, float> aminmax(const std::vector<float>& v);
 /// torch.minimum / torch.maximum of two floats: NaN if either is NaN.
 float fmin_nan(float a, float b);
 float fmax_nan(float a, float b);
+/// torch's `t.resize_(shape)`: in place, silently (the tensor object kept; contents undefined
+/// when the size changes).
+void resize_(const Tensor& t, IntArrayRef shape);
 /// torch's `buffer.resize_(v.shape); buffer.copy_(v)`: in place (the buffer object kept) when
-/// the shape and dtype allow, else a fresh buffer.
+/// the dtype allows, else a fresh buffer.
 void store(Tensor& buffer, const Tensor& value);
 /// Python's floor division of integers.
 inline int64_t floor_div(int64_t a, int64_t b) {

@@ -40,7 +40,9 @@ class ObserverBase : public nn::Module {
   virtual std::pair<Tensor, Tensor> calculate_qparams() = 0;
   ScalarType dtype() const { return dtype_; }
   void set_dtype(ScalarType dtype) { dtype_ = dtype; }
-  QScheme qscheme() const { return qscheme_; }
+  /// per_tensor_affine for observers without a scheme (Placeholder, Noop, Recording; torch's
+  /// have no `qscheme` attribute).
+  virtual QScheme qscheme() const { return qscheme_; }
   void set_qscheme(QScheme q) { qscheme_ = q; }
   /// The channel axis of a per-channel observer, else -1.
   virtual int64_t ch_axis() const { return -1; }

@@ -20,7 +20,9 @@ def _alias_submodules():
                 raise
             continue
         sys.modules[__name__ + "." + _name] = _mod
-        globals()[_name] = _mod
+        # A function of the same name wins, as in torch (`torch.quantization.fuse_modules` is
+        # the function; `import torch.quantization.fuse_modules` still finds the module).
+        globals().setdefault(_name, _mod)
 
 
 _alias_submodules()

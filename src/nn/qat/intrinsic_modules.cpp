@@ -439,6 +439,22 @@ std::shared_ptr<Module> LinearBn1d::to_float() {
 
 // ---- module functions ----
 
+}  // namespace ember::nn::intrinsic::qat
+
+namespace ember::nn::intrinsic {
+
+bool is_fused_module(const Module& m) {
+  if (dynamic_cast<const FusedModule*>(&m)) return true;
+  return dynamic_cast<const qat::ConvBnNd<nn::Conv1d, nn::BatchNorm1d>*>(&m) ||
+         dynamic_cast<const qat::ConvBnNd<nn::Conv2d, nn::BatchNorm2d>*>(&m) ||
+         dynamic_cast<const qat::ConvReLU1d*>(&m) || dynamic_cast<const qat::ConvReLU2d*>(&m) ||
+         dynamic_cast<const qat::LinearReLU*>(&m) || dynamic_cast<const qat::LinearBn1d*>(&m);
+}
+
+}  // namespace ember::nn::intrinsic
+
+namespace ember::nn::intrinsic::qat {
+
 namespace {
 template <class F>
 void on_conv_bn(Module& mod, F&& f) {

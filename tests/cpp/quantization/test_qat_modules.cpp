@@ -125,6 +125,15 @@ TEST(QatModules, FromFloatAndToFloat) {
                "qat.Conv2d.from_float only works for Conv2d", ErrorKind::Assertion);
 }
 
+TEST(QatModules, FusedModuleMarker) {
+  auto qc = qconfig();
+  EXPECT_TRUE(nn::intrinsic::is_fused_module(nniqat::ConvBn2d(1, 2, 1, 1, 0, 1, 1, false, "zeros",
+                                                             1e-5, 0.1, false, qc)));
+  EXPECT_TRUE(nn::intrinsic::is_fused_module(nniqat::LinearReLU(2, 2, true, qc)));
+  EXPECT_FALSE(nn::intrinsic::is_fused_module(nn::qat::Conv2d(1, 1, 1, 1, 0, 1, 1, true, "zeros", qc)));
+  EXPECT_FALSE(nn::intrinsic::is_fused_module(nn::Sequential()));
+}
+
 TEST(Stubs, IdentityAndWrapper) {
   q::QuantStub stub;
   EXPECT_FALSE(stub.has_qconfig());

@@ -19,7 +19,7 @@ from ember.ao.quantization import fuser_method_mappings as efm
 
 
 def to_ember(t):
-    return ember.from_numpy(t.detach().numpy().copy())
+    return ember.from_numpy(t.detach().clone().numpy())  # clone: .numpy() pins the storage
 
 
 def sync(e_model, t_model):

@@ -41,11 +41,15 @@ EQ = EQConfig(activation=enn.Identity, weight=EFQ)
 
 
 def E(t):
-    return ember.from_numpy(t.detach().numpy().copy())
+    return ember.from_numpy(t.detach().clone().numpy())  # clone: .numpy() pins the storage
 
 
 def sync(e, t):
-    e.load_state_dict({k: E(v) for k, v in t.state_dict().items()})
+    from collections import OrderedDict
+    sd = t.state_dict()
+    out = OrderedDict((k, E(v)) for k, v in sd.items())
+    out._metadata = copy.deepcopy(sd._metadata)  # the observers read their version from it
+    e.load_state_dict(out)
 
 
 def assert_close(e, t, rtol=1e-5, atol=1e-5, msg=""):
@@ -245,3 +249,45 @@ def test_fuse_then_from_float_flow():
     assert q.weight is fused[0][0].weight
     y = q(ember.randn(2, 2, 5, 5))
     assert (y.detach().numpy() >= 0).all()
+
+
+@pytest.mark.parametrize("backend", ["qnnpack", "fbgemm"])
+def test_default_qat_qconfig_training_matches_torch(backend):
+    """With the real default QAT qconfig (fake quantizers that observe), a few training steps
+    of ConvBnReLU2d, ConvReLU2d and Linear give torch's outputs, gradients and statistics."""
+    import torch.ao.quantization as tq
+    import ember.ao.quantization as eq
+    tqc, eqc = tq.get_default_qat_qconfig(backend), eq.get_default_qat_qconfig(backend)
+    torch.manual_seed(3)
+    pairs = [
+        (tnniqat.ConvBnReLU2d(3, 4, 3, padding=1, qconfig=tqc),
+         enniqat.ConvBnReLU2d(3, 4, 3, padding=1, qconfig=eqc), (4, 3, 6, 6)),
+        (tnniqat.ConvReLU2d(3, 4, 3, qconfig=tqc), enniqat.ConvReLU2d(3, 4, 3, qconfig=eqc), (4, 3, 6, 6)),
+        (tnnqat.Linear(5, 3, qconfig=tqc), ennqat.Linear(5, 3, qconfig=eqc), (8, 5)),
+    ]
+    for t, e, shape in pairs:
+        assert repr(e) == repr(t).replace("torch.", "ember.")
+        sync(e, t)
+        topt = torch.optim.SGD(t.parameters(), lr=0.01)
+        eopt = ember.optim.SGD(e.parameters(), lr=0.01)
+        for step in range(3):
+            x = torch.randn(*shape)
+            ty, ey = t(x), e(E(x))
+            assert_close(ey, ty, rtol=1e-4, atol=1e-4, msg=f"{type(t).__name__} step {step}")
+            (ty * ty).mean().backward()
+            (ey * ey).mean().backward()
+            for (n, tp), (_, ep) in zip(t.named_parameters(), e.named_parameters()):
+                assert_close(ep.grad, tp.grad, rtol=1e-3, atol=1e-4, msg=f"step {step} grad {n}")
+            topt.step(), eopt.step()
+            topt.zero_grad(), eopt.zero_grad()
+        for k, v in t.state_dict().items():
+            assert_close(e.state_dict()[k], v, rtol=1e-4, atol=1e-5, msg=k)
+
+
+def test_fused_module_marker():
+    from ember.ao.nn.intrinsic.modules.fused import _is_fused_module
+    for name, (tf, ef, _) in MODULES.items():
+        t, e = tf(), ef()
+        assert _is_fused_module(e) == isinstance(t, tnni._FusedModule), name
+    assert _is_fused_module(enni.ConvReLU2d(enn.Conv2d(1, 1, 1), enn.ReLU()))
+    assert not _is_fused_module(enn.Sequential(enn.Conv2d(1, 1, 1)))

@@ -86,4 +86,10 @@ class LinearBn1d : public FusedModule {
   LinearBn1d(std::shared_ptr<Module> linear, std::shared_ptr<Module> bn);
 };
 
+/// Whether `m` is one of PyTorch's _FusedModule classes: a FusedModule above, or a fused QAT
+/// module (nn::intrinsic::qat ConvBn / ConvBnReLU / ConvReLU 1d-2d, LinearReLU, LinearBn1d),
+/// which PyTorch also derives from _FusedModule and C++ cannot (they are convolutions /
+/// linears). prepare and convert treat them as leaves: they do not look inside.
+bool is_fused_module(const Module& m);
+
 }  // namespace ember::nn::intrinsic

@@ -40,6 +40,8 @@ __all__ = [
     "PlaceholderObserver",
     "RecordingObserver",
     "UniformQuantizationObserverBase",
+    "ReuseInputObserver",
+    "default_reuse_input_observer",
     "set_histogram_observer_truncation",
 ]
 
@@ -105,6 +107,20 @@ for _cls in (ObserverBase, UniformQuantizationObserverBase, MinMaxObserver, Movi
 # Observer state_dicts carry torch's observer version (3: per-channel min_val / max_val names,
 # 0-dim uninitialised histogram min / max).
 UniformQuantizationObserverBase._version = 3
+
+
+class ReuseInputObserver(ObserverBase):
+    r"""torch's ReuseInputObserver (FX graph mode only): the output reuses its input's
+    observer, so this one observes nothing."""
+
+    def __init__(self):
+        super().__init__(ember.quint8)
+
+    def forward(self, x):
+        return x
+
+    def calculate_qparams(self):
+        raise Exception("calculate_qparams should not be called for ReuseInputObserver")
 
 
 def set_histogram_observer_truncation(enabled: bool) -> None:
@@ -182,3 +198,4 @@ default_fixed_qparams_range_0to1_observer = FixedQParamsObserver.with_args(
     scale=1.0 / 256.0, zero_point=0, dtype=ember.quint8, quant_min=0, quant_max=255)
 default_symmetric_fixed_qparams_observer = default_fixed_qparams_range_neg1to1_observer
 default_affine_fixed_qparams_observer = default_fixed_qparams_range_0to1_observer
+default_reuse_input_observer = ReuseInputObserver

@@ -41,7 +41,12 @@ from .observer import (
     weight_observer_range_neg_127_to_127,
     per_channel_weight_observer_range_neg_127_to_127,
     ObserverBase,
+    ReuseInputObserver,
+    default_reuse_input_observer,
+    default_fixed_qparams_range_0to1_observer,
+    default_fixed_qparams_range_neg1to1_observer,
 )
+from .fake_quantize import FixedQParamsFakeQuantize
 
 __all__ = [
     "QConfig",
@@ -66,6 +71,10 @@ __all__ = [
     "default_embedding_qat_qconfig",
     "get_default_qconfig",
     "get_default_qat_qconfig",
+    "get_default_qconfig_dict",
+    "get_default_qat_qconfig_dict",
+    "default_reuse_input_qconfig",
+    "is_reuse_input_qconfig",
     "assert_valid_qconfig",
     "add_module_to_qconfig_obs_ctr",
     "QConfigAny",
@@ -127,6 +136,8 @@ default_weight_only_qconfig = QConfig(activation=ember.nn.Identity,
                                       weight=default_weight_fake_quant)
 default_activation_only_qconfig = QConfig(activation=default_fake_quant,
                                           weight=ember.nn.Identity)
+default_reuse_input_qconfig = QConfig(activation=default_reuse_input_observer,
+                                      weight=NoopObserver)
 # QAT config that uses a fused observer + fake quant modules for optimized training performance.
 default_qat_qconfig_v2 = QConfig(activation=default_fused_act_fake_quant, weight=default_fused_wt_fake_quant)
 
@@ -344,3 +355,74 @@ def activation_is_memoryless(qconfig: QConfig):
         return _is_memoryless(act.activation_post_process)
     else:
         return _is_memoryless(act)
+
+
+def is_reuse_input_qconfig(qconfig: Optional[QConfig]):
+    return qconfig is not None and \
+        isinstance(qconfig.activation(), ReuseInputObserver) and \
+        isinstance(qconfig.weight(), NoopObserver)
+
+
+def _fixed_qparams_ops():
+    """torch's _FIXED_QPARAMS_OP_TO_OBSERVER, on ember's ops (those ember has)."""
+    F = ember.nn.functional
+    zero_one, neg_one = default_fixed_qparams_range_0to1_observer, default_fixed_qparams_range_neg1to1_observer
+    ops = [(getattr(ember.nn, "Hardsigmoid", None), zero_one), (getattr(F, "hardsigmoid", None), zero_one),
+           ("hardsigmoid", zero_one), ("hardsigmoid_", zero_one),
+           (ember.nn.Sigmoid, zero_one), (ember.sigmoid, zero_one), ("sigmoid", zero_one), ("sigmoid_", zero_one),
+           (ember.nn.Softmax, zero_one),
+           (ember.nn.Tanh, neg_one), (ember.tanh, neg_one), ("tanh", neg_one), ("tanh_", neg_one)]
+    return [(op, obs) for op, obs in ops if op is not None]
+
+
+def _get_default_qconfig_dict(is_qat: bool, backend: str, version: int):
+    """torch 1.13's _get_default_qconfig_mapping(...).to_dict(), on ember's classes and ops."""
+    qconfig = get_default_qat_qconfig(backend, version) if is_qat else get_default_qconfig(backend, version)
+    default_weight = default_weight_fake_quant if is_qat else default_weight_observer
+    # default_per_channel_weight_observer is not compatible with fbgemm's transposed convs
+    if backend in ("fbgemm", "x86"):
+        qconfig_transpose = QConfig(activation=qconfig.activation, weight=default_weight)
+    else:
+        qconfig_transpose = qconfig
+    # layernorm only supports float weights
+    qconfig_layernorm = QConfig(activation=qconfig.activation, weight=default_placeholder_observer)
+    nn_, F = ember.nn, ember.nn.functional
+    object_types = [("reshape", default_reuse_input_qconfig)]
+    for names, q in ((("Conv1d", "Conv2d", "Conv3d"), qconfig),
+                     (("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"), qconfig_transpose),
+                     (("Linear",), qconfig)):
+        object_types += [(getattr(nn_, n), q) for n in names if hasattr(nn_, n)]
+    for names, q in ((("conv1d", "conv2d", "conv3d"), qconfig),
+                     (("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"), qconfig_transpose),
+                     (("linear",), qconfig)):
+        object_types += [(getattr(F, n), q) for n in names if hasattr(F, n)]
+    object_types += [(nn_.ReLU, qconfig), (F.relu, qconfig), (ember.relu, qconfig),
+                     (nn_.BatchNorm1d, qconfig), (nn_.BatchNorm2d, qconfig), (nn_.BatchNorm3d, qconfig),
+                     (F.layer_norm, qconfig_layernorm), (nn_.LayerNorm, qconfig_layernorm)]
+    # Use special observers for ops with fixed qparams
+    fixed_qconfigs = {}
+    for op, observer in _fixed_qparams_ops():
+        if observer not in fixed_qconfigs:
+            activation = FixedQParamsFakeQuantize.with_args(observer=observer) if is_qat else observer
+            fixed_qconfigs[observer] = QConfig(activation=activation, weight=default_weight)
+        object_types.append((op, fixed_qconfigs[observer]))
+    # set_object_type replaces an existing entry in place (an OrderedDict keyed by the op)
+    ordered = {}
+    for op, q in object_types:
+        ordered[op] = q
+    return {"": qconfig, "object_type": list(ordered.items()), "module_name_regex": [], "module_name": [],
+            "module_name_object_type_order": []}
+
+
+def get_default_qconfig_dict(backend='fbgemm', version=0):
+    warnings.warn(
+        "ember.ao.quantization.get_default_qconfig_dict is deprecated and will be removed in "
+        "a future version.")
+    return _get_default_qconfig_dict(False, backend, version)
+
+
+def get_default_qat_qconfig_dict(backend='fbgemm', version=1):
+    warnings.warn(
+        "ember.ao.quantization.get_default_qat_qconfig_dict is deprecated and will be removed in "
+        "a future version.")
+    return _get_default_qconfig_dict(True, backend, version)

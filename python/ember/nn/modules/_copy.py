@@ -82,8 +82,9 @@ def _bound_classes():
 
 def _namespaces():
     out = [_C._nn]
-    # models, quantized modules, fused / QAT modules and the quantization stubs
-    for name in ("_vision", "_nnq", "_nniq", "_nnqd", "_nni", "_nnqat", "_nniqat", "_qstubs"):
+    # models, quantized modules, observers, fused / QAT modules and the quantization stubs
+    for name in ("_vision", "_nnq", "_nniq", "_nnqd", "_quantization", "_nni", "_nnqat",
+                 "_nniqat", "_qstubs"):
         if hasattr(_C, name):
             out.append(getattr(_C, name))
     return out

@@ -92,6 +92,10 @@ struct DynamicQParams {
   int32_t zero_point;
 };
 DynamicQParams choose_dynamic_qparams(float min, float max, bool reduce_range);
+/// quant_utils::ChooseQuantizationParams in general (the fused observer + fake-quant op's
+/// qparams: preserve_sparsity for symmetric schemes).
+DynamicQParams choose_quantization_params(float min, float max, int32_t qmin, int32_t qmax,
+                                          bool preserve_sparsity, bool reduce_range = false);
 
 /// Whether packs created from now on may use oneDNN (default true; tests and benchmarks turn
 /// it off to exercise and measure the portable exact kernel on this machine).

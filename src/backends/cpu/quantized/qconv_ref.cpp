@@ -148,17 +148,26 @@ uint8_t quantize_one(QFormula formula, float x, float inv_scale, int32_t zero_po
 
 }  // namespace detail
 
-DynamicQParams choose_dynamic_qparams(float min, float max, bool reduce_range) {
-  // quant_utils::ChooseQuantizationParams(min, max, 0, 255, preserve_sparsity=false,
+DynamicQParams choose_quantization_params(float min, float max, int32_t qmin, int32_t qmax,
+                                          bool preserve_sparsity, bool reduce_range) {
+  // quant_utils::ChooseQuantizationParams(min, max, qmin, qmax, preserve_sparsity,
   // force_scale_power_of_two=false, reduce_range), torch 1.13.
   EMBER_CHECK(min <= max, "In ChooseQuantizationParams, min should be less than or equal to max");
-  int32_t qmin = 0, qmax = 255;
   if (reduce_range) {
     qmin /= 2;
     qmax /= 2;
   }
+  if (min < 0 && max > 0 && preserve_sparsity) {
+    const int symmetric_qmin = -((qmax - qmin) / 2 + 1);
+    const int symmetric_qmax = (qmax - qmin) / 2;
+    const double max_scale = std::max(std::fabs(min / static_cast<float>(symmetric_qmin)),
+                                      std::fabs(max / static_cast<float>(symmetric_qmax)));
+    min = static_cast<float>(max_scale * symmetric_qmin);
+    max = static_cast<float>(max_scale * symmetric_qmax);
+  }
   min = std::min(min, 0.f);
   max = std::max(max, 0.f);
+  EMBER_CHECK(qmin < qmax, "In ChooseQuantizationParams, qmin should be less than qmax");
   double scale = (static_cast<double>(max) - min) / (qmax - qmin);
   if (static_cast<float>(scale) == 0.0f || std::isinf(1.0f / static_cast<float>(scale)))
     scale = 0.1;
@@ -180,7 +189,9 @@ DynamicQParams choose_dynamic_qparams(float min, float max, bool reduce_range) {
   const double zp_from_max = qmax - max / scale;
   const double zp_from_min_error = std::abs(qmin) - std::abs(min / scale);
   const double zp_from_max_error = std::abs(qmax) - std::abs(max / scale);
-  const double initial = zp_from_min_error < zp_from_max_error ? zp_from_min : zp_from_max;
+  double initial = zp_from_min_error < zp_from_max_error ? zp_from_min : zp_from_max;
+  // Symmetric: the zero point is the middle of the range.
+  if (min < 0 && max > 0 && preserve_sparsity) initial = static_cast<double>(qmin + qmax) / 2;
   int32_t zp;
   if (initial < qmin) {
     zp = qmin;
@@ -190,6 +201,10 @@ DynamicQParams choose_dynamic_qparams(float min, float max, bool reduce_range) {
     zp = static_cast<int32_t>(std::nearbyint(initial));
   }
   return {static_cast<float>(scale), zp};
+}
+
+DynamicQParams choose_dynamic_qparams(float min, float max, bool reduce_range) {
+  return choose_quantization_params(min, max, 0, 255, false, reduce_range);
 }
 
 namespace {

@@ -24,3 +24,7 @@ for _name in __all__ + ["_FusedModule"]:
     # type(m) prints as PyTorch's <class '...ao.nn.intrinsic.modules.fused.ConvReLU2d'>, and
     # pickle finds the class here.
     globals()[_name].__module__ = __name__
+
+# isinstance(m, _FusedModule) as PyTorch answers it: also true for the QAT fused modules
+# (ember.nn.intrinsic.qat), which derive from the float conv / linear classes here.
+_is_fused_module = _nni._is_fused_module
