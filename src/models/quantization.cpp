@@ -17,7 +17,6 @@
 #include "ember/quantization/stubs.h"
 #include "ember/quantized/tensor.h"
 #include "../nn/modules/module_util.h"
-#include "../quantization/workflow_observers.h"
 
 namespace ember::models::quantization {
 
@@ -333,13 +332,9 @@ void quantize_model(nn::Module& model, const std::string& backend,
   set_quantized_engine(engine);
   model.eval();
   if (backend == "fbgemm") {
-    model.set_qconfig(std::make_shared<const quant::QConfig>(
-        quant::QConfig{quant::detail::default_observer(),
-                       quant::detail::default_per_channel_weight_observer(), {}}));
+    model.set_qconfig(quant::default_per_channel_qconfig());
   } else if (backend == "qnnpack") {
-    model.set_qconfig(std::make_shared<const quant::QConfig>(
-        quant::QConfig{quant::detail::default_observer(),
-                       quant::detail::default_weight_observer(), {}}));
+    model.set_qconfig(quant::default_qconfig());
   }
   if (fuse) {
     fuse(model, false);

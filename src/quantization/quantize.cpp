@@ -5,7 +5,6 @@
 #include <unordered_set>
 
 #include "ember/nn/intrinsic/fused.h"
-#include "ember/nn/intrinsic/qat/modules.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/linear.h"
@@ -14,7 +13,6 @@
 #include "ember/quantization/observer.h"
 #include "ember/quantization/stubs.h"
 #include "ember/warning.h"
-#include "workflow_observers.h"
 
 namespace ember::quantization {
 
@@ -39,18 +37,9 @@ std::shared_ptr<nn::Module> child_or_null(const nn::Module& m, const std::string
 
 bool needs_observation(const nn::Module& m) { return m.has_qconfig() && m.qconfig() != nullptr; }
 
-/// torch's `isinstance(m, _FusedModule)`: the float fused containers, and the QAT fused classes
-/// (torch's _ConvBnNd, nniqat.ConvReLU2d, LinearReLU and LinearBn1d are _FusedModules too), which
-/// prepare observes and convert swaps as units, never reaching their `bn`.
-bool is_fused(const nn::Module& m) {
-  namespace nniqat = nn::intrinsic::qat;
-  return dynamic_cast<const nn::intrinsic::FusedModule*>(&m) ||
-         dynamic_cast<const nniqat::ConvBnNd<nn::Conv1d, nn::BatchNorm1d>*>(&m) ||
-         dynamic_cast<const nniqat::ConvBnNd<nn::Conv2d, nn::BatchNorm2d>*>(&m) ||
-         dynamic_cast<const nniqat::ConvReLU1d*>(&m) ||
-         dynamic_cast<const nniqat::ConvReLU2d*>(&m) ||
-         dynamic_cast<const nniqat::LinearReLU*>(&m) || dynamic_cast<const nniqat::LinearBn1d*>(&m);
-}
+/// torch's `isinstance(m, _FusedModule)`: the float fused containers and the QAT fused classes
+/// (prepare observes them and convert swaps them as units, never reaching a QAT module's `bn`).
+bool is_fused(const nn::Module& m) { return nn::intrinsic::is_fused_module(m); }
 
 template <class T>
 bool is_exactly(const nn::Module& m) {
@@ -401,7 +390,7 @@ std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& 
     EMBER_CHECK(known, "('Unknown dtype specified for quantize_dynamic: ', '", dtype_repr(dtype),
                 "')");
     check_supported();
-    const QConfigPtr q = detail::default_dynamic_qconfig();
+    const QConfigPtr q = default_dynamic_qconfig();
     for (const auto& n : spec.names) dict.by_name[n] = q;
     if (spec.classes) {
       dict.by_class = [classes = spec.classes, q](nn::Module& m) -> std::optional<QConfigPtr> {
@@ -413,7 +402,7 @@ std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& 
     EMBER_CHECK_VALUE(known, "Don't know how to quantize with default settings for ",
                       dtype_repr(dtype), ". Provide full qconfig please");
     check_supported();
-    const QConfigPtr q = detail::default_dynamic_qconfig();
+    const QConfigPtr q = default_dynamic_qconfig();
     dict.by_class = [q](nn::Module& m) -> std::optional<QConfigPtr> {
       if (typeid(m) == typeid(nn::Linear)) return q;
       return std::nullopt;

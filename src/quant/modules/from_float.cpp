@@ -21,7 +21,6 @@
 #include "ember/quantization/mappings.h"
 #include "ember/quantization/observer.h"
 #include "ember/quantization/qconfig.h"
-#include "../../quantization/workflow_observers.h"
 
 namespace ember::nn::quantized {
 
@@ -247,7 +246,7 @@ std::shared_ptr<dynamic::Linear> dynamic::Linear::from_float(Module& mod) {
   const auto qconfig = lin->has_qconfig() ? lin->qconfig() : mod.qconfig();
   std::shared_ptr<Module> wobs = qconfig && qconfig->weight
                                      ? qconfig->weight()
-                                     : quant::detail::default_dynamic_qconfig()->weight();
+                                     : quant::default_dynamic_qconfig()->weight();
   const ScalarType dtype = observer_dtype(*wobs);
   QF_ASSERT(dtype == kQInt8 || dtype == kFloat16,
             "The only supported dtypes for dynamic quantized linear are qint8 and float16 got: ",
