@@ -54,3 +54,9 @@ echo "== int8: torchvision's MobileNetV2 converted by torch 1.13, run by ember's
 # checks that the qnnpack outputs are equal bit for bit.
 PYTHONPATH="$build/python" /usr/bin/python3 -W ignore benchmarks/bench_qmodels.py mobilenet_v2_int8_b1_1t
 PYTHONPATH="$build/python" /usr/bin/python3 -W ignore benchmarks/bench_qmodels.py mobilenet_v2_int8_qnnpack
+echo
+echo "== the quantization workflow: fp32 -> post-training quantization / quantization-aware training =="
+# The digits CNN: accuracy, state_dict size and latency for fp32, PTQ and QAT side by side; then
+# MobileNetV2 fp32 vs int8 on both engines with the int8 model's SQNR against fp32, beside torch
+# 1.13 running the same flow (prepare, calibrate, convert) in the same run.
+PYTHONPATH="$build/python" /usr/bin/python3 -W ignore benchmarks/bench_qworkflow.py

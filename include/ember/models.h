@@ -7,4 +7,5 @@
 
 #include "ember/models/misc.h"
 #include "ember/models/mobilenetv2.h"
+#include "ember/models/quantization.h"
 #include "ember/models/resnet.h"

@@ -8,6 +8,7 @@ namespace ember::python {
 void init_tensor_methods(py::module_& m);
 void init_script_object(py::module_& m);  // values.cpp
 void init_runtime(py::module_& m);
+void init_quantization_workflow(py::module_& m);  // quantization_workflow.cpp
 void init_tensor_api(py::module_& m);
 void init_torch_dispatch(py::module_& m);
 void init_swap(py::module_& m);
@@ -59,6 +60,7 @@ PYBIND11_MODULE(_C, m) {
   init_quantization_fuse(m);
   py::module_ nn = m.attr("_nn").cast<py::module_>();
   init_module_copy(nn);
+  init_quantization_workflow(m);
   init_optim(m);
   init_autograd(m);
   init_shared_memory(m);

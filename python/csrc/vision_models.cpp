@@ -15,6 +15,7 @@
 
 #include "ember/models/misc.h"
 #include "ember/models/mobilenetv2.h"
+#include "ember/models/quantization.h"
 #include "ember/models/resnet.h"
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/modules/batchnorm.h"
@@ -125,29 +126,45 @@ void bind_misc(py::module_& m) {
   cna.def_readonly("out_channels", &Conv2dNormActivation::out_channels);
 }
 
-void bind_mobilenet(py::module_& m) {
-  Class<InvertedResidual, Named<InvertedResidual>> ir(m, "InvertedResidual");
+// torchvision's `_forward_impl` (protected in C++: the forward without what a quantizable
+// subclass wraps around it), for Python subclasses that write their own forward.
+template <class T>
+struct ForwardImpl : T {
+  static Tensor call(T& self, const Tensor& x) { return (self.*(&ForwardImpl::forward_impl))(x); }
+};
+
+template <class T, class Base = nn::Module>
+void bind_inverted_residual(py::module_& m, const char* name) {
+  Class<T, Named<T>, Base> ir(m, name);
   ir.def(
       "__init__",
       [](VH& v_h, int64_t inp, int64_t oup, int64_t stride, double expand_ratio,
          py::handle norm_layer) {
-        construct_named<InvertedResidual>(v_h, inp, oup, stride, expand_ratio,
-                                          norm_layer_from_py(norm_layer, nullptr),
-                                          TensorOptions{});
+        construct_named<T>(v_h, inp, oup, stride, expand_ratio,
+                           norm_layer_from_py(norm_layer, nullptr), TensorOptions{});
       },
       py::detail::is_new_style_constructor(), py::arg("inp"), py::arg("oup"), py::arg("stride"),
       py::arg("expand_ratio"), py::arg("norm_layer") = none);
-  ir.def_readonly("stride", &InvertedResidual::stride)
-      .def_readonly("use_res_connect", &InvertedResidual::use_res_connect)
-      .def_readonly("out_channels", &InvertedResidual::out_channels)
-      .def_readonly("_is_cn", &InvertedResidual::_is_cn);
-  bind_own_forward<InvertedResidual>(ir);
+  if constexpr (std::is_same_v<Base, nn::Module>) {
+    ir.def_readonly("stride", &T::stride)
+        .def_readonly("use_res_connect", &T::use_res_connect)
+        .def_readonly("out_channels", &T::out_channels)
+        .def_readonly("_is_cn", &T::_is_cn);
+  }
+  bind_own_forward<T>(ir);
+}
 
-  Class<MobileNetV2, Named<MobileNetV2>> net(m, "MobileNetV2");
+// MobileNetV2's `block`: None or the C++-backed class `stock` -> the C++ default; anything
+// else called back.
+template <class T, class Base = nn::Module>
+void bind_mobilenet_class(py::module_& m, const char* name, py::handle stock) {
+  Class<T, Named<T>, Base> net(m, name);
+  auto stock_block = py::reinterpret_borrow<py::object>(stock);
   net.def(
       "__init__",
-      [](VH& v_h, int64_t num_classes, double width_mult, py::object setting,
-         int64_t round_nearest, py::object block, py::object norm_layer, double dropout) {
+      [stock_block](VH& v_h, int64_t num_classes, double width_mult, py::object setting,
+                    int64_t round_nearest, py::object block, py::object norm_layer,
+                    double dropout) {
         std::vector<std::vector<int64_t>> rows;
         if (!setting.is_none()) {
           // torchvision's check (an empty list is an error there, while C++ reads it as "the
@@ -158,7 +175,7 @@ void bind_mobilenet(py::module_& m) {
           rows = setting.cast<std::vector<std::vector<int64_t>>>();
         }
         InvertedResidualBlock make_block;
-        if (!block.is_none() && !is_class(block, py::type::of<InvertedResidual>())) {
+        if (!block.is_none() && !is_class(block, stock_block)) {
           auto f = hold_py(block);
           auto norm = hold_py(norm_layer_for_block(norm_layer));
           make_block = [f, norm](int64_t inp, int64_t oup, int64_t stride, double t,
@@ -168,22 +185,29 @@ void bind_mobilenet(py::module_& m) {
                                        py::arg("norm_layer") = *norm));
           };
         }
-        construct_named<MobileNetV2>(v_h, num_classes, width_mult, std::move(rows),
-                                     round_nearest, std::move(make_block),
-                                     norm_layer_from_py(norm_layer, nullptr), dropout,
-                                     TensorOptions{});
+        construct_named<T>(v_h, num_classes, width_mult, std::move(rows), round_nearest,
+                           std::move(make_block), norm_layer_from_py(norm_layer, nullptr),
+                           dropout, TensorOptions{});
       },
       py::detail::is_new_style_constructor(), py::arg("num_classes") = 1000,
       py::arg("width_mult") = 1.0, py::arg("inverted_residual_setting") = none,
       py::arg("round_nearest") = 8, py::arg("block") = none, py::arg("norm_layer") = none,
       py::arg("dropout") = 0.2);
-  net.def_readonly("last_channel", &MobileNetV2::last_channel);
-  bind_own_forward<MobileNetV2>(net);
+  if constexpr (std::is_same_v<Base, nn::Module>) {
+    net.def_readonly("last_channel", &T::last_channel);
+    net.def("_forward_impl", &ForwardImpl<T>::call, py::arg("x"));
+  }
+  bind_own_forward<T>(net);
 }
 
-template <class T>
+void bind_mobilenet(py::module_& m) {
+  bind_inverted_residual<InvertedResidual>(m, "InvertedResidual");
+  bind_mobilenet_class<MobileNetV2>(m, "MobileNetV2", py::type::of<InvertedResidual>());
+}
+
+template <class T, class Base = nn::Module>
 void bind_block(py::module_& m, const char* name) {
-  Class<T, Named<T>> cls(m, name);
+  Class<T, Named<T>, Base> cls(m, name);
   cls.def(
       "__init__",
       [](VH& v_h, int64_t inplanes, int64_t planes, int64_t stride, py::handle downsample,
@@ -196,8 +220,10 @@ void bind_block(py::module_& m, const char* name) {
       py::arg("stride") = 1, py::arg("downsample") = none, py::arg("groups") = 1,
       py::arg("base_width") = 64, py::arg("dilation") = 1, py::arg("norm_layer") = none);
   cls.attr("expansion") = T::expansion;
-  cls.def_readonly("stride", &T::stride);
-  optional_child(cls, "downsample");
+  if constexpr (std::is_same_v<Base, nn::Module>) {
+    cls.def_readonly("stride", &T::stride);
+    optional_child(cls, "downsample");
+  }
   bind_own_forward<T>(cls);
 }
 
@@ -205,6 +231,12 @@ void bind_block(py::module_& m, const char* name) {
 ResNetBlock resnet_block(py::handle block, py::handle norm_layer) {
   if (is_class(block, py::type::of<BasicBlock>())) return ResNetBlock::basic();
   if (is_class(block, py::type::of<Bottleneck>())) return ResNetBlock::bottleneck();
+  if (is_class(block, py::type::of<ember::models::quantization::QuantizableBasicBlock>())) {
+    return ember::models::quantization::quantizable_basic_block();
+  }
+  if (is_class(block, py::type::of<ember::models::quantization::QuantizableBottleneck>())) {
+    return ember::models::quantization::quantizable_bottleneck();
+  }
   auto f = hold_py(py::reinterpret_borrow<py::object>(block));
   auto norm = hold_py(norm_layer_for_block(norm_layer));
   ResNetBlock b;
@@ -219,10 +251,9 @@ ResNetBlock resnet_block(py::handle block, py::handle norm_layer) {
   return b;
 }
 
-void bind_resnet(py::module_& m) {
-  bind_block<BasicBlock>(m, "BasicBlock");
-  bind_block<Bottleneck>(m, "Bottleneck");
-  Class<ResNet, Named<ResNet>> net(m, "ResNet");
+template <class T, class Base = nn::Module>
+void bind_resnet_class(py::module_& m, const char* name) {
+  Class<T, Named<T>, Base> net(m, name);
   net.def(
       "__init__",
       [](VH& v_h, py::handle block, std::vector<int64_t> layers, int64_t num_classes,
@@ -230,16 +261,66 @@ void bind_resnet(py::module_& m) {
          std::optional<std::vector<bool>> replace_stride_with_dilation, py::handle norm_layer) {
         std::vector<bool> replace = replace_stride_with_dilation.value_or(
             std::vector<bool>{false, false, false});
-        construct_named<ResNet>(v_h, resnet_block(block, norm_layer), std::move(layers),
-                                num_classes, zero_init_residual, groups, width_per_group,
-                                std::move(replace), norm_layer_from_py(norm_layer, nullptr),
-                                TensorOptions{});
+        construct_named<T>(v_h, resnet_block(block, norm_layer), std::move(layers), num_classes,
+                           zero_init_residual, groups, width_per_group, std::move(replace),
+                           norm_layer_from_py(norm_layer, nullptr), TensorOptions{});
       },
       py::detail::is_new_style_constructor(), py::arg("block"), py::arg("layers"),
       py::arg("num_classes") = 1000, py::arg("zero_init_residual") = false,
       py::arg("groups") = 1, py::arg("width_per_group") = 64,
       py::arg("replace_stride_with_dilation") = none, py::arg("norm_layer") = none);
-  bind_own_forward<ResNet>(net);
+  if constexpr (std::is_same_v<Base, nn::Module>) {
+    net.def("_forward_impl", &ForwardImpl<T>::call, py::arg("x"));
+  }
+  bind_own_forward<T>(net);
+}
+
+void bind_resnet(py::module_& m) {
+  bind_block<BasicBlock>(m, "BasicBlock");
+  bind_block<Bottleneck>(m, "Bottleneck");
+  bind_resnet_class<ResNet>(m, "ResNet");
+}
+
+// torchvision.models.quantization's classes (models/quantization.h): the float classes' signatures,
+// plus fuse_model(is_qat=None); _replace_relu and quantize_model.
+template <class T>
+void def_fuse_model() {
+  py::type cls = py::type::of<T>();
+  cls.attr("fuse_model") = py::cpp_function(
+      [](T& self, std::optional<bool> is_qat) { self.fuse_model(is_qat); },
+      py::name("fuse_model"), py::is_method(cls), py::arg("is_qat") = none);
+}
+
+void bind_quantizable(py::module_& m) {
+  namespace qm = ember::models::quantization;
+  bind_inverted_residual<qm::QuantizableInvertedResidual, InvertedResidual>(
+      m, "QuantizableInvertedResidual");
+  bind_mobilenet_class<qm::QuantizableMobileNetV2, MobileNetV2>(
+      m, "QuantizableMobileNetV2", py::type::of<qm::QuantizableInvertedResidual>());
+  bind_block<qm::QuantizableBasicBlock, BasicBlock>(m, "QuantizableBasicBlock");
+  bind_block<qm::QuantizableBottleneck, Bottleneck>(m, "QuantizableBottleneck");
+  bind_resnet_class<qm::QuantizableResNet, ResNet>(m, "QuantizableResNet");
+  def_fuse_model<qm::QuantizableInvertedResidual>();
+  def_fuse_model<qm::QuantizableMobileNetV2>();
+  def_fuse_model<qm::QuantizableBasicBlock>();
+  def_fuse_model<qm::QuantizableBottleneck>();
+  def_fuse_model<qm::QuantizableResNet>();
+  m.def("_replace_relu", [](py::handle module) { qm::_replace_relu(*module_from_py(module)); },
+        py::arg("module"));
+  m.def(
+      "quantize_model",
+      [](py::handle model, const std::string& backend, py::object fuse) {
+        auto mod = module_from_py(model);
+        std::function<void(nn::Module&, bool)> fuse_fn;
+        if (!fuse.is_none()) {
+          fuse_fn = [fuse](nn::Module& m, bool is_qat) {
+            py::gil_scoped_acquire gil;
+            fuse(module_to_py(m.shared_from_this()), is_qat);
+          };
+        }
+        qm::quantize_model(*mod, backend, fuse_fn);
+      },
+      py::arg("model"), py::arg("backend"), py::arg("fuse") = none);
 }
 
 }  // namespace
@@ -248,6 +329,7 @@ void init_vision_models(py::module_& m) {
   bind_misc(m);
   bind_mobilenet(m);
   bind_resnet(m);
+  bind_quantizable(m);
 }
 
 }  // namespace ember::python

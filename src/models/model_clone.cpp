@@ -2,6 +2,7 @@
 // ember/nn/module_clone.h): their copy constructors, and fixups that point the members naming
 // their children (`fc`, `features`, `conv`, ...) at the children's copies.
 #include "ember/models.h"
+#include "ember/models/quantization.h"
 #include "ember/nn/module_clone.h"
 
 namespace ember::models {
@@ -62,6 +63,19 @@ const bool registered = [] {
   nn::detail::register_fixup(typeid(BasicBlock), fix_block<BasicBlock>);
   nn::detail::register_fixup(typeid(Bottleneck), fix_block<Bottleneck>);
   nn::detail::register_fixup(typeid(ResNet), fix_resnet);
+  // torchvision.models.quantization's subclasses: their bases' members, their own children
+  // only in the tree.
+  namespace qm = quantization;
+  nn::register_cloneable<qm::QuantizableInvertedResidual>();
+  nn::register_cloneable<qm::QuantizableMobileNetV2>();
+  nn::register_cloneable<qm::QuantizableBasicBlock>();
+  nn::register_cloneable<qm::QuantizableBottleneck>();
+  nn::register_cloneable<qm::QuantizableResNet>();
+  nn::detail::register_fixup(typeid(qm::QuantizableInvertedResidual), fix_inverted_residual);
+  nn::detail::register_fixup(typeid(qm::QuantizableMobileNetV2), fix_mobilenet);
+  nn::detail::register_fixup(typeid(qm::QuantizableBasicBlock), fix_block<BasicBlock>);
+  nn::detail::register_fixup(typeid(qm::QuantizableBottleneck), fix_block<Bottleneck>);
+  nn::detail::register_fixup(typeid(qm::QuantizableResNet), fix_resnet);
   return true;
 }();
 

@@ -132,10 +132,13 @@ def test_activation_modules_from_float():
     class Holder:
         pass
 
+    class EHolder(ember.nn.Module):  # ember's from_float (C++) takes a module
+        pass
+
     for tcls, ecls in ((tnnq.QFunctional, nnq.QFunctional), (tnnq.Hardswish, nnq.Hardswish),
                        (tnnq.Quantize, nnq.Quantize)):
         tf = tnnq.FloatFunctional() if tcls is tnnq.QFunctional else Holder()
-        ef = nnq.FloatFunctional() if tcls is tnnq.QFunctional else Holder()
+        ef = nnq.FloatFunctional() if tcls is tnnq.QFunctional else EHolder()
         tf.activation_post_process = act
         ef.activation_post_process = stand_in
         tq, eq = tcls.from_float(tf), ecls.from_float(ef)

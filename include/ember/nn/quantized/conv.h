@@ -106,6 +106,8 @@ class ConvNd : public Module {
 
 class Conv1d : public ConvNd {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Conv1d> from_float(Module& observed);
   Conv1d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
          const IntOrTuple& stride = 1, const IntOrTuple& padding = 0,
          const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
@@ -126,6 +128,8 @@ class Conv1d : public ConvNd {
 
 class Conv2d : public ConvNd {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Conv2d> from_float(Module& observed);
   Conv2d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
          const IntOrTuple& stride = 1, const IntOrTuple& padding = 0,
          const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
@@ -147,6 +151,8 @@ class Conv2d : public ConvNd {
 /// Conv1d followed by ReLU in one kernel (quantized::conv1d_relu): "QuantizedConvReLU1d".
 class ConvReLU1d : public Conv1d {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ConvReLU1d> from_float(Module& observed);
   ConvReLU1d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
              const IntOrTuple& stride = 1, const IntOrTuple& padding = 0,
              const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
@@ -158,6 +164,8 @@ class ConvReLU1d : public Conv1d {
 /// Conv2d followed by ReLU in one kernel (quantized::conv2d_relu): "QuantizedConvReLU2d".
 class ConvReLU2d : public Conv2d {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ConvReLU2d> from_float(Module& observed);
   ConvReLU2d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
              const IntOrTuple& stride = 1, const IntOrTuple& padding = 0,
              const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,

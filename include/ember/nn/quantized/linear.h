@@ -61,6 +61,8 @@ class LinearPackedParams : public Module {
 
 class Linear : public Module {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Linear> from_float(Module& observed);
   /// An uninitialised qint8 weight [out, in] (scale 1, zero point 0) and a zero bias.
   Linear(int64_t in_features, int64_t out_features, bool bias = true, ScalarType dtype = kQInt8);
   /// quantized::linear(input, packed, scale, zero_point).
@@ -99,6 +101,8 @@ class Linear : public Module {
 /// Linear followed by ReLU in one kernel (quantized::linear_relu): "QuantizedLinearReLU".
 class LinearReLU : public Linear {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<LinearReLU> from_float(Module& observed);
   LinearReLU(int64_t in_features, int64_t out_features, bool bias = true,
              ScalarType dtype = kQInt8);
   Tensor forward(const Tensor& input) override;
@@ -112,6 +116,8 @@ namespace dynamic {
 /// in the input's dtype. Keeps the version it was loaded from, as PyTorch's `self.version`.
 class Linear : public quantized::Linear {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Linear> from_float(Module& observed);
   Linear(int64_t in_features, int64_t out_features, bool bias = true, ScalarType dtype = kQInt8);
   Tensor forward(const Tensor& input) override;
   using quantized::Linear::forward;

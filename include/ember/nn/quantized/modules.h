@@ -26,6 +26,8 @@ namespace ember::nn::quantized {
 /// quantize_per_tensor(x, float(scale), int(zero_point), dtype).
 class Quantize : public Module {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Quantize> from_float(Module& observed);
   Quantize(double scale, int64_t zero_point, ScalarType dtype, TensorOptions options = {});
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
@@ -37,6 +39,8 @@ class Quantize : public Module {
 /// x.dequantize().
 class DeQuantize : public Module {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<DeQuantize> from_float(Module& observed);
   DeQuantize() : Module("DeQuantize") {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
@@ -45,6 +49,8 @@ class DeQuantize : public Module {
 /// quantized::relu6(x, inplace); a ReLU as in PyTorch ("QuantizedReLU6").
 class ReLU6 : public ReLU {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ReLU6> from_float(Module& observed);
   explicit ReLU6(bool inplace = false);
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
@@ -53,6 +59,8 @@ class ReLU6 : public ReLU {
 /// quantized::hardswish(x, scale, zero_point) ("QuantizedHardswish()").
 class Hardswish : public nn::Hardswish {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Hardswish> from_float(Module& observed);
   Hardswish(double scale, int64_t zero_point);
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
@@ -63,6 +71,8 @@ class Hardswish : public nn::Hardswish {
 /// The identity in training and eval mode ("QuantizedDropout(p=0.5, inplace=False)").
 class Dropout : public nn::Dropout {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Dropout> from_float(Module& observed);
   explicit Dropout(double p = 0.5, bool inplace = false);
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
@@ -72,6 +82,8 @@ class Dropout : public nn::Dropout {
 /// "zero_point" (0-dim int64, 0) after the float ones: quantized::batch_norm2d.
 class BatchNorm2d : public nn::BatchNorm2d {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<BatchNorm2d> from_float(Module& observed);
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1,
                        TensorOptions options = {});
   virtual Tensor forward(const Tensor& input);
@@ -88,6 +100,8 @@ class BatchNorm2d : public nn::BatchNorm2d {
 /// BatchNorm2d then ReLU ("QuantizedBNReLU2d"); 4-d inputs only (ValueError otherwise).
 class BNReLU2d : public BatchNorm2d {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<BNReLU2d> from_float(Module& observed);
   explicit BNReLU2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1,
                     TensorOptions options = {});
   Tensor forward(const Tensor& input) override;
@@ -128,6 +142,8 @@ class FXFloatFunctional : public FloatFunctional {
 /// entries "scale" (0-dim float32) and "zero_point" (0-dim int64). forward raises.
 class QFunctional : public Module {
  public:
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<QFunctional> from_float(Module& observed);
   QFunctional();
   Value forward(const std::vector<Value>& inputs) override;
   /// "scale=1.0, zero_point=0".

@@ -17,3 +17,6 @@ def default_eval_fn(model, calib_data):
 from .fuser_method_mappings import *  # noqa: F401,F403,E402
 from .fuse_modules import fuse_modules, fuse_modules_qat, fuse_known_modules  # noqa: F401,E402
 from .stubs import *  # noqa: F401,F403,E402
+# ---- prepare / convert (qprep) ----
+from .quantization_mappings import *  # noqa: F401,F403,E402
+from .quantize import *  # noqa: F401,F403,E402

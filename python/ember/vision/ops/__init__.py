@@ -1,2 +1,2 @@
 """ember.vision.ops: torchvision.ops' building blocks."""
-from .misc import Conv2dNormActivation  # noqa: F401
+from .misc import Conv2dNormActivation, ConvNormActivation  # noqa: F401

@@ -1,11 +1,12 @@
 """What PyTorch writes in Python around its quantized modules, on ember's C++ classes
-(ember._C._nnq / _nniq / _nnqd): from_float (which reads observers by duck typing:
-`activation_post_process.calculate_qparams()`, `qconfig.weight()`, a QAT module's
-`weight_fake_quant`), the _FLOAT_MODULE attributes, and the state pickle needs beyond parameters,
-buffers and children (`_native_state`, read by ember/nn/modules/_copy.py).
+(ember._C._nnq / _nniq / _nnqd): the _FLOAT_MODULE attributes, and the state pickle needs beyond
+parameters, buffers and children (`_native_state`, read by ember/nn/modules/_copy.py).
 
-The float fused modules (nn.intrinsic.ConvReLU2d, ...) and the QAT ones come with the workflow;
-they are looked up when from_float runs, so these classes work with whatever is there.
+`from_float` of these classes is C++ (src/quant/modules/from_float.cpp, bound in
+python/csrc/quantization_workflow.cpp); it reads observers through
+ember::quantization::observed_qparams, so Python observers work too. _ConvNd.get_qconv /
+from_float and _quantize_weight below remain for quantized classes defined in Python on top of
+_ConvNd (PyTorch's classmethods, duck-typed).
 """
 import importlib
 from collections.abc import Iterable
@@ -175,21 +176,6 @@ ConvReLU1d._FLOAT_MODULE = "nn.intrinsic.ConvReLU1d"
 ConvReLU2d._FLOAT_MODULE = "nn.intrinsic.ConvReLU2d"
 
 
-def _conv_relu_from_float(cls, mod, _qat_name):
-    if _type_is(mod, _qat_name):
-        from ....nn.utils import fuse_conv_bn_weights
-        mod.weight, mod.bias = fuse_conv_bn_weights(
-            mod.weight, mod.bias, mod.bn.running_mean, mod.bn.running_var,
-            mod.bn.eps, mod.bn.weight, mod.bn.bias)
-    return _conv_from_float(cls, mod)
-
-
-ConvReLU1d.from_float = classmethod(
-    lambda cls, mod: _conv_relu_from_float(cls, mod, "nn.intrinsic.qat.ConvBnReLU1d"))
-ConvReLU2d.from_float = classmethod(
-    lambda cls, mod: _conv_relu_from_float(cls, mod, "nn.intrinsic.qat.ConvBnReLU2d"))
-
-
 def _linear_float_modules(cls):
     found = cls._FLOAT_MODULE
     if not isinstance(found, Iterable) or isinstance(found, str):
@@ -202,42 +188,7 @@ def _linear_float_modules(cls):
     return out
 
 
-def _linear_from_float(cls, mod):
-    """Create a quantized module from an observed float module (PyTorch's nnq.Linear)."""
-    if hasattr(mod, "weight_fake_quant"):
-        if _type_is(mod, "nn.intrinsic.qat.LinearBn1d"):
-            from ....nn.utils import fuse_linear_bn_weights
-            mod.weight, mod.bias = fuse_linear_bn_weights(
-                mod.weight, mod.bias, mod.bn.running_mean, mod.bn.running_var,
-                mod.bn.eps, mod.bn.weight, mod.bn.bias)
-        weight_post_process = mod.weight_fake_quant
-        activation_post_process = mod.activation_post_process
-    else:
-        float_modules = _linear_float_modules(cls)
-        supported_modules = ", ".join([float_mod.__name__ for float_mod in float_modules])
-        error_msg = "nnq.{}.from_float only works for {}, but got: {}".format(
-            cls.__name__, supported_modules, type(mod))
-        assert type(mod) in float_modules, error_msg
-        assert hasattr(mod, "qconfig"), "Input float module must have qconfig defined"
-        activation_post_process = mod.activation_post_process
-        if _type_is(mod, "nn.intrinsic.LinearReLU"):
-            mod = mod[0]
-        weight_post_process = mod.qconfig.weight()
-    weight_post_process(mod.weight)
-    dtype = weight_post_process.dtype
-    act_scale, act_zp = activation_post_process.calculate_qparams()
-    from .... import qint8
-    assert dtype == qint8, "Weight observer must have dtype ember.qint8"
-    qweight = _quantize_weight(mod.weight.float(), weight_post_process)
-    qlinear = cls(mod.in_features, mod.out_features, dtype=dtype)
-    qlinear.set_weight_bias(qweight, mod.bias)
-    qlinear.scale = float(act_scale)
-    qlinear.zero_point = int(act_zp)
-    return qlinear
-
-
 Linear._FLOAT_MODULE = (_nn.Linear,)
-Linear.from_float = classmethod(_linear_from_float)
 LinearReLU._FLOAT_MODULE = "nn.intrinsic.LinearReLU"
 Linear._native_state = lambda self: {"scale": self.scale, "zero_point": self.zero_point}
 
@@ -264,33 +215,6 @@ LinearPackedParams._native_state = _packed_native_state
 LinearPackedParams._set_native_state = _packed_set_native_state
 
 
-def _dynamic_linear_from_float(cls, mod):
-    """Create a dynamic quantized module from a float module (PyTorch's nnqd.Linear)."""
-    float_modules = [_nn.Linear] + [c for c in (_lookup("nn.intrinsic.LinearReLU"),
-                                                _lookup("nn.qat.dynamic.Linear")) if c is not None]
-    assert type(mod) in float_modules, \
-        "nn.quantized.dynamic.Linear.from_float only works for one of" + \
-        str([float_mod.__name__ for float_mod in float_modules])
-    assert hasattr(mod, "qconfig"), "Input float module must have qconfig defined"
-    if _type_is(mod, "nn.intrinsic.LinearReLU"):
-        mod = mod[0]
-    if mod.qconfig is not None and mod.qconfig.weight is not None:
-        weight_observer = mod.qconfig.weight()
-    else:
-        from ....ao.quantization.qconfig import default_dynamic_qconfig
-        weight_observer = default_dynamic_qconfig.weight()
-    dtype = weight_observer.dtype
-    from .... import qint8, float16
-    assert dtype in [qint8, float16], "The only supported dtypes for " \
-        "dynamic quantized linear are qint8 and float16 got: {}".format(dtype)
-    weight_observer(mod.weight)
-    qweight = _quantize_weight(mod.weight.float(), weight_observer)
-    qlinear = cls(mod.in_features, mod.out_features, dtype=dtype)
-    qlinear.set_weight_bias(qweight, mod.bias)
-    return qlinear
-
-
-DynamicLinear.from_float = classmethod(_dynamic_linear_from_float)
 DynamicLinear._native_state = lambda self: {
     "scale": self.scale, "zero_point": self.zero_point, "version": self.version}
 
@@ -305,23 +229,8 @@ DynamicLinear._set_native_state = _dynamic_set_native_state
 
 # ---- the modules without weights ----
 
-def _quantize_from_float(mod):
-    assert hasattr(mod, "activation_post_process")
-    scale, zero_point = mod.activation_post_process.calculate_qparams()
-    return Quantize(scale.float().item(), zero_point.long().item(),
-                    mod.activation_post_process.dtype)
-
-
-Quantize.from_float = staticmethod(_quantize_from_float)
 Quantize._native_state = lambda self: {"dtype": self.dtype}
 Quantize._set_native_state = lambda self, state: setattr(self, "dtype", state["dtype"])
-DeQuantize.from_float = staticmethod(lambda mod: DeQuantize())
-ReLU6.from_float = staticmethod(lambda mod: ReLU6(mod.inplace))
-
-
-def _hardswish_from_float(mod):
-    scale, zero_point = mod.activation_post_process.calculate_qparams()
-    return Hardswish(float(scale), int(zero_point))
 
 
 def _qparams_set_native_state(self, state):
@@ -333,42 +242,13 @@ def _qparams_native_state(self):
     return {"scale": self.scale, "zero_point": self.zero_point}
 
 
-Hardswish.from_float = staticmethod(_hardswish_from_float)
 Hardswish._native_state = _qparams_native_state
 Hardswish._set_native_state = _qparams_set_native_state
-Dropout.from_float = classmethod(lambda cls, mod: cls(mod.p, mod.inplace))
-
-
-def _batch_norm_from_float(cls, mod):
-    activation_post_process = mod.activation_post_process
-    if _type_is(mod, cls._NNI_BN_RELU_MODULE):
-        mod = mod[0]
-    scale, zero_point = activation_post_process.calculate_qparams()
-    new_mod = cls(mod.num_features, mod.eps)
-    new_mod.weight = mod.weight
-    new_mod.bias = mod.bias
-    new_mod.running_mean = mod.running_mean
-    new_mod.running_var = mod.running_var
-    new_mod.scale = scale
-    new_mod.zero_point = zero_point
-    return new_mod
 
 
 BatchNorm2d._NNI_BN_RELU_MODULE = "nn.intrinsic.BNReLU2d"
-BatchNorm2d.from_float = classmethod(_batch_norm_from_float)
 BNReLU2d._FLOAT_MODULE = "nn.intrinsic.BNReLU2d"
 
 
-def _qfunctional_from_float(cls, mod):
-    assert type(mod) == FloatFunctional, \
-        "QFunctional.from_float expects an instance of FloatFunctional"
-    scale, zero_point = mod.activation_post_process.calculate_qparams()
-    new_mod = QFunctional()
-    new_mod.scale = float(scale)
-    new_mod.zero_point = int(zero_point)
-    return new_mod
-
-
-QFunctional.from_float = classmethod(_qfunctional_from_float)
 QFunctional._native_state = _qparams_native_state
 QFunctional._set_native_state = _qparams_set_native_state
