@@ -219,16 +219,33 @@ def test_module_paths_as_the_notebook_imports_them():
     assert callable(load_state_dict_from_url)
 
 
-def test_pretrained_needs_ember_hub():
+def test_pretrained_quantized_weights_load_through_the_hub_cache(tmp_path, monkeypatch):
+    """The notebook's `mobilenet_v2(pretrained=True, quantize=True)`: the builder asks
+    load_state_dict_from_url for torchvision's qnnpack checkpoint URL; with that file already in
+    `$EMBER_HOME/hub/checkpoints` (here written by torch 1.13 from its own converted model),
+    nothing is downloaded and the int8 model computes torch's logits bit for bit."""
     from ember.vision.models.quantization import mobilenet_v2
+    prev_t, prev_e = torch.backends.quantized.engine, ember.backends.quantized.engine
     try:
-        import ember.hub  # noqa: F401
-    except ImportError:
-        with pytest.warns(UserWarning):
-            with pytest.raises(RuntimeError, match="ember.hub"):
-                mobilenet_v2(pretrained=True, quantize=True)
-    else:
-        pytest.skip("ember.hub exists: pretrained weights download")
+        torch.backends.quantized.engine = "qnnpack"
+        torch.manual_seed(0)
+        tmodel = tv_quant.mobilenet_v2(weights=None, quantize=True).eval()
+        cache = tmp_path / "hub" / "checkpoints"
+        cache.mkdir(parents=True)
+        torch.save(tmodel.state_dict(), cache / "mobilenet_v2_qnnpack_37f702c5.pth")
+        monkeypatch.setenv("EMBER_HOME", str(tmp_path))
+        ember.backends.quantized.engine = "qnnpack"
+        with pytest.warns(UserWarning, match="pretrained"):
+            emodel = mobilenet_v2(pretrained=True, quantize=True)
+        assert list(emodel.state_dict()) == list(tmodel.state_dict())
+        x = np.random.default_rng(0).random((1, 3, 224, 224), dtype=np.float32)
+        with torch.no_grad():
+            want = tmodel(torch.from_numpy(x)).numpy()
+        got = emodel.eval()(ember.from_numpy(x)).numpy()
+        np.testing.assert_array_equal(got, want)
+    finally:
+        torch.backends.quantized.engine = prev_t
+        ember.backends.quantized.engine = prev_e
 
 
 def test_quantize_model_unknown_backend():

@@ -146,12 +146,15 @@ _INCLUDE_QCONFIG_PROPAGATE_LIST: Set[Callable] = {
 DEFAULT_FLOAT_TO_QUANTIZED_OPERATOR_MAPPINGS: Dict[Any, Callable] = {}
 for _f, _q in (("elu", "elu"), ("hardswish", "hardswish"), ("instance_norm", "instance_norm"),
                ("layer_norm", "layer_norm"), ("leaky_relu", "leaky_relu"), ("dropout", "dropout")):
+    # Rows for the functions and quantized ops ember has (F.elu and F.leaky_relu come with the
+    # float activations of the op-set issue).
     try:
         from ... import ops as _ops
         _qop = getattr(_ops.quantized, _q)
+        _float_fn = getattr(F, _f)
     except (AttributeError, ImportError, RuntimeError):
         continue
-    DEFAULT_FLOAT_TO_QUANTIZED_OPERATOR_MAPPINGS[getattr(F, _f)] = _qop
+    DEFAULT_FLOAT_TO_QUANTIZED_OPERATOR_MAPPINGS[_float_fn] = _qop
 
 DEFAULT_MODULE_TO_ACT_POST_PROCESS: Dict[Callable, Callable] = {}
 _fq = _mod("ember.ao.quantization.fake_quantize")

@@ -5,8 +5,8 @@ writes it, reading observers by duck typing; the arithmetic is C++."""
 from .... import _C
 from .... import nn as _nn
 from ._modules import (_conv_float_module, _conv_float_module_name, _conv_from_float,
-                       _conv_native_state, _conv_relu_from_float, _conv_set_native_state,
-                       _get_qconv, _quantize_weight)
+                       _conv_native_state, _conv_set_native_state, _get_qconv,
+                       _quantize_weight, _type_is)
 
 _nnq = _C._nnq
 _nniq = _C._nniq
@@ -38,6 +38,19 @@ Conv3d._FLOAT_MODULE = "nn.Conv3d"
 Conv3d._NNIQAT_CONV_BN_MODULE = "nn.intrinsic.qat.ConvBn3d"
 Conv3d._NNI_CONV_RELU_MODULE = "nn.intrinsic.ConvReLU3d"
 ConvReLU3d._FLOAT_MODULE = "nn.intrinsic.ConvReLU3d"
+
+
+def _conv_relu_from_float(cls, mod, _qat_name):
+    """A QAT ConvBnReLU folds its BatchNorm into the weights first (PyTorch's
+    ConvReLU3d.from_float)."""
+    if _type_is(mod, _qat_name):
+        from ....nn.utils import fuse_conv_bn_weights
+        mod.weight, mod.bias = fuse_conv_bn_weights(
+            mod.weight, mod.bias, mod.bn.running_mean, mod.bn.running_var,
+            mod.bn.eps, mod.bn.weight, mod.bn.bias)
+    return _conv_from_float(cls, mod)
+
+
 ConvReLU3d.from_float = classmethod(
     lambda cls, mod: _conv_relu_from_float(cls, mod, "nn.intrinsic.qat.ConvBnReLU3d"))
 
@@ -120,7 +133,6 @@ Softmax._native_state, Softmax._set_native_state = _attrs_state("dim", "scale", 
 
 
 # ---- normalisation ----
-from ._modules import _batch_norm_from_float  # noqa: E402
 
 LayerNorm = _nnq.LayerNorm
 GroupNorm = _nnq.GroupNorm
@@ -151,6 +163,22 @@ def _instance_norm_from_float(cls, mod):
     scale, zero_point = mod.activation_post_process.calculate_qparams()
     return cls(mod.num_features, mod.weight, mod.bias, float(scale), int(zero_point), mod.eps,
                mod.affine)
+
+
+def _batch_norm_from_float(cls, mod):
+    """PyTorch's _BatchNorm.from_float: a BNReLU container gives its BatchNorm."""
+    activation_post_process = mod.activation_post_process
+    if _type_is(mod, cls._NNI_BN_RELU_MODULE):
+        mod = mod[0]
+    scale, zero_point = activation_post_process.calculate_qparams()
+    new_mod = cls(mod.num_features, mod.eps)
+    new_mod.weight = mod.weight
+    new_mod.bias = mod.bias
+    new_mod.running_mean = mod.running_mean
+    new_mod.running_var = mod.running_var
+    new_mod.scale = scale
+    new_mod.zero_point = zero_point
+    return new_mod
 
 
 LayerNorm.from_float = classmethod(_layer_norm_from_float)
