@@ -31,6 +31,8 @@
 #include <memory>
 #include <sstream>
 
+#include "spec_io.h"
+
 namespace {
 
 using namespace ember;
@@ -239,25 +241,7 @@ std::unique_ptr<LRScheduler> make_scheduler(const Case& c, Optimizer& opt) {
   throw std::runtime_error("unknown scheduler " + s[0]);
 }
 
-const char* kind_name(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::Runtime:
-      return "RuntimeError";
-    case ErrorKind::Type:
-      return "TypeError";
-    case ErrorKind::Value:
-      return "ValueError";
-    case ErrorKind::Index:
-      return "IndexError";
-    case ErrorKind::Key:
-      return "KeyError";
-    case ErrorKind::NotImplemented:
-      return "NotImplementedError";
-    case ErrorKind::Attribute:
-      return "AttributeError";
-  }
-  return "RuntimeError";
-}
+using ember_tools::kind_name;
 
 std::vector<double> values(const Tensor& t) {
   Tensor c = t.detach().contiguous().to(kFloat64);

@@ -130,6 +130,7 @@ inline const char* kind_name(ErrorKind k) {
     case ErrorKind::Key: return "KeyError";
     case ErrorKind::NotImplemented: return "NotImplementedError";
     case ErrorKind::Attribute: return "AttributeError";
+    case ErrorKind::Assertion: return "AssertionError";
   }
   return "RuntimeError";
 }
