@@ -316,3 +316,17 @@ GRAD_FN_ALLOWLIST = [
     (r"::stack$", "StackBackward0", "CatBackward0",
      "ember's stack is a composite (cat of unsqueezed inputs); torch 1.13 has a stack derivative"),
 ]
+
+# Later op families keep their rows in `grads_table_<family>.py` beside this file, each defining
+# GRAD_CASES (and optionally NONDIFF_CASES and GRAD_FN_ALLOWLIST), built with this module's `op`.
+def _family_tables():
+    import importlib
+    import pathlib
+    for path in sorted(pathlib.Path(__file__).parent.glob("grads_table_*.py")):
+        yield importlib.import_module(path.stem)
+
+
+for _family in _family_tables():
+    GRAD_CASES += _family.GRAD_CASES
+    NONDIFF_CASES += getattr(_family, "NONDIFF_CASES", [])
+    GRAD_FN_ALLOWLIST += getattr(_family, "GRAD_FN_ALLOWLIST", [])

@@ -581,3 +581,16 @@ CASES: List[Op] = [
     Op("aten::nll_loss2d_forward", [T, idx(1, 3), Tensor(2, "pos"), 2, 2], FLOATS[:2], [((2, 3, 2, 2), (2, 2, 2), (3,))]),
 ]
 
+
+# Later op families keep their rows in files of their own beside this one, `ops_table_<family>.py`,
+# each defining `CASES` (built with this module's `Op`, `T`, ...), so that parallel work on
+# different families never edits the same list.
+def _family_tables():
+    import importlib
+    import pathlib
+    for path in sorted(pathlib.Path(__file__).parent.glob("ops_table_*.py")):
+        yield importlib.import_module(path.stem)
+
+
+for _family in _family_tables():
+    CASES += _family.CASES
