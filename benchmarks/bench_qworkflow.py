@@ -15,14 +15,21 @@
 """
 import copy
 import io
+import os
 import pickle
 import sys
 import time
 
-import numpy as np
+# libgomp's idle threads busy-wait by default, and on a loaded machine the oneDNN (fast engine)
+# and fp32 latencies then measured the spinning, not the work (the digits table showed 190 ms
+# for a 7 ms model): passive waiting unless the caller chose, before ember and torch load
+# libgomp (as benchmarks/bench_qmodels.py does).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import ember
-import ember.ao.quantization as eq
+import numpy as np  # noqa: E402
+
+import ember  # noqa: E402
+import ember.ao.quantization as eq  # noqa: E402
 
 
 def best_ms(fn, repeat=20, warmup=3):
@@ -134,6 +141,10 @@ def digits():
     # Latency on both engines. The models were converted on qnnpack, and a packed weight keeps
     # the engine it was packed for; deepcopy re-packs for the engine active then, so the copy made
     # under "x86" runs on the fast (oneDNN) engine. fp32 does not depend on the engine.
+    # One thread, as the MobileNetV2 figures below: on a shared 2-core machine a 2-thread
+    # parallel region waits for whichever thread was descheduled, and the figures swung 10x.
+    threads = ember.get_num_threads()
+    ember.set_num_threads(1)
     rows = []
     for name, model in (("fp32", fp32), ("PTQ int8", ptq), ("QAT int8", qat)):
         ember.backends.quantized.engine = "qnnpack"
@@ -150,7 +161,9 @@ def digits():
                 ms_fast = best_ms(lambda: fast(xte))
         rows.append((name, acc, acc_fast, state_dict_bytes(model), ms, ms_fast))
     ember.backends.quantized.engine = "qnnpack"
-    print("digits CNN (latency: the %d test images in one batch; int8 on both engines)" % xte.shape[0])
+    ember.set_num_threads(threads)
+    print("digits CNN (latency: the %d test images in one batch, one thread; int8 on both engines)"
+          % xte.shape[0])
     print("%-10s %17s %12s %16s %19s" % ("model", "accuracy q / fast", "state_dict", "latency qnnpack",
                                          "latency x86 (fast)"))
     for name, acc, acc_fast, size, ms, ms_fast in rows:
