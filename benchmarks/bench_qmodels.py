@@ -7,8 +7,10 @@ quantized modules with the same state_dict. Figures (batch 1, 224x224, median of
 interleaved rounds, one JSON line each as the other benchmarks print them):
   mobilenet_v2_int8_b1_1t / _2t       ember's default (fast) engine vs torch's onednn engine,
                                       1 / 2 intra-op threads; the 1-thread line also carries
-                                      ember's own fp32 MobileNetV2 (NCHW and channels_last) and
-                                      the int8 speed-up over the faster of the two
+                                      ember's own fp32 MobileNetV2 (NCHW and channels_last), the
+                                      int8 speed-up over the faster of the two, and the same int8
+                                      model as ember's own C++ module tree made by convert
+                                      (ember_converted_tree: no Python modules in its forward)
   mobilenet_v2_int8_qnnpack_b1_1t     ember's qnnpack-exact engine vs torch's qnnpack engine
   mobilenet_v2_int8_convs_b1_1t       the 52 convolutions alone, each on its own input, summed
                                       (fast engine vs onednn; "qnnpack" figures beside)
@@ -94,6 +96,23 @@ class Pairs:
         return self.cache[key]
 
 
+def converted_tree(tmodel):
+    """ember's own quantizable MobileNetV2 (a C++ module tree, ember.vision.models.quantization)
+    through ember's prepare / convert, then torch's converted state_dict loaded into it: the same
+    weights and qparams as the Python-built twin (same logits), without its Python modules."""
+    from ember.vision.models.quantization import mobilenet_v2
+    import ember.ao.quantization as eq
+    model = mobilenet_v2(weights=None, quantize=False).eval()
+    model.fuse_model(False)
+    model.qconfig = eq.get_default_qconfig("x86")
+    eq.prepare(model, inplace=True)
+    with ember.no_grad():
+        model(ember.rand(1, 3, 224, 224))
+    eq.convert(model, inplace=True)
+    model.load_state_dict(port.state_dict_to_ember(tmodel.state_dict()))
+    return model
+
+
 def whole_model(pairs, threads, with_fp32):
     tmodel, emodel = pairs.get("onednn", threads)
     set_threads(threads)
@@ -103,14 +122,17 @@ def whole_model(pairs, threads, with_fp32):
         fp32 = ember.vision.models.mobilenet_v2().eval()
         fp32_cl = ember.vision.models.mobilenet_v2().eval().to(memory_format=ember.channels_last)
         ex_cl = ex.contiguous(memory_format=ember.channels_last)
-        fns += [lambda: fp32(ex), lambda: fp32_cl(ex_cl)]
+        ctree = converted_tree(tmodel)
+        fns += [lambda: fp32(ex), lambda: fp32_cl(ex_cl), lambda: ctree(ex)]
     with torch.no_grad(), ember.no_grad():
         times = best_of_rounds(fns)
     extra = {}
     if with_fp32:
         best_fp32 = min(times[2], times[3])
         extra = {"ember_fp32_nchw": round(times[2], 3), "ember_fp32_channels_last": round(times[3], 3),
-                 "int8_speedup_vs_best_ember_fp32": round(best_fp32 / times[0], 2)}
+                 "int8_speedup_vs_best_ember_fp32": round(best_fp32 / times[0], 2),
+                 "ember_converted_tree": round(times[4], 3),
+                 "converted_tree_speedup_vs_best_ember_fp32": round(best_fp32 / times[4], 2)}
     line(f"mobilenet_v2_int8_b1_{threads}t", times[0], times[1], **extra)
 
 

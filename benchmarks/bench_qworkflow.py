@@ -3,7 +3,8 @@
 1. digits CNN (examples/cpp/digits_cnn's network on scikit-learn's digits): fp32 training, then
    post-training quantization (fuse, prepare, calibrate on training batches, convert) and
    quantization-aware training (fuse_modules_qat, prepare_qat, 2 epochs, convert), side by side:
-   test accuracy, state_dict size, latency of the whole test set.
+   test accuracy, state_dict size, latency of the whole test set; int8 on both engines (qnnpack,
+   the one the models were converted for, and the default fast engine, x86 / oneDNN).
 2. MobileNetV2 (torchvision's quantizable one, random weights with recalibrated BatchNorm): fp32
    vs int8 latency on both engines, and the int8 model's agreement with fp32 (SQNR, dB), beside
    torch 1.13's figures for the same flow in the same run (random weights, so the SQNR shows
@@ -14,14 +15,21 @@
 """
 import copy
 import io
+import os
 import pickle
 import sys
 import time
 
-import numpy as np
+# libgomp's idle threads busy-wait by default, and on a loaded machine the oneDNN (fast engine)
+# and fp32 latencies then measured the spinning, not the work (the digits table showed 190 ms
+# for a 7 ms model): passive waiting unless the caller chose, before ember and torch load
+# libgomp (as benchmarks/bench_qmodels.py does).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import ember
-import ember.ao.quantization as eq
+import numpy as np  # noqa: E402
+
+import ember  # noqa: E402
+import ember.ao.quantization as eq  # noqa: E402
 
 
 def best_ms(fn, repeat=20, warmup=3):
@@ -130,16 +138,37 @@ def digits():
     qat.eval()
     eq.convert(qat, inplace=True)
 
+    # Latency on both engines. The models were converted on qnnpack, and a packed weight keeps
+    # the engine it was packed for; deepcopy re-packs for the engine active then, so the copy made
+    # under "x86" runs on the fast (oneDNN) engine. fp32 does not depend on the engine.
+    # One thread, as the MobileNetV2 figures below: on a shared 2-core machine a 2-thread
+    # parallel region waits for whichever thread was descheduled, and the figures swung 10x.
+    threads = ember.get_num_threads()
+    ember.set_num_threads(1)
     rows = []
     for name, model in (("fp32", fp32), ("PTQ int8", ptq), ("QAT int8", qat)):
+        ember.backends.quantized.engine = "qnnpack"
         acc = accuracy(model, xte, yte)
         with ember.no_grad():
             ms = best_ms(lambda: model(xte))
-        rows.append((name, acc, state_dict_bytes(model), ms))
-    print("digits CNN (qnnpack engine; latency: the %d test images in one batch)" % xte.shape[0])
-    print("%-10s %9s %12s %11s" % ("model", "accuracy", "state_dict", "latency"))
-    for name, acc, size, ms in rows:
-        print("%-10s %8.2f%% %10.1f kB %8.2f ms" % (name, acc, size / 1024, ms))
+        if name == "fp32":
+            acc_fast, ms_fast = acc, ms
+        else:
+            ember.backends.quantized.engine = "x86"
+            fast = copy.deepcopy(model)
+            acc_fast = accuracy(fast, xte, yte)
+            with ember.no_grad():
+                ms_fast = best_ms(lambda: fast(xte))
+        rows.append((name, acc, acc_fast, state_dict_bytes(model), ms, ms_fast))
+    ember.backends.quantized.engine = "qnnpack"
+    ember.set_num_threads(threads)
+    print("digits CNN (latency: the %d test images in one batch, one thread; int8 on both engines)"
+          % xte.shape[0])
+    print("%-10s %17s %12s %16s %19s" % ("model", "accuracy q / fast", "state_dict", "latency qnnpack",
+                                         "latency x86 (fast)"))
+    for name, acc, acc_fast, size, ms, ms_fast in rows:
+        print("%-10s %7.2f%% /%6.2f%% %9.1f kB %13.2f ms %16.2f ms"
+              % (name, acc, acc_fast, size / 1024, ms, ms_fast))
     print("PTQ - fp32: %+.2f points (goal within 1), QAT - fp32: %+.2f points (goal within 0.5)"
           % (rows[1][1] - rows[0][1], rows[2][1] - rows[0][1]))
 

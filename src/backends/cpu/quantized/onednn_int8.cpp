@@ -232,14 +232,16 @@ std::unique_ptr<Int8Primitive> build(const void* op_desc, const dnnl_memory_desc
 }
 
 // The cached entry for `key` (built by `make` on a miss; a failed build is cached as null).
+// The key is the caller's reused per-thread vector: a hit allocates nothing (this runs once
+// per convolution call), a miss copies it into the cache.
 template <class Make>
-Int8Primitive* lookup(std::vector<int64_t> key, const Make& make) {
+Int8Primitive* lookup(const std::vector<int64_t>& key, const Make& make) {
   ThreadCache& c = cache();
   if (auto it = c.prims.find(key); it != c.prims.end()) return it->second.get();
   if (c.prims.size() >= kMaxEntries) c.prims.clear();
   auto p = make();
   Int8Primitive* raw = p.get();
-  c.prims.emplace(std::move(key), std::move(p));
+  c.prims.emplace(key, std::move(p));
   return raw;
 }
 
@@ -294,25 +296,14 @@ Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int6
   const int threads = prepare_onednn_threads();
   const int64_t oh = g.out_h(h), ow = g.out_w(w);
   const bool u8 = out != Output::S32, relu = out == Output::U8Relu;
-  std::vector<int64_t> key{1 + static_cast<int64_t>(out) * 10,
-                           threads,
-                           n,
-                           h,
-                           w,
-                           g.in_channels,
-                           g.out_channels,
-                           g.groups,
-                           g.kernel_h,
-                           g.kernel_w,
-                           g.stride_h,
-                           g.stride_w,
-                           g.pad_h,
-                           g.pad_w,
-                           g.dilation_h,
-                           g.dilation_w};
-  const std::vector<int64_t> shape_key = key;
+  constexpr size_t kShapeKey = 16;  // the entries before the fixed scales' identity
+  thread_local std::vector<int64_t> key;
+  key.assign({1 + static_cast<int64_t>(out) * 10, threads, n, h, w, g.in_channels,
+              g.out_channels, g.groups, g.kernel_h, g.kernel_w, g.stride_h, g.stride_w, g.pad_h,
+              g.pad_w, g.dilation_h, g.dilation_w});
   if (fixed) key.insert(key.end(), {fixed->owner, fixed->x_scale_bits, fixed->y_scale_bits});
-  return lookup(std::move(key), [&] {
+  return lookup(key, [&] {
+    const std::vector<int64_t> shape_key(key.begin(), key.begin() + kShapeKey);
     return build_for_shape(shape_key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
       dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
       dnnl_dims_t src_dims{n, g.in_channels, h, w}, dst_dims{n, g.out_channels, oh, ow};
@@ -352,7 +343,8 @@ Int8Primitive* conv_primitive(const QConvGeometry& g, int64_t n, int64_t h, int6
 
 Int8Primitive* matmul_s32_primitive(int64_t m, int64_t k, int64_t n) {
   const int threads = prepare_onednn_threads();
-  const std::vector<int64_t> key{2, threads, m, k, n};
+  thread_local std::vector<int64_t> key;
+  key.assign({2, threads, m, k, n});
   return lookup(key, [&] {
     return build_for_shape(key, [&](std::string& choice) -> std::unique_ptr<Int8Primitive> {
       dnnl_memory_desc_t src_md, dst_md, user_w, any_w;
