@@ -88,8 +88,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
-  ensure_configured();
-  apply_omp_threads_for_this_thread();
+  const ScopedOnednnThreads threads;
   const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
                                       a, lda, b, ldb, beta, c, ldc);
   EMBER_CHECK(st == dnnl_success, "gemm: dnnl_sgemm failed with status ", int(st));
@@ -110,6 +109,20 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
               blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
 }
 
+void gemm_blas(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+               const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+               int64_t ldc) {
+  check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
+  ensure_configured();
+  constexpr int64_t kMax = std::numeric_limits<blasint>::max();
+  EMBER_CHECK(std::max({m, n, k, lda, ldb, ldc}) <= kMax,
+              "gemm: float GEMM dimensions exceed the BLAS integer range");
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, blasint(m), blasint(n), blasint(k), alpha, a,
+              blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+}
+
 void set_gemm_num_threads(int n) {
   EMBER_CHECK_VALUE(n >= 1, "set_gemm_num_threads: expected n >= 1, got ", n);
   g_num_threads.store(n, std::memory_order_relaxed);
@@ -123,6 +136,17 @@ int prepare_onednn_threads() {
   ensure_configured();
   apply_omp_threads_for_this_thread();
   return omp_get_max_threads();
+}
+
+ScopedOnednnThreads::ScopedOnednnThreads() {
+  ensure_configured();
+  previous_ = omp_get_max_threads();
+  apply_omp_threads_for_this_thread();
+  threads_ = omp_get_max_threads();
+}
+
+ScopedOnednnThreads::~ScopedOnednnThreads() {
+  if (threads_ != previous_) omp_set_num_threads(previous_);
 }
 
 }  // namespace ember::cpu
