@@ -1,10 +1,12 @@
 """The custom-quantization notebook's code (examples/python/custom_quantization.py) against
 torchvision 0.14's own quantizable MobileNetV2 on torch 1.13, built from the same float weights
 and calibrated on the same inputs: the same module tree before and after convert, 248 keys, the
-same scales and zero points (to float32 rounding: the float convs that calibration observes sum
-in another order than oneDNN's; the same bits once torch's observer statistics are loaded
-through the prepared model's state_dict), bit-identical int8 logits on the qnnpack engine. Also
-ember's own ember.vision.models.quantization builders against torchvision's."""
+same scales and zero points, bit for bit, on every observer but the classifier's (ember's float
+convolutions take torch 1.13's paths, Note [Torch's float convolution paths]; the classifier's
+input is a float mean and its output an addmm, which ember sums in another order than torch's
+OpenBLAS, see docs/quantization.md), bit-identical int8 logits on the qnnpack engine (after
+torch's observer statistics are loaded through the prepared model's state_dict, which covers the
+classifier). Also ember's own ember.vision.models.quantization builders against torchvision's."""
 import collections
 import importlib.util
 import re
@@ -115,9 +117,9 @@ def flow():
         qparams = [(n, e.calculate_qparams(), t.calculate_qparams())
                    for (n, e), (_, t) in zip(observers(emodel), observers(tmodel))]
         # The observers' statistics are buffers: the prepared models' state_dicts have the same
-        # keys, and torch's loads into ember's. Calibration agrees to float32 rounding (the float
-        # convs sum in another order than oneDNN's); with torch's statistics loaded, convert must
-        # give the same int8 model bit for bit.
+        # keys, and torch's loads into ember's. Calibration agrees bit for bit except the
+        # classifier's observer (test_observers_and_their_qparams); with torch's statistics
+        # loaded, convert must give the same int8 model bit for bit.
         prepared_keys = (list(emodel.state_dict()), list(tmodel.state_dict()))
         emodel.load_state_dict(to_ember_sd(tmodel.state_dict()))
         tq.convert(tmodel, inplace=True)
@@ -146,12 +148,16 @@ def test_fused_model_is_torchvisions(flow):
 def test_observers_and_their_qparams(flow):
     enames, tnames = flow["prepared_obs"]
     assert enames == tnames and len(enames) == 71
-    exact = 0
+    # Calibration computed the same float activations as torch: every observer's scale and
+    # zero point are torch's bits. The classifier's Linear (torch: mean, then addmm in OpenBLAS)
+    # is the one layer ember sums in its own order (faster); its qparams agree to float rounding.
+    inexact = []
     for name, (es, ez), (ts, tz) in flow["qparams"]:
         assert np.allclose(es.numpy(), ts.numpy(), rtol=1e-5, atol=0), name
         assert np.abs(ez.numpy().astype(np.int64) - tz.numpy().astype(np.int64)).max() <= 1, name
-        exact += np.array_equal(es.numpy(), ts.numpy()) and np.array_equal(ez.numpy(), tz.numpy())
-    assert exact > 0
+        if not (np.array_equal(es.numpy(), ts.numpy()) and np.array_equal(ez.numpy(), tz.numpy())):
+            inexact.append(name)
+    assert set(inexact) <= {"classifier.1.activation_post_process"}, inexact
     ekeys, tkeys = flow["prepared_keys"]
     assert ekeys == tkeys
 
