@@ -166,12 +166,68 @@ Module& ConvBnNd<Conv, Bn>::train(bool mode) {
 
 template <class Conv, class Bn>
 Tensor ConvBnNd<Conv, Bn>::forward(const Tensor& input) {
-  Tensor y = bn_folded_forward(*this, bn(), this->weight(), this->bias(), input,
-                               this->out_channels,
-                               [this](const Tensor& x, const Tensor& w, const Tensor& b) {
-                                 return this->_conv_forward(x, w, b);
-                               });
+  Tensor y = _forward(input);
   return with_relu ? F::relu(y) : y;
+}
+
+template <class Conv, class Bn>
+Tensor ConvBnNd<Conv, Bn>::_forward(const Tensor& input) {
+  return enable_slow_path_for_better_numerical_stability ? _forward_slow(input)
+                                                         : _forward_approximate(input);
+}
+
+template <class Conv, class Bn>
+Tensor ConvBnNd<Conv, Bn>::_forward_approximate(const Tensor& input) {
+  return bn_folded_forward(*this, bn(), this->weight(), this->bias(), input, this->out_channels,
+                           [this](const Tensor& x, const Tensor& w, const Tensor& b) {
+                             return this->_conv_forward(x, w, b);
+                           });
+}
+
+// PyTorch 1.13's _ConvBnNd._forward_slow, op for op (the docstring there derives it).
+template <class Conv, class Bn>
+Tensor ConvBnNd<Conv, Bn>::_forward_slow(const Tensor& input) {
+  Bn& b = bn();
+  EMBER_CHECK_ASSERTION(b.running_var().defined(), "");
+  EMBER_CHECK_ASSERTION(b.running_mean().defined(), "");
+  const Tensor& w = this->weight();
+  const Tensor& conv_bias = this->bias();
+  const Tensor zero_bias = zeros({this->out_channels}, TensorOptions(input.dtype()));
+  const std::vector<int64_t> weight_shape = channel_shape(w.dim(), 0);
+  const std::vector<int64_t> bias_shape = channel_shape(w.dim(), 1);
+  const bool bn_training = b.is_training();
+  Tensor conv_out;
+  if (bn_training) {
+    // the batch statistics, and the BN running statistics updated from them
+    conv_out = this->_conv_forward(input, w, zero_bias);
+    NoGradGuard no_grad;
+    b(conv_bias.defined() ? conv_out + conv_bias.reshape(bias_shape) : conv_out);
+  }
+  const Tensor running_std = (b.running_var() + b.eps).sqrt();
+  const Tensor scale_factor = b.weight() / running_std;
+  const Tensor scaled_weight =
+      qdetail::fake_quant_weight(*this, w * scale_factor.reshape(weight_shape));
+  Tensor conv_bn = this->_conv_forward(input, scaled_weight, zero_bias);
+  Tensor fused_mean, fused_std;
+  if (bn_training) {
+    std::vector<int64_t> avg_dims{0};
+    for (int64_t d = 2; d < w.dim(); ++d) avg_dims.push_back(d);
+    const Tensor batch_mean = conv_out.mean(avg_dims);
+    const Tensor centered = conv_out - batch_mean.reshape(bias_shape);
+    const Tensor batch_var = (centered * centered).mean(avg_dims);  // torch.square: pow(x, 2)
+    const Tensor batch_std = (batch_var + b.eps).sqrt();
+    conv_bn = conv_bn * (running_std / batch_std).reshape(bias_shape);
+    fused_mean = batch_mean;
+    fused_std = batch_std;
+  } else {
+    fused_mean = conv_bias.defined() ? b.running_mean() - conv_bias : b.running_mean() - 0;
+    fused_std = running_std;
+  }
+  const Tensor fused_bias = b.bias() - b.weight() * fused_mean / fused_std;
+  conv_bn = conv_bn + fused_bias.reshape(bias_shape);
+  // torch: lets the conv bias take part in the loss (DDP requires every parameter to)
+  if (conv_bias.defined()) conv_bn = conv_bn + (conv_bias - conv_bias).reshape(bias_shape);
+  return conv_bn;
 }
 
 template <class Conv, class Bn>
