@@ -4,8 +4,9 @@
 //   * Debian's libdnnl is built with DNNL_CPU_RUNTIME == OMP (libgomp). oneDNN sizes its team
 //     from omp_get_max_threads() of the *calling* thread, and libgomp keeps that value per
 //     thread: omp_set_num_threads() in one thread does not reach ember's pool workers. So the
-//     configured count lives in an atomic and every thread applies it lazily before its first
-//     dnnl_sgemm (one compare with omp_get_max_threads() per call afterwards).
+//     configured count lives in an atomic and each oneDNN call applies it to the calling
+//     thread for its duration (ScopedOnednnThreads: one compare with omp_get_max_threads()
+//     per call, and the caller's value put back if it differed).
 //   * Debian's OpenBLAS is the pthread flavour (USE_OPENMP=0): one process-wide pool, sized
 //     globally by openblas_set_num_threads().
 // Until set_gemm_num_threads is called (ember::set_num_threads calls it), the first gemm call
