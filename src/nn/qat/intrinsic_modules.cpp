@@ -321,63 +321,34 @@ EMBER_CONV_BN_CTOR(ConvBn2d, nn::Conv2d, nn::BatchNorm2d, false)
 EMBER_CONV_BN_CTOR(ConvBnReLU2d, nn::Conv2d, nn::BatchNorm2d, true)
 #undef EMBER_CONV_BN_CTOR
 
-// ---- ConvReLU1d / ConvReLU2d ----
+// ---- ConvReLU1d / ConvReLU2d: the QAT conv, then relu ----
 
-ConvReLU1d::ConvReLU1d(int64_t in, int64_t out, const IntOrTuple& kernel_size,
-                       const IntOrTuple& stride, const ConvPadding& padding,
-                       const IntOrTuple& dilation, int64_t groups, bool bias,
-                       std::string padding_mode, QConfigPtr qconfig)
-    : nn::qat::Conv1d(in, out, kernel_size, stride, padding, dilation, groups, bias,
-                      std::move(padding_mode), std::move(qconfig)) {
-  set_type_name("ConvReLU1d");
-}
+#define EMBER_CONV_RELU(Name, QatConv, FloatConv)                                               \
+  Name::Name(int64_t in, int64_t out, const IntOrTuple& kernel_size, const IntOrTuple& stride,  \
+             const ConvPadding& padding, const IntOrTuple& dilation, int64_t groups, bool bias, \
+             std::string padding_mode, QConfigPtr qconfig)                                      \
+      : QatConv(in, out, kernel_size, stride, padding, dilation, groups, bias,                  \
+                std::move(padding_mode), std::move(qconfig)) {                                  \
+    set_type_name(#Name);                                                                       \
+  }                                                                                             \
+  Tensor Name::forward(const Tensor& input) { return F::relu(QatConv::forward(input)); }       \
+  Value Name::forward(const std::vector<Value>& inputs) {                                       \
+    nn::detail::check_forward_inputs(type_name(), inputs, {"input"});                           \
+    return forward(inputs[0].to_tensor());                                                      \
+  }                                                                                             \
+  std::shared_ptr<Name> Name::from_float(Module& mod) {                                        \
+    return conv_from_float<Name>(mod, typeid(intrinsic::Name), #Name, #Name);                  \
+  }                                                                                             \
+  std::shared_ptr<Module> Name::to_float() {                                                    \
+    auto fused = std::make_shared<intrinsic::Name>(float_conv<FloatConv>(*this),               \
+                                                   std::make_shared<nn::ReLU>());               \
+    fused->train(is_training());                                                                \
+    return fused;                                                                               \
+  }
 
-Tensor ConvReLU1d::forward(const Tensor& input) { return F::relu(nn::qat::Conv1d::forward(input)); }
-
-Value ConvReLU1d::forward(const std::vector<Value>& inputs) {
-  nn::detail::check_forward_inputs(type_name(), inputs, {"input"});
-  return forward(inputs[0].to_tensor());
-}
-
-std::shared_ptr<ConvReLU1d> ConvReLU1d::from_float(Module& mod) {
-  return conv_from_float<ConvReLU1d>(mod, typeid(intrinsic::ConvReLU1d), "ConvReLU1d",
-                                     "ConvReLU1d");
-}
-
-std::shared_ptr<Module> ConvReLU1d::to_float() {
-  auto fused = std::make_shared<intrinsic::ConvReLU1d>(float_conv<nn::Conv1d>(*this),
-                                                       std::make_shared<nn::ReLU>());
-  fused->train(is_training());
-  return fused;
-}
-
-ConvReLU2d::ConvReLU2d(int64_t in, int64_t out, const IntOrTuple& kernel_size,
-                       const IntOrTuple& stride, const ConvPadding& padding,
-                       const IntOrTuple& dilation, int64_t groups, bool bias,
-                       std::string padding_mode, QConfigPtr qconfig)
-    : nn::qat::Conv2d(in, out, kernel_size, stride, padding, dilation, groups, bias,
-                      std::move(padding_mode), std::move(qconfig)) {
-  set_type_name("ConvReLU2d");
-}
-
-Tensor ConvReLU2d::forward(const Tensor& input) { return F::relu(nn::qat::Conv2d::forward(input)); }
-
-Value ConvReLU2d::forward(const std::vector<Value>& inputs) {
-  nn::detail::check_forward_inputs(type_name(), inputs, {"input"});
-  return forward(inputs[0].to_tensor());
-}
-
-std::shared_ptr<ConvReLU2d> ConvReLU2d::from_float(Module& mod) {
-  return conv_from_float<ConvReLU2d>(mod, typeid(intrinsic::ConvReLU2d), "ConvReLU2d",
-                                     "ConvReLU2d");
-}
-
-std::shared_ptr<Module> ConvReLU2d::to_float() {
-  auto fused = std::make_shared<intrinsic::ConvReLU2d>(float_conv<nn::Conv2d>(*this),
-                                                       std::make_shared<nn::ReLU>());
-  fused->train(is_training());
-  return fused;
-}
+EMBER_CONV_RELU(ConvReLU1d, nn::qat::Conv1d, nn::Conv1d)
+EMBER_CONV_RELU(ConvReLU2d, nn::qat::Conv2d, nn::Conv2d)
+#undef EMBER_CONV_RELU
 
 // ---- LinearReLU ----
 
