@@ -45,6 +45,12 @@ def qnnpack():
     ember.backends.quantized.engine = old_e
 
 
+# torch 1.13 picks its float convolution kernels by its thread count, and ember takes the ones
+# torch takes at one thread, its default on this 2-core machine (Note [Torch's float convolution
+# paths]); other tests in the session may have changed torch's count, so calibration pins it.
+TORCH_THREADS = 1
+
+
 def to_ember_sd(sd):
     out = collections.OrderedDict()
     for k, v in sd.items():
@@ -89,6 +95,8 @@ def ember_repr(text):
 def flow():
     """Both models through fuse, prepare, calibrate; converted copies alongside."""
     old_t, old_e = torch.backends.quantized.engine, ember.backends.quantized.engine
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(TORCH_THREADS)
     torch.backends.quantized.engine = "qnnpack"
     ember.backends.quantized.engine = "qnnpack"
     try:
@@ -128,6 +136,7 @@ def flow():
                    fused_reprs=fused_reprs, prepared_obs=prepared_obs, qparams=qparams,
                    prepared_keys=prepared_keys)
     finally:
+        torch.set_num_threads(old_threads)
         torch.backends.quantized.engine = old_t
         ember.backends.quantized.engine = old_e
 
@@ -275,6 +284,15 @@ def test_histogram_calibration_gives_torchs_qparams():
     1.13's histogram range truncation switched on: after the same calibration every observer but
     the classifier's has torch's scale and zero point bit for bit (the L2 search compares float
     sums, which ember adds in torch's order: Note [torch's float sum])."""
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(TORCH_THREADS)
+    try:
+        histogram_calibration()
+    finally:
+        torch.set_num_threads(old_threads)
+
+
+def histogram_calibration():
     cq = load_example()
     tmodel = torch_float_model()
     emodel = cq.mobilenet_v2(pretrained=False, quantize=False)
