@@ -119,7 +119,12 @@ void bind_conv_bn(py::module_& m, const char* name) {
 template <class Conv, class Bn>
 void bind_conv_bn_base(py::module_& m, const char* name) {
   using B = nniqat::ConvBnNd<Conv, Bn>;
-  py::class_<B, Conv, std::shared_ptr<B>>(m, name);
+  py::class_<B, Conv, std::shared_ptr<B>> cls(m, name);
+  cls.def_readwrite("_enable_slow_path_for_better_numerical_stability",
+                    &B::enable_slow_path_for_better_numerical_stability);
+  cls.def("_forward", &B::_forward, py::arg("input"));
+  cls.def("_forward_approximate", &B::_forward_approximate, py::arg("input"));
+  cls.def("_forward_slow", &B::_forward_slow, py::arg("input"));
 }
 
 }  // namespace

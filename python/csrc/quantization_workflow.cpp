@@ -188,6 +188,74 @@ void init_quantization_workflow(py::module_& m) {
   bind_from_float<nnq::BNReLU2d>(ff);
   bind_from_float<nnq::QFunctional>(ff);
 
+  // Note [C++ hooks seen from Python]: Python's `_forward_hooks` / `_forward_pre_hooks` list a
+  // module's C++ hooks beside its Python ones (python/ember/nn/modules/_native_hooks.py). For
+  // each C++ hook in running order: (observer key, 0) for prepare's observer hooks (Python
+  // shows torch's function), else (0, id) and a callable running the hook. nn::Module hands its
+  // C++ hooks out only by taking them (take_forward_hooks, as fuse_modules moves them); they
+  // are registered again at once in the same order, so other hooks get new ids.
+  w.def("_native_forward_hooks", [](py::handle module, bool pre) {
+    auto m = as_module(module, "_forward_hooks");
+    py::list out;
+    if (pre) {
+      for (auto& hook : m->take_forward_pre_hooks()) {
+        const auto* observer = hook.target<q::ObserverPreHook>();
+        py::object fn = py::none();
+        if (!observer) {
+          fn = py::cpp_function([hook](py::handle self, py::tuple args) -> py::object {
+            auto mod = as_module(self, "forward pre-hook");
+            std::vector<Value> inputs;
+            for (py::handle a : args) inputs.push_back(py_to_value(a, "hook input"));
+            auto replaced = hook(*mod, inputs);
+            if (!replaced) return py::none();
+            py::tuple result(replaced->size());
+            for (size_t i = 0; i < replaced->size(); ++i) result[i] = value_to_py((*replaced)[i]);
+            return result;
+          });
+        }
+        const unsigned key = observer ? observer->key : 0;
+        const unsigned id = m->register_forward_pre_hook(std::move(hook));
+        out.append(py::make_tuple(key, key ? 0 : id, fn));
+      }
+    } else {
+      for (auto& hook : m->take_forward_hooks()) {
+        const auto* observer = hook.target<q::ObserverHook>();
+        py::object fn = py::none();
+        if (!observer) {
+          fn = py::cpp_function(
+              [hook](py::handle self, py::tuple args, py::object output) -> py::object {
+                auto mod = as_module(self, "forward hook");
+                std::vector<Value> inputs;
+                for (py::handle a : args) inputs.push_back(py_to_value(a, "hook input"));
+                auto replaced = hook(*mod, inputs, py_to_value(output, "forward result"));
+                return replaced ? value_to_py(*replaced) : py::none();
+              });
+        }
+        const unsigned key = observer ? observer->key : 0;
+        const unsigned id = m->register_forward_hook(std::move(hook));
+        out.append(py::make_tuple(key, key ? 0 : id, fn));
+      }
+    }
+    return out;
+  });
+  // Removes a C++ hook: an observer hook by its key, another by its id.
+  w.def("_remove_native_hook", [](py::handle module, bool pre, unsigned key, unsigned id) {
+    auto m = as_module(module, "_forward_hooks");
+    if (!key) {
+      m->remove_hook(id);
+    } else if (pre) {
+      for (auto& hook : m->take_forward_pre_hooks()) {
+        const auto* observer = hook.target<q::ObserverPreHook>();
+        if (!observer || observer->key != key) m->register_forward_pre_hook(std::move(hook));
+      }
+    } else {
+      for (auto& hook : m->take_forward_hooks()) {
+        const auto* observer = hook.target<q::ObserverHook>();
+        if (!observer || observer->key != key) m->register_forward_hook(std::move(hook));
+      }
+    }
+  });
+
   w.def("propagate_qconfig_",
         [](py::handle module, py::object qconfig_dict, py::object custom) {
           q::propagate_qconfig_(*as_module(module, "propagate_qconfig_"),

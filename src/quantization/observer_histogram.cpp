@@ -9,6 +9,7 @@
 #include "ember/quantization/observer.h"
 #include "ember/warning.h"
 #include "quantization/observer_utils.h"
+#include "quantization/torch_sum.h"
 
 namespace ember::quantization {
 
@@ -149,7 +150,7 @@ double HistogramObserver::compute_quantization_error(int64_t next_start_bin, int
   const auto top = static_cast<float>(dst_nbins - 1);
   auto get_norm = [](float b, float e, float density) { return density * ((e * e * e - b * b * b) / 3.f); };
   const float inner = (half * half * half - neg_half * neg_half * neg_half) / 3.f;
-  double sum = 0;
+  std::vector<float> norms(static_cast<size_t>(bins));
   for (int64_t i = 0; i < bins; ++i) {
     const float begin = static_cast<float>(i - next_start_bin) * bw;
     const float end = begin + bw;
@@ -161,9 +162,10 @@ double HistogramObserver::compute_quantization_error(int64_t next_start_bin, int
     norm += ((of_end - of_begin) - 1.f) * (density * inner);
     const float end_center = of_end * dbw + half;
     norm += get_norm(neg_half, end - end_center, density);
-    sum += static_cast<double>(norm);
+    norms[static_cast<size_t>(i)] = norm;
   }
-  return static_cast<double>(static_cast<float>(sum));
+  // norm.sum().item(): torch's summation order decides which range the search keeps
+  return static_cast<double>(detail::torch_float_sum(norms.data(), bins));
 }
 
 std::pair<Tensor, Tensor> HistogramObserver::non_linear_param_search() {
@@ -171,15 +173,15 @@ std::pair<Tensor, Tensor> HistogramObserver::non_linear_param_search() {
   const float min_val_ = detail::floats(min_val())[0], max_val_ = detail::floats(max_val())[0];
   const float bin_width = (max_val_ - min_val_) / static_cast<float>(bins);
   const std::vector<float> hist = detail::floats(histogram());
-  double total_acc = 0;
   std::vector<float> csum(hist.size());
   double run = 0;  // torch's CPU cumsum accumulates float32 in double
   for (size_t i = 0; i < hist.size(); ++i) {
-    total_acc += static_cast<double>(hist[i]);
     run += static_cast<double>(hist[i]);
     csum[i] = static_cast<float>(run);
   }
-  const double total = static_cast<double>(static_cast<float>(total_acc));
+  // torch.sum(self.histogram).item() (Note [torch's float sum])
+  const double total = static_cast<double>(
+      detail::torch_float_sum(hist.data(), static_cast<int64_t>(hist.size())));
   const double stepsize = 1e-5;
   double alpha = 0.0, beta = 1.0;
   int64_t start_bin = 0, end_bin = bins - 1;

@@ -70,6 +70,11 @@ bool is_activation_post_process(const nn::Module& m) {
   return dynamic_cast<const ObserverBase*>(&m) || dynamic_cast<const FakeQuantizeBase*>(&m);
 }
 
+unsigned next_observer_hook_key() {
+  static std::atomic<unsigned> next{1};
+  return next++;
+}
+
 std::optional<Value> ObserverHook::operator()(nn::Module& self, const std::vector<Value>& /*in*/,
                                               const Value& output) const {
   return self.child("activation_post_process")->call({output});

@@ -32,16 +32,22 @@
 
 namespace ember::quantization {
 
-/// The forward hook prepare registers (Note [Observer hooks]).
+/// A fresh key for an observer hook (process-wide counter, from 1).
+unsigned next_observer_hook_key();
+/// The forward hook prepare registers (Note [Observer hooks]). `key` names it for a front end
+/// (Python lists it in `_forward_hooks`, Note [C++ hooks seen from Python]): copies of the
+/// hook, as module clones and re-registrations make, keep it.
 struct ObserverHook {
   std::optional<Value> operator()(nn::Module& self, const std::vector<Value>& inputs,
                                   const Value& output) const;
+  unsigned key = next_observer_hook_key();
 };
 /// The forward pre-hook prepare registers for a memoryless activation observer: observes
 /// the first input.
 struct ObserverPreHook {
   std::optional<std::vector<Value>> operator()(nn::Module& self,
                                                const std::vector<Value>& inputs) const;
+  unsigned key = next_observer_hook_key();
 };
 
 /// torch's qconfig_dict: qconfigs by module class and by dotted name (names win). A class

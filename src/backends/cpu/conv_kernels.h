@@ -64,6 +64,12 @@ bool conv_backward_input_onednn(const Tensor& grad_input, const Tensor& grad_out
                                 const Tensor& weight, const ConvGeometry& g);
 bool conv_backward_weight_onednn(const Tensor& grad_weight, const Tensor& grad_output,
                                  const Tensor& input, const ConvGeometry& g);
+// ---- PyTorch 1.13's slow_conv2d formulation of 1x1 layers (Note [Torch's float convolution
+// paths] in conv_gemm.cpp); false when torch would not take that path or the operands are not
+// dense NCHW float32 ----
+bool conv_torch_uses_gemm(const Tensor& input, const Tensor& weight, const ConvGeometry& g);
+bool conv_forward_torch_gemm(const Tensor& out, const Tensor& input, const Tensor& weight,
+                             const std::optional<Tensor>& bias, const ConvGeometry& g);
 /// Entries in the primitive cache (tests check that repeated calls reuse primitives).
 size_t conv_onednn_cache_size();
 

@@ -224,7 +224,12 @@ Entry* get_entry(Kind kind, const Tensor& x, const Tensor& w, const Tensor& y, b
   };
 
   dnnl_convolution_desc_t fwd{};
-  const dnnl_prop_kind_t prop = kind == Kind::Forward ? dnnl_forward_inference : dnnl_forward_training;
+  // Note [Torch's float convolution paths]: torch's kernels (forward_training) where they are as
+  // fast as brgconv's; the prop kind follows from the key's sizes and groups.
+  const bool torch_kernels =
+      blocked && (g.groups > 1 || x.size(1) <= 4 || w.numel() == w.size(0) * w.size(1));
+  const dnnl_prop_kind_t prop =
+      kind == Kind::Forward && !torch_kernels ? dnnl_forward_inference : dnnl_forward_training;
   if (dnnl_dilated_convolution_forward_desc_init(
           &fwd, prop, dnnl_convolution_direct, &x_conv, &w_any,
           kind == Kind::Forward && has_bias ? &b_md : nullptr, &y_conv, dg.strides, dg.dilates,
@@ -364,7 +369,8 @@ bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& w
   if (!usable({&out, &input, &weight})) return false;
   const bool has_bias = bias && bias->defined();
   if (has_bias && (bias->dtype() != kFloat32 || bias->stride(0) != 1)) return false;
-  const int threads = prepare_onednn_threads();
+  const ScopedOnednnThreads scope;
+  const int threads = scope.threads();
   Entry* e = get_entry(Kind::Forward, input, weight, out, has_bias, g, threads, epilogue);
   if (!e) return false;
   void* w = weight_for(*e, weight);
@@ -385,7 +391,8 @@ bool conv_forward_onednn(const Tensor& out, const Tensor& input, const Tensor& w
 bool conv_backward_input_onednn(const Tensor& grad_input, const Tensor& grad_output,
                                 const Tensor& weight, const ConvGeometry& g) {
   if (!usable({&grad_input, &grad_output, &weight})) return false;
-  const int threads = prepare_onednn_threads();
+  const ScopedOnednnThreads scope;
+  const int threads = scope.threads();
   Entry* e = get_entry(Kind::BackwardInput, grad_input, weight, grad_output, false, g, threads);
   if (!e) return false;
   void* w = weight_for(*e, weight);
@@ -404,7 +411,8 @@ bool conv_backward_input_onednn(const Tensor& grad_input, const Tensor& grad_out
 bool conv_backward_weight_onednn(const Tensor& grad_weight, const Tensor& grad_output,
                                  const Tensor& input, const ConvGeometry& g) {
   if (!usable({&grad_weight, &grad_output, &input})) return false;
-  const int threads = prepare_onednn_threads();
+  const ScopedOnednnThreads scope;
+  const int threads = scope.threads();
   Entry* e = get_entry(Kind::BackwardWeight, input, grad_weight, grad_output, false, g, threads);
   if (!e) return false;
   ThreadCache& c = cache();
@@ -428,6 +436,7 @@ bool conv_backward_weight_onednn(const Tensor& grad_weight, const Tensor& grad_o
 void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight,
                   const std::optional<Tensor>& bias, const ConvGeometry& g) {
   if (out.numel() == 0) return;
+  if (conv_forward_torch_gemm(out, input, weight, bias, g)) return;
   if (conv_forward_onednn(out, input, weight, bias, g)) return;
   conv_forward_ref(out, input, weight, bias, g);
 }

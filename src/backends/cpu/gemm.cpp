@@ -4,8 +4,9 @@
 //   * Debian's libdnnl is built with DNNL_CPU_RUNTIME == OMP (libgomp). oneDNN sizes its team
 //     from omp_get_max_threads() of the *calling* thread, and libgomp keeps that value per
 //     thread: omp_set_num_threads() in one thread does not reach ember's pool workers. So the
-//     configured count lives in an atomic and every thread applies it lazily before its first
-//     dnnl_sgemm (one compare with omp_get_max_threads() per call afterwards).
+//     configured count lives in an atomic and each oneDNN call applies it to the calling
+//     thread for its duration (ScopedOnednnThreads: one compare with omp_get_max_threads()
+//     per call, and the caller's value put back if it differed).
 //   * Debian's OpenBLAS is the pthread flavour (USE_OPENMP=0): one process-wide pool, sized
 //     globally by openblas_set_num_threads().
 // Until set_gemm_num_threads is called (ember::set_num_threads calls it), the first gemm call
@@ -23,6 +24,7 @@
 #include <atomic>
 #include <limits>
 #include <mutex>
+#include <type_traits>
 
 #include "ember/error.h"
 #include "ember/parallel.h"
@@ -88,26 +90,47 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
-  ensure_configured();
-  apply_omp_threads_for_this_thread();
+  const ScopedOnednnThreads threads;
   const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
                                       a, lda, b, ldb, beta, c, ldc);
   EMBER_CHECK(st == dnnl_success, "gemm: dnnl_sgemm failed with status ", int(st));
 }
 
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
-          const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
-          int64_t ldc) {
+namespace {
+
+// OpenBLAS's cblas_?gemm, row-major, for float or double.
+template <typename T>
+void openblas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
+                   const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
   ensure_configured();
   // Debian's OpenBLAS uses 32-bit blasint (USE_64BITINT unset): refuse rather than truncate.
   constexpr int64_t kMax = std::numeric_limits<blasint>::max();
   EMBER_CHECK(std::max({m, n, k, lda, ldb, ldc}) <= kMax,
-              "gemm: double GEMM dimensions exceed the BLAS integer range");
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, blasint(m), blasint(n), blasint(k), alpha, a,
-              blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
+              "gemm: GEMM dimensions exceed the BLAS integer range");
+  const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, ta, tb, blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda),
+                b, blasint(ldb), beta, c, blasint(ldc));
+  } else {
+    cblas_dgemm(CblasRowMajor, ta, tb, blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda),
+                b, blasint(ldb), beta, c, blasint(ldc));
+  }
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+          const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+          int64_t ldc) {
+  openblas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm_blas(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+               const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+               int64_t ldc) {
+  openblas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void set_gemm_num_threads(int n) {
@@ -123,6 +146,17 @@ int prepare_onednn_threads() {
   ensure_configured();
   apply_omp_threads_for_this_thread();
   return omp_get_max_threads();
+}
+
+ScopedOnednnThreads::ScopedOnednnThreads() {
+  ensure_configured();
+  previous_ = omp_get_max_threads();
+  apply_omp_threads_for_this_thread();
+  threads_ = omp_get_max_threads();
+}
+
+ScopedOnednnThreads::~ScopedOnednnThreads() {
+  if (threads_ != previous_) omp_set_num_threads(previous_);
 }
 
 }  // namespace ember::cpu

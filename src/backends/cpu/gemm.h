@@ -30,6 +30,14 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
           int64_t ldc);
 
+// float GEMM through OpenBLAS's cblas_sgemm, whatever the size: PyTorch 1.13's float products
+// (at::native::cpublas::gemm calls BLAS sgemm, and Debian's torch links the same OpenBLAS), for
+// the places where ember computes in torch's summation order (Note [Torch's float convolution
+// paths] in conv_gemm.cpp). Same conventions and guarantees as gemm above.
+void gemm_blas(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+               const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+               int64_t ldc);
+
 // Sets how many threads the GEMM libraries may use per call (both oneDNN's OpenMP team and
 // OpenBLAS's pthread pool). ember has a single intra-op pool: ember::set_num_threads calls this
 // with that pool's size (n >= 1), and the first gemm call does so with ember::get_num_threads()
@@ -40,6 +48,23 @@ int get_gemm_num_threads();  // 0 until configured (set_gemm_num_threads or the 
 // Applies that count to the calling thread's OpenMP setting before another oneDNN call (the
 // convolution primitives); returns the team size oneDNN will use.
 int prepare_onednn_threads();
+
+// prepare_onednn_threads for one call, undone afterwards: the calling thread's OpenMP setting is
+// put back when the scope ends. libgomp's setting is shared by every library in the process,
+// and PyTorch reads its own thread count from it (at::get_num_threads is omp_get_max_threads),
+// so leaving ember's count there would silently change torch's threads, and with them the
+// kernels torch picks (Note [Torch's float convolution paths]), in a process that runs both.
+class ScopedOnednnThreads {
+ public:
+  ScopedOnednnThreads();
+  ~ScopedOnednnThreads();
+  ScopedOnednnThreads(const ScopedOnednnThreads&) = delete;
+  ScopedOnednnThreads& operator=(const ScopedOnednnThreads&) = delete;
+  int threads() const { return threads_; }
+
+ private:
+  int previous_, threads_;
+};
 
 // Scalar reference implementation with the same semantics (tests only; O(mnk), no blocking).
 // Integer types accumulate in T; long double in long double; every other type (float, double,

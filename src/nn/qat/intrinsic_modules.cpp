@@ -166,12 +166,68 @@ Module& ConvBnNd<Conv, Bn>::train(bool mode) {
 
 template <class Conv, class Bn>
 Tensor ConvBnNd<Conv, Bn>::forward(const Tensor& input) {
-  Tensor y = bn_folded_forward(*this, bn(), this->weight(), this->bias(), input,
-                               this->out_channels,
-                               [this](const Tensor& x, const Tensor& w, const Tensor& b) {
-                                 return this->_conv_forward(x, w, b);
-                               });
+  Tensor y = _forward(input);
   return with_relu ? F::relu(y) : y;
+}
+
+template <class Conv, class Bn>
+Tensor ConvBnNd<Conv, Bn>::_forward(const Tensor& input) {
+  return enable_slow_path_for_better_numerical_stability ? _forward_slow(input)
+                                                         : _forward_approximate(input);
+}
+
+template <class Conv, class Bn>
+Tensor ConvBnNd<Conv, Bn>::_forward_approximate(const Tensor& input) {
+  return bn_folded_forward(*this, bn(), this->weight(), this->bias(), input, this->out_channels,
+                           [this](const Tensor& x, const Tensor& w, const Tensor& b) {
+                             return this->_conv_forward(x, w, b);
+                           });
+}
+
+// PyTorch 1.13's _ConvBnNd._forward_slow, op for op (the docstring there derives it).
+template <class Conv, class Bn>
+Tensor ConvBnNd<Conv, Bn>::_forward_slow(const Tensor& input) {
+  Bn& b = bn();
+  EMBER_CHECK_ASSERTION(b.running_var().defined(), "");
+  EMBER_CHECK_ASSERTION(b.running_mean().defined(), "");
+  const Tensor& w = this->weight();
+  const Tensor& conv_bias = this->bias();
+  const Tensor zero_bias = zeros({this->out_channels}, TensorOptions(input.dtype()));
+  const std::vector<int64_t> weight_shape = channel_shape(w.dim(), 0);
+  const std::vector<int64_t> bias_shape = channel_shape(w.dim(), 1);
+  const bool bn_training = b.is_training();
+  Tensor conv_out;
+  if (bn_training) {
+    // the batch statistics, and the BN running statistics updated from them
+    conv_out = this->_conv_forward(input, w, zero_bias);
+    NoGradGuard no_grad;
+    b(conv_bias.defined() ? conv_out + conv_bias.reshape(bias_shape) : conv_out);
+  }
+  const Tensor running_std = (b.running_var() + b.eps).sqrt();
+  const Tensor scale_factor = b.weight() / running_std;
+  const Tensor scaled_weight =
+      qdetail::fake_quant_weight(*this, w * scale_factor.reshape(weight_shape));
+  Tensor conv_bn = this->_conv_forward(input, scaled_weight, zero_bias);
+  Tensor fused_mean, fused_std;
+  if (bn_training) {
+    std::vector<int64_t> avg_dims{0};
+    for (int64_t d = 2; d < w.dim(); ++d) avg_dims.push_back(d);
+    const Tensor batch_mean = conv_out.mean(avg_dims);
+    const Tensor centered = conv_out - batch_mean.reshape(bias_shape);
+    const Tensor batch_var = (centered * centered).mean(avg_dims);  // torch.square: pow(x, 2)
+    const Tensor batch_std = (batch_var + b.eps).sqrt();
+    conv_bn = conv_bn * (running_std / batch_std).reshape(bias_shape);
+    fused_mean = batch_mean;
+    fused_std = batch_std;
+  } else {
+    fused_mean = conv_bias.defined() ? b.running_mean() - conv_bias : b.running_mean() - 0;
+    fused_std = running_std;
+  }
+  const Tensor fused_bias = b.bias() - b.weight() * fused_mean / fused_std;
+  conv_bn = conv_bn + fused_bias.reshape(bias_shape);
+  // torch: lets the conv bias take part in the loss (DDP requires every parameter to)
+  if (conv_bias.defined()) conv_bn = conv_bn + (conv_bias - conv_bias).reshape(bias_shape);
+  return conv_bn;
 }
 
 template <class Conv, class Bn>
@@ -265,63 +321,34 @@ EMBER_CONV_BN_CTOR(ConvBn2d, nn::Conv2d, nn::BatchNorm2d, false)
 EMBER_CONV_BN_CTOR(ConvBnReLU2d, nn::Conv2d, nn::BatchNorm2d, true)
 #undef EMBER_CONV_BN_CTOR
 
-// ---- ConvReLU1d / ConvReLU2d ----
+// ---- ConvReLU1d / ConvReLU2d: the QAT conv, then relu ----
 
-ConvReLU1d::ConvReLU1d(int64_t in, int64_t out, const IntOrTuple& kernel_size,
-                       const IntOrTuple& stride, const ConvPadding& padding,
-                       const IntOrTuple& dilation, int64_t groups, bool bias,
-                       std::string padding_mode, QConfigPtr qconfig)
-    : nn::qat::Conv1d(in, out, kernel_size, stride, padding, dilation, groups, bias,
-                      std::move(padding_mode), std::move(qconfig)) {
-  set_type_name("ConvReLU1d");
-}
+#define EMBER_CONV_RELU(Name, QatConv, FloatConv)                                               \
+  Name::Name(int64_t in, int64_t out, const IntOrTuple& kernel_size, const IntOrTuple& stride,  \
+             const ConvPadding& padding, const IntOrTuple& dilation, int64_t groups, bool bias, \
+             std::string padding_mode, QConfigPtr qconfig)                                      \
+      : QatConv(in, out, kernel_size, stride, padding, dilation, groups, bias,                  \
+                std::move(padding_mode), std::move(qconfig)) {                                  \
+    set_type_name(#Name);                                                                       \
+  }                                                                                             \
+  Tensor Name::forward(const Tensor& input) { return F::relu(QatConv::forward(input)); }       \
+  Value Name::forward(const std::vector<Value>& inputs) {                                       \
+    nn::detail::check_forward_inputs(type_name(), inputs, {"input"});                           \
+    return forward(inputs[0].to_tensor());                                                      \
+  }                                                                                             \
+  std::shared_ptr<Name> Name::from_float(Module& mod) {                                        \
+    return conv_from_float<Name>(mod, typeid(intrinsic::Name), #Name, #Name);                  \
+  }                                                                                             \
+  std::shared_ptr<Module> Name::to_float() {                                                    \
+    auto fused = std::make_shared<intrinsic::Name>(float_conv<FloatConv>(*this),               \
+                                                   std::make_shared<nn::ReLU>());               \
+    fused->train(is_training());                                                                \
+    return fused;                                                                               \
+  }
 
-Tensor ConvReLU1d::forward(const Tensor& input) { return F::relu(nn::qat::Conv1d::forward(input)); }
-
-Value ConvReLU1d::forward(const std::vector<Value>& inputs) {
-  nn::detail::check_forward_inputs(type_name(), inputs, {"input"});
-  return forward(inputs[0].to_tensor());
-}
-
-std::shared_ptr<ConvReLU1d> ConvReLU1d::from_float(Module& mod) {
-  return conv_from_float<ConvReLU1d>(mod, typeid(intrinsic::ConvReLU1d), "ConvReLU1d",
-                                     "ConvReLU1d");
-}
-
-std::shared_ptr<Module> ConvReLU1d::to_float() {
-  auto fused = std::make_shared<intrinsic::ConvReLU1d>(float_conv<nn::Conv1d>(*this),
-                                                       std::make_shared<nn::ReLU>());
-  fused->train(is_training());
-  return fused;
-}
-
-ConvReLU2d::ConvReLU2d(int64_t in, int64_t out, const IntOrTuple& kernel_size,
-                       const IntOrTuple& stride, const ConvPadding& padding,
-                       const IntOrTuple& dilation, int64_t groups, bool bias,
-                       std::string padding_mode, QConfigPtr qconfig)
-    : nn::qat::Conv2d(in, out, kernel_size, stride, padding, dilation, groups, bias,
-                      std::move(padding_mode), std::move(qconfig)) {
-  set_type_name("ConvReLU2d");
-}
-
-Tensor ConvReLU2d::forward(const Tensor& input) { return F::relu(nn::qat::Conv2d::forward(input)); }
-
-Value ConvReLU2d::forward(const std::vector<Value>& inputs) {
-  nn::detail::check_forward_inputs(type_name(), inputs, {"input"});
-  return forward(inputs[0].to_tensor());
-}
-
-std::shared_ptr<ConvReLU2d> ConvReLU2d::from_float(Module& mod) {
-  return conv_from_float<ConvReLU2d>(mod, typeid(intrinsic::ConvReLU2d), "ConvReLU2d",
-                                     "ConvReLU2d");
-}
-
-std::shared_ptr<Module> ConvReLU2d::to_float() {
-  auto fused = std::make_shared<intrinsic::ConvReLU2d>(float_conv<nn::Conv2d>(*this),
-                                                       std::make_shared<nn::ReLU>());
-  fused->train(is_training());
-  return fused;
-}
+EMBER_CONV_RELU(ConvReLU1d, nn::qat::Conv1d, nn::Conv1d)
+EMBER_CONV_RELU(ConvReLU2d, nn::qat::Conv2d, nn::Conv2d)
+#undef EMBER_CONV_RELU
 
 // ---- LinearReLU ----
 

@@ -192,12 +192,21 @@ TEST(GemmThreads, AppliesToOtherThreadsAndKeepsResults) {
     EXPECT_EQ(ember::cpu::get_gemm_num_threads(), threads);
     std::vector<float> c;
     int seen = -1;
+    bool restored = false;
     std::thread worker([&] {
+      const int before = omp_get_max_threads();
       c = run();
-      seen = omp_get_max_threads();
+      {
+        // the team a oneDNN call on this thread runs with; the thread's own OpenMP setting is
+        // put back afterwards (other libraries in the process, such as libtorch, read it)
+        const ember::cpu::ScopedOnednnThreads scope;
+        seen = scope.threads();
+      }
+      restored = omp_get_max_threads() == before;
     });
     worker.join();
     EXPECT_EQ(seen, threads);
+    EXPECT_TRUE(restored);
     std::vector<float> c_main = run();
     for (int64_t i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], c_main[i], 1e-4f);
   }

@@ -1,10 +1,12 @@
 """The custom-quantization notebook's code (examples/python/custom_quantization.py) against
 torchvision 0.14's own quantizable MobileNetV2 on torch 1.13, built from the same float weights
 and calibrated on the same inputs: the same module tree before and after convert, 248 keys, the
-same scales and zero points (to float32 rounding: the float convs that calibration observes sum
-in another order than oneDNN's; the same bits once torch's observer statistics are loaded
-through the prepared model's state_dict), bit-identical int8 logits on the qnnpack engine. Also
-ember's own ember.vision.models.quantization builders against torchvision's."""
+same scales and zero points, bit for bit, on every observer but the classifier's (ember's float
+convolutions take torch 1.13's paths, Note [Torch's float convolution paths]; the classifier's
+input is a float mean and its output an addmm, which ember sums in another order than torch's
+OpenBLAS, see docs/quantization.md), bit-identical int8 logits on the qnnpack engine (after
+torch's observer statistics are loaded through the prepared model's state_dict, which covers the
+classifier). Also ember's own ember.vision.models.quantization builders against torchvision's."""
 import collections
 import importlib.util
 import re
@@ -41,6 +43,12 @@ def qnnpack():
     yield
     torch.backends.quantized.engine = old_t
     ember.backends.quantized.engine = old_e
+
+
+# torch 1.13 picks its float convolution kernels by its thread count, and ember takes the ones
+# torch takes at one thread, its default on this 2-core machine (Note [Torch's float convolution
+# paths]); other tests in the session may have changed torch's count, so calibration pins it.
+TORCH_THREADS = 1
 
 
 def to_ember_sd(sd):
@@ -87,6 +95,8 @@ def ember_repr(text):
 def flow():
     """Both models through fuse, prepare, calibrate; converted copies alongside."""
     old_t, old_e = torch.backends.quantized.engine, ember.backends.quantized.engine
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(TORCH_THREADS)
     torch.backends.quantized.engine = "qnnpack"
     ember.backends.quantized.engine = "qnnpack"
     try:
@@ -115,9 +125,9 @@ def flow():
         qparams = [(n, e.calculate_qparams(), t.calculate_qparams())
                    for (n, e), (_, t) in zip(observers(emodel), observers(tmodel))]
         # The observers' statistics are buffers: the prepared models' state_dicts have the same
-        # keys, and torch's loads into ember's. Calibration agrees to float32 rounding (the float
-        # convs sum in another order than oneDNN's); with torch's statistics loaded, convert must
-        # give the same int8 model bit for bit.
+        # keys, and torch's loads into ember's. Calibration agrees bit for bit except the
+        # classifier's observer (test_observers_and_their_qparams); with torch's statistics
+        # loaded, convert must give the same int8 model bit for bit.
         prepared_keys = (list(emodel.state_dict()), list(tmodel.state_dict()))
         emodel.load_state_dict(to_ember_sd(tmodel.state_dict()))
         tq.convert(tmodel, inplace=True)
@@ -126,6 +136,7 @@ def flow():
                    fused_reprs=fused_reprs, prepared_obs=prepared_obs, qparams=qparams,
                    prepared_keys=prepared_keys)
     finally:
+        torch.set_num_threads(old_threads)
         torch.backends.quantized.engine = old_t
         ember.backends.quantized.engine = old_e
 
@@ -146,12 +157,16 @@ def test_fused_model_is_torchvisions(flow):
 def test_observers_and_their_qparams(flow):
     enames, tnames = flow["prepared_obs"]
     assert enames == tnames and len(enames) == 71
-    exact = 0
+    # Calibration computed the same float activations as torch: every observer's scale and
+    # zero point are torch's bits. The classifier's Linear (torch: mean, then addmm in OpenBLAS)
+    # is the one layer ember sums in its own order (faster); its qparams agree to float rounding.
+    inexact = []
     for name, (es, ez), (ts, tz) in flow["qparams"]:
         assert np.allclose(es.numpy(), ts.numpy(), rtol=1e-5, atol=0), name
         assert np.abs(ez.numpy().astype(np.int64) - tz.numpy().astype(np.int64)).max() <= 1, name
-        exact += np.array_equal(es.numpy(), ts.numpy()) and np.array_equal(ez.numpy(), tz.numpy())
-    assert exact > 0
+        if not (np.array_equal(es.numpy(), ts.numpy()) and np.array_equal(ez.numpy(), tz.numpy())):
+            inexact.append(name)
+    assert set(inexact) <= {"classifier.1.activation_post_process"}, inexact
     ekeys, tkeys = flow["prepared_keys"]
     assert ekeys == tkeys
 
@@ -262,3 +277,49 @@ def test_example_runs():
     assert "observers after prepare: 71" in done.stdout
     assert "state_dict keys after convert: 248" in done.stdout
     assert "QuantizedConvReLU2d QuantizedLinear" in done.stdout
+
+
+def test_histogram_calibration_gives_torchs_qparams():
+    """The example's own recipe, get_default_qconfig("qnnpack") (HistogramObserver), with torch
+    1.13's histogram range truncation switched on: after the same calibration every observer but
+    the classifier's has torch's scale and zero point bit for bit (the L2 search compares float
+    sums, which ember adds in torch's order: Note [torch's float sum])."""
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(TORCH_THREADS)
+    try:
+        histogram_calibration()
+    finally:
+        torch.set_num_threads(old_threads)
+
+
+def histogram_calibration():
+    cq = load_example()
+    tmodel = torch_float_model()
+    emodel = cq.mobilenet_v2(pretrained=False, quantize=False)
+    emodel.load_state_dict(to_ember_sd(tmodel.state_dict()))
+    emodel.eval()
+    tmodel.fuse_model()
+    emodel.fuse_model(False)
+    eq.set_histogram_observer_truncation(True)
+    try:
+        tmodel.qconfig = tq.get_default_qconfig("qnnpack")
+        emodel.qconfig = eq.get_default_qconfig("qnnpack")
+        tq.prepare(tmodel, inplace=True)
+        eq.prepare(emodel, inplace=True)
+    finally:
+        eq.set_histogram_observer_truncation(False)
+    txs, exs = inputs(2, seed=3)
+    with torch.no_grad():
+        for tx, ex in zip(txs, exs):
+            tmodel(tx)
+            emodel(ex)
+    inexact = []
+    pairs = list(zip(observers(emodel), observers(tmodel)))
+    assert len(pairs) == 71
+    for (name, e), (_, t) in pairs:
+        assert type(e).__name__ == type(t).__name__ == "HistogramObserver"
+        (es, ez), (ts, tz) = e.calculate_qparams(), t.calculate_qparams()
+        assert np.allclose(es.numpy(), ts.numpy(), rtol=1e-5, atol=0), name
+        if not (np.array_equal(es.numpy(), ts.numpy()) and np.array_equal(ez.numpy(), tz.numpy())):
+            inexact.append(name)
+    assert set(inexact) <= {"classifier.1.activation_post_process"}, inexact

@@ -142,28 +142,28 @@ default_reuse_input_qconfig = QConfig(activation=default_reuse_input_observer,
 default_qat_qconfig_v2 = QConfig(activation=default_fused_act_fake_quant, weight=default_fused_wt_fake_quant)
 
 
+# torch 1.13's per-backend recipes, one row each: the activation observers' reduce_range and
+# whether weights are observed per channel. (torch's onednn QAT recipes leave reduce_range out of
+# the fake-quantize arguments; qconfig_equals compares those arguments, so that is kept.)
+_BACKEND_RECIPES = {
+    'fbgemm': (True, True),
+    'qnnpack': (False, False),
+    'onednn': (False, True),
+    'x86': (True, True),
+}
+
+
 def get_default_qconfig(backend='fbgemm', version=0):
     """Returns the default PTQ qconfig for the specified backend (`x86`, `fbgemm` (default),
     `qnnpack` or `onednn`; any other name: default_qconfig)."""
-    if version == 0:
-        if backend == 'fbgemm':
-            qconfig = QConfig(activation=HistogramObserver.with_args(reduce_range=True),
-                              weight=default_per_channel_weight_observer)
-        elif backend == 'qnnpack':
-            qconfig = QConfig(activation=HistogramObserver.with_args(reduce_range=False),
-                              weight=default_weight_observer)
-        elif backend == 'onednn':
-            qconfig = QConfig(activation=HistogramObserver.with_args(reduce_range=False),
-                              weight=default_per_channel_weight_observer)
-        elif backend == 'x86':
-            qconfig = QConfig(activation=HistogramObserver.with_args(reduce_range=True),
-                              weight=default_per_channel_weight_observer)
-        else:
-            qconfig = default_qconfig
-    else:
+    if version != 0:
         raise AssertionError("Version number: " + str(version) +
                              " in get_default_qconfig is not supported. Version number must be 0")
-    return qconfig
+    if backend not in _BACKEND_RECIPES:
+        return default_qconfig
+    reduce_range, per_channel = _BACKEND_RECIPES[backend]
+    return QConfig(activation=HistogramObserver.with_args(reduce_range=reduce_range),
+                   weight=default_per_channel_weight_observer if per_channel else default_weight_observer)
 
 
 default_symmetric_qnnpack_qconfig = QConfig(activation=HistogramObserver.with_args(dtype=ember.qint8,
@@ -182,63 +182,21 @@ def get_default_qat_qconfig(backend='fbgemm', version=1):
     """Returns the default QAT qconfig for the specified backend (`x86`, `fbgemm` (default),
     `qnnpack` or `onednn`); version 1 (default) uses the fused observer + fake-quant modules."""
     # Histogram observer is too slow for quantization aware training
-    if version == 0:
-        if backend == 'fbgemm':
-            qconfig = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                quant_min=0,
-                                                                quant_max=255,
-                                                                reduce_range=True),
-                              weight=default_per_channel_weight_fake_quant)
-        elif backend == 'qnnpack':
-            qconfig = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                quant_min=0,
-                                                                quant_max=255,
-                                                                reduce_range=False),
-                              weight=default_weight_fake_quant)
-        elif backend == 'onednn':
-            qconfig = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                quant_min=0,
-                                                                quant_max=255),
-                              weight=default_per_channel_weight_fake_quant)
-        elif backend == 'x86':
-            qconfig = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                quant_min=0,
-                                                                quant_max=255,
-                                                                reduce_range=True),
-                              weight=default_per_channel_weight_fake_quant)
-        else:
-            qconfig = default_qat_qconfig
-    # Use the fused observe + fake_quant modules for doing QAT.
-    elif version == 1:
-        if backend == 'fbgemm':
-            qconfig = QConfig(activation=FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                                 quant_min=0,
-                                                                                 quant_max=255,
-                                                                                 reduce_range=True),
-                              weight=default_fused_per_channel_wt_fake_quant)
-        elif backend == 'qnnpack':
-            qconfig = QConfig(activation=FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                                 quant_min=0,
-                                                                                 quant_max=255,
-                                                                                 reduce_range=False),
-                              weight=default_fused_wt_fake_quant)
-        elif backend == 'onednn':
-            qconfig = QConfig(activation=FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                                 quant_min=0,
-                                                                                 quant_max=255),
-                              weight=default_fused_per_channel_wt_fake_quant)
-        elif backend == 'x86':
-            qconfig = QConfig(activation=FusedMovingAvgObsFakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
-                                                                                 quant_min=0,
-                                                                                 quant_max=255,
-                                                                                 reduce_range=True),
-                              weight=default_fused_per_channel_wt_fake_quant)
-        else:
-            qconfig = default_qat_qconfig_v2
-    else:
+    if version not in (0, 1):
         raise AssertionError("Version number: " + str(version) +
                              "in get_default_qat_qconfig is not supported. Version number must be 0 or 1")
-    return qconfig
+    if backend not in _BACKEND_RECIPES:
+        return default_qat_qconfig if version == 0 else default_qat_qconfig_v2
+    reduce_range, per_channel = _BACKEND_RECIPES[backend]
+    kwargs = dict(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255)
+    if backend != 'onednn':
+        kwargs['reduce_range'] = reduce_range
+    if version == 0:
+        weight = default_per_channel_weight_fake_quant if per_channel else default_weight_fake_quant
+        return QConfig(activation=FakeQuantize.with_args(**kwargs), weight=weight)
+    # Use the fused observe + fake_quant modules for doing QAT.
+    weight = default_fused_per_channel_wt_fake_quant if per_channel else default_fused_wt_fake_quant
+    return QConfig(activation=FusedMovingAvgObsFakeQuantize.with_args(**kwargs), weight=weight)
 
 
 default_symmetric_qnnpack_qat_qconfig = QConfig(

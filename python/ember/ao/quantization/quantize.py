@@ -290,8 +290,10 @@ def get_observer_dict(mod, target_dict, prefix=""):
 def _copy_front_end_hooks(old, new):
     """swap_module's Python part (called from C++): the Python forward pre-hooks and the
     forward hooks but the observer hook carry over to the new module."""
-    for pre_hook_fn in old._forward_pre_hooks.values():
+    # The Python dicts themselves: the C++ hooks that `_forward_hooks` also lists are copied by
+    # swap_module in C++.
+    for pre_hook_fn in list((old.__dict__.get("_forward_pre_hooks") or {}).values()):
         new.register_forward_pre_hook(pre_hook_fn)
-    for hook_fn in old._forward_hooks.values():
+    for hook_fn in list((old.__dict__.get("_forward_hooks") or {}).values()):
         if hook_fn is not _observer_forward_hook:
             new.register_forward_hook(hook_fn)

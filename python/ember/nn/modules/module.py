@@ -699,11 +699,18 @@ def _hook_dict_setter(name):
 
 
 def _hook_dict_getter(name):
+    pre = name == "_forward_pre_hooks"
+    with_native = name in ("_forward_hooks", "_forward_pre_hooks")
+
     def getter(self):
         # The dict may be filled directly (`m._forward_hooks[k] = hook`, as some code does):
         # mark the module whenever it is handed out; the next call unmarks it if it stays empty.
         d = _hook_dict(self, name)
         self._set_front_end_hooks(True)
+        if with_native and self._has_native_hooks():
+            # Note [C++ hooks seen from Python]
+            from ._native_hooks import NativeHooksView
+            return NativeHooksView(self, d, pre)
         return d
     return getter
 

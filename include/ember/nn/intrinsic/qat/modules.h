@@ -37,6 +37,16 @@ class ConvBnNd : public Conv {
            bool relu);
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// PyTorch's _ConvBnNd._forward (without the ReLU): _forward_slow when
+  /// enable_slow_path_for_better_numerical_stability, else _forward_approximate.
+  Tensor _forward(const Tensor& input);
+  /// One conv with the BN-scaled, fake-quantized weight, divided back by the scale: wrong
+  /// where bn.weight is 0.
+  Tensor _forward_approximate(const Tensor& input);
+  /// Two convs (arXiv:1806.08342): in BN training mode the batch statistics come from a conv
+  /// with the float weight, the fused conv is rescaled by running_std / batch_std; exact where
+  /// bn.weight is 0.
+  Tensor _forward_slow(const Tensor& input);
   /// Sets this module's mode, and its children's unless the BN statistics are frozen.
   Module& train(bool mode = true) override;
   ConvBnNd& freeze_bn_stats();
@@ -57,6 +67,8 @@ class ConvBnNd : public Conv {
   Bn& bn();
   bool freeze_bn;
   bool with_relu;
+  /// PyTorch's `_enable_slow_path_for_better_numerical_stability` (default false).
+  bool enable_slow_path_for_better_numerical_stability = false;
 };
 
 class ConvBn1d : public ConvBnNd<nn::Conv1d, nn::BatchNorm1d> {
