@@ -7,6 +7,7 @@
 
 #include "ember/error.h"
 #include "ember/parallel.h"
+#include "backends/cpu/gemm.h"
 #include "onednn_int8.h"
 #include "requant.h"
 
@@ -107,6 +108,10 @@ class QConv2dImpl final : public PackedQConv2d {
     const int64_t oh = g.out_h(h), ow = g.out_w(w), O = g.out_channels;
     if (n == 0 || oh <= 0 || ow <= 0 || O == 0) return;
     check_x_zero_point(x_zero_point);
+    // oneDNN runs on the calling thread's OpenMP team: sized to ember's thread count for the
+    // call, and the caller's setting restored after it (libgomp's count is shared with anything
+    // else in the process, PyTorch included: Note [Torch's float convolution paths]).
+    const ScopedOnednnThreads onednn_threads;
     const auto cached = requant_.get(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
                                      x_scale, y_scale, y_zero_point, relu);
     const Requant& r = *cached;
@@ -294,6 +299,7 @@ class QLinearImpl final : public PackedQLinear {
   void accumulate(const uint8_t* x, int64_t m, int32_t zx, int32_t* acc) const {
     const int64_t K = in_features_, O = out_features_;
     if (onednn_) {
+      const ScopedOnednnThreads onednn_threads;  // as in the convolution's run()
       if (detail::Int8Primitive* p = detail::matmul_s32_primitive(m, K, O)) {
         detail::run_s32(*p, x, onednn_->for_primitive(*p), zx, acc);
         return;

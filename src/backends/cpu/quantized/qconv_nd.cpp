@@ -7,6 +7,7 @@
 
 #include "ember/error.h"
 #include "ember/parallel.h"
+#include "backends/cpu/gemm.h"
 #include "onednn_int8.h"
 #include "requant.h"
 
@@ -130,6 +131,7 @@ void PackedQConvNd::accumulate_onednn(const uint8_t* x, int64_t /*n*/, const Dim
   const int64_t K = g.kernel[0] * g.kernel[1] * g.kernel[2];
   const int64_t Cg = C / g.groups, Og = O / g.groups, KK = Cg * K;
   const int64_t m = row_end - row_begin;
+  const ScopedOnednnThreads onednn_threads;  // as in qconv.cpp's run()
   detail::Int8Primitive* prim = detail::matmul_s32_primitive(m, KK, Og);
   EMBER_ASSERT(prim, "oneDNN int8 matmul unavailable for a conv whose weights were packed for it");
   std::vector<uint8_t> cols(static_cast<size_t>(m * KK));
