@@ -4,6 +4,7 @@
 //   int main() { std::cout << ember::ones({2, 2}) + 1 << "\n"; }
 #pragma once
 
+#include "ember/data.h"
 #include "ember/device.h"
 #include "ember/dispatch.h"
 #include "ember/dtype.h"
