@@ -7,7 +7,7 @@
 // permutation, 1438 train / 359 test), the images reshaped to [N, 1, 8, 8]; the network is
 // digits_cnn_model.h's (three 3x3 conv - BatchNorm2d - ReLU stages, two 2x2 max pools,
 // Linear(256, 10); benchmarks/bench_models times one of its training steps beside libtorch).
-// CrossEntropyLoss, SGD(lr=0.05, momentum=0.9, weight_decay=1e-4), minibatches of 64 reshuffled
+// CrossEntropyLoss, SGD(lr=0.05, momentum=0.9, weight_decay=1e-4), minibatches of 64 (ember::data) reshuffled
 // each epoch, fixed seeds. Evaluation runs in eval mode (batch norm on its running statistics).
 // Prints the training loss, test accuracy and elapsed time per epoch; exits non-zero if the
 // final test accuracy is below 97% (the ctest example.digits_cnn).
@@ -76,21 +76,23 @@ int run(int argc, char** argv) {
   nn::CrossEntropyLoss criterion;
   optim::SGD opt(model->parameters(), {.lr = 0.05, .momentum = 0.9, .weight_decay = 1e-4});
 
+  // Minibatches reshuffled each epoch by ember::data (docs/data.md): a random sampler over the
+  // training rows, with its own seeded generator, and Stack<> to collate each batch.
+  ember::Generator shuffle_generator(0);
+  auto loader = ember::data::make_data_loader(
+      ember::data::TensorDataset(x_train, y_train).map(ember::data::transforms::Stack<>()),
+      ember::data::RandomSampler(static_cast<size_t>(n_train), &shuffle_generator),
+      ember::data::DataLoaderOptions(kBatch));
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<int64_t> perm(static_cast<size_t>(n_train));
-  for (int64_t i = 0; i < n_train; ++i) perm[static_cast<size_t>(i)] = i;
   double accuracy = 0;
   for (int epoch = 1; epoch <= kEpochs; ++epoch) {
-    examples::shuffle(perm, rng);
     double loss_sum = 0;
-    for (int64_t start = 0; start < n_train; start += kBatch) {
-      const int64_t b = std::min(kBatch, n_train - start);
-      Tensor idx = examples::index_tensor(perm.data() + start, b);
+    for (ember::data::Example<>& batch : *loader) {
       opt.zero_grad();
-      Tensor loss = criterion((*model)(x_train.index_select(0, idx)), y_train.index_select(0, idx));
+      Tensor loss = criterion((*model)(batch.data), batch.target);
       loss.backward();
       opt.step();
-      loss_sum += loss.item<double>() * static_cast<double>(b);
+      loss_sum += loss.item<double>() * static_cast<double>(batch.target.size(0));
     }
     const int64_t correct = count_correct(*model, x_test, y_test);
     accuracy = static_cast<double>(correct) / static_cast<double>(n_test);

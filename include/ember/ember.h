@@ -1,16 +1,31 @@
-// Everything ember's core offers, in one include.
+// Everything public in ember, in one include: tensors and their ops, autograd (Function<T>,
+// gradcheck), nn, optim, models, quantization and the int8 runtime, serialization, safetensors,
+// downloads and ember::data. The finer headers stay available for faster builds.
 //
 //   #include <ember/ember.h>
 //   int main() { std::cout << ember::ones({2, 2}) + 1 << "\n"; }
 #pragma once
 
+#include "ember/autograd/autograd.h"
+#include "ember/autograd/function.h"
+#include "ember/autograd/gradcheck.h"
+#include "ember/data.h"
 #include "ember/device.h"
 #include "ember/dispatch.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/generator.h"
+#include "ember/grad_mode.h"
 #include "ember/hub.h"
 #include "ember/memory_format.h"
+#include "ember/models.h"
+#include "ember/nn.h"
+#include "ember/nn/intrinsic/fused.h"
+#include "ember/nn/intrinsic/qat/modules.h"
+#include "ember/nn/qat/modules.h"
+#include "ember/nn/quantized.h"
+#include "ember/nn/utils/convert_parameters.h"
+#include "ember/nn/utils/fusion.h"
 #include "ember/ops/conv.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
@@ -19,6 +34,7 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/normalization.h"
+#include "ember/ops/out.h"
 #include "ember/ops/overloads.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/pooling.h"
@@ -26,12 +42,15 @@
 #include "ember/ops/random_sampling.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/view.h"
+#include "ember/optim.h"
 #include "ember/parallel.h"
 #include "ember/print.h"
+#include "ember/quantization.h"
 #include "ember/quantized.h"
 #include "ember/safetensors.h"
 #include "ember/scalar.h"
 #include "ember/serialization.h"
+#include "ember/swap_tensors.h"
 #include "ember/tensor.h"
 #include "ember/value.h"
 #include "ember/version.h"
