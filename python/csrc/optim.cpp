@@ -8,6 +8,7 @@
 #include "tensor_api.h"
 
 #include "ember/optim/adam.h"
+#include "ember/optim/adaptive.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/sgd.h"
@@ -238,6 +239,77 @@ void bind_optimizers(py::module_& m) {
            py::arg("maximize") = false, py::arg("foreach") = none, py::arg("capturable") = false);
 }
 
+// foreach=None/True/False is kept in the group (ember runs the single-tensor algorithm).
+std::optional<bool> foreach_flag(py::handle foreach) {
+  if (foreach.is_none()) return std::nullopt;
+  return foreach.cast<bool>();
+}
+
+void bind_adaptive(py::module_& m) {
+  const auto none = py::none();
+  using Pair = std::array<double, 2>;
+  py::class_<RMSprop, Optimizer, std::shared_ptr<RMSprop>>(m, "RMSprop")
+      .def(py::init([](py::handle params, double lr, double alpha, double eps, double weight_decay,
+                       double momentum, bool centered, py::object foreach, bool maximize,
+                       bool differentiable) {
+             EMBER_CHECK_VALUE(!differentiable, "differentiable=True is not supported");
+             RMSpropOptions o{lr, alpha, eps, weight_decay, momentum, centered, foreach_flag(foreach),
+                              maximize};
+             return std::make_shared<RMSprop>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("alpha") = 0.99, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0, py::arg("momentum") = 0.0, py::arg("centered") = false,
+           py::arg("foreach") = none, py::arg("maximize") = false,
+           py::arg("differentiable") = false);
+  py::class_<Adagrad, Optimizer, std::shared_ptr<Adagrad>>(m, "Adagrad")
+      .def(py::init([](py::handle params, double lr, double lr_decay, double weight_decay,
+                       double initial_accumulator_value, double eps, py::object foreach,
+                       bool maximize) {
+             AdagradOptions o{lr, lr_decay, weight_decay, initial_accumulator_value, eps,
+                              foreach_flag(foreach), maximize};
+             return std::make_shared<Adagrad>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("lr_decay") = 0.0,
+           py::arg("weight_decay") = 0.0, py::arg("initial_accumulator_value") = 0.0,
+           py::arg("eps") = 1e-10, py::arg("foreach") = none, py::kw_only(),
+           py::arg("maximize") = false);
+  py::class_<Adadelta, Optimizer, std::shared_ptr<Adadelta>>(m, "Adadelta")
+      .def(py::init([](py::handle params, double lr, double rho, double eps, double weight_decay,
+                       py::object foreach, bool maximize) {
+             AdadeltaOptions o{lr, rho, eps, weight_decay, foreach_flag(foreach), maximize};
+             return std::make_shared<Adadelta>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1.0, py::arg("rho") = 0.9, py::arg("eps") = 1e-6,
+           py::arg("weight_decay") = 0.0, py::arg("foreach") = none, py::kw_only(),
+           py::arg("maximize") = false);
+  py::class_<Adamax, Optimizer, std::shared_ptr<Adamax>>(m, "Adamax")
+      .def(py::init([](py::handle params, double lr, Pair betas, double eps, double weight_decay,
+                       py::object foreach, bool maximize) {
+             AdamaxOptions o{lr, betas, eps, weight_decay, foreach_flag(foreach), maximize};
+             return std::make_shared<Adamax>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 2e-3, py::arg("betas") = Pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("foreach") = none,
+           py::kw_only(), py::arg("maximize") = false);
+  py::class_<NAdam, Optimizer, std::shared_ptr<NAdam>>(m, "NAdam")
+      .def(py::init([](py::handle params, double lr, Pair betas, double eps, double weight_decay,
+                       double momentum_decay, py::object foreach) {
+             NAdamOptions o{lr, betas, eps, weight_decay, momentum_decay, foreach_flag(foreach)};
+             return std::make_shared<NAdam>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 2e-3, py::arg("betas") = Pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("momentum_decay") = 4e-3,
+           py::arg("foreach") = none);
+  py::class_<RAdam, Optimizer, std::shared_ptr<RAdam>>(m, "RAdam")
+      .def(py::init([](py::handle params, double lr, Pair betas, double eps, double weight_decay,
+                       py::object foreach) {
+             RAdamOptions o{lr, betas, eps, weight_decay, foreach_flag(foreach)};
+             return std::make_shared<RAdam>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = Pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("foreach") = none);
+}
+
 PerGroup per_group(py::handle o) {
   if (PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr())) return o.cast<double>();
   return o.cast<std::vector<double>>();
@@ -333,6 +405,7 @@ void init_optim(py::module_& m) {
   py::module_ optim = m.def_submodule("_optim", "ember::optim");
   bind_optimizer_base(optim);
   bind_optimizers(optim);
+  bind_adaptive(optim);
   bind_schedulers(optim);
 }
 

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -26,9 +27,12 @@ class FileSink final : public ByteSink {
     kDurable,   // the caller fsyncs at the end: O_DIRECT when the file system takes it, else
                 // buffered writes pushed to disk as they go (sync_file_range)
   };
+  /// Throws the error of a failed write (errno): callers word their own (the default says
+  /// "writing '<path>' failed: <strerror>" as an ember::Error).
+  using OnError = std::function<void(int)>;
   /// fd: open for writing, empty, positioned at 0; path names it in errors. `direct` false
   /// keeps a durable sink off O_DIRECT (EMBER_DIRECT_IO=0 does the same for every save).
-  FileSink(int fd, std::string path, Mode mode, bool direct = true);
+  FileSink(int fd, std::string path, Mode mode, bool direct = true, OnError on_error = nullptr);
   /// Stops the writer thread; a sink not finished leaves the file partly written.
   ~FileSink() override;
   FileSink(const FileSink&) = delete;
@@ -46,7 +50,7 @@ class FileSink final : public ByteSink {
   uint64_t size() const { return offset_ + fill_; }
 
   /// Staging buffers: their size (a multiple of every block size O_DIRECT may need) and count.
-  static constexpr size_t kBufferBytes = size_t{8} << 20;
+  static constexpr size_t kBufferBytes = size_t{16} << 20;
   static constexpr size_t kBuffers = 2;
   static constexpr size_t kBlock = 4096;
 
@@ -60,11 +64,12 @@ class FileSink final : public ByteSink {
   void drain();  // waits until the writer is idle; throws its error
   void writer_loop();
   int write_job(const Job& job);  // 0 or errno
-  void throw_error();
+  [[noreturn]] void throw_error();
 
   int fd_;
   std::string path_;
   Mode mode_;
+  OnError on_error_;
   std::vector<uint8_t*> buffers_;
   size_t cur_ = 0, fill_ = 0;
   uint64_t offset_ = 0;  // file offset of buffer cur_'s first byte

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -116,11 +117,11 @@ bool file_system_takes_o_direct() {
 }
 
 TEST(SerializationFileSink, WritesExactlyTheBytesOfAMemorySink) {
-  // Records spanning several 8 MiB staging buffers, tails not a whole 4096-byte block, empty
+  // Records spanning several staging buffers, tails not a whole 4096-byte block, empty
   // records, and a file whose total size is not a block multiple (the O_DIRECT tail is padded
   // for the write, then truncated away).
-  std::vector<std::string> records = {random_bytes(5, 3), random_bytes((size_t{17} << 20) + 123, 4),
-                                      "", random_bytes(4096, 5), random_bytes((size_t{8} << 20) - 7, 6)};
+  std::vector<std::string> records = {random_bytes(5, 3), random_bytes(2 * FileSink::kBufferBytes + 123, 4),
+                                      "", random_bytes(4096, 5), random_bytes(FileSink::kBufferBytes / 2 - 7, 6)};
   MemorySink mem;
   write_zip(mem, records);
   ASSERT_NE(mem.bytes.size() % FileSink::kBlock, 0u);
@@ -181,6 +182,20 @@ TEST(SerializationFileSink, WriteErrorsSayWhatFailed) {
         sink.finish();
       },
       "writing '/dev/full' failed: No space left on device");
+  // A caller's own wording (safetensors' "I/O error: ..."): the errno reaches its callback.
+  struct Refused {
+    int err;
+  };
+  bool caught = false;
+  try {
+    FileSink sink(fd, "/dev/full", FileSink::Mode::kBuffered, true, [](int e) { throw Refused{e}; });
+    sink.write("abc", 3);
+    sink.finish();
+  } catch (const Refused& r) {
+    caught = true;
+    EXPECT_EQ(r.err, ENOSPC);
+  }
+  EXPECT_TRUE(caught);
   ::close(fd);
 }
 
@@ -188,7 +203,7 @@ TEST(SerializationFileSink, AtomicSaveWithAndWithoutDirectIoGivesTheSameFile) {
   // ember::save end to end: the default (O_DIRECT here) and EMBER_DIRECT_IO=0 write the same
   // archive, which loads back; the serialization_id record (random digits) aside.
   auto d = ser::Node::dict(true);
-  d->set("a", ser::Node::of(testing::iota({1000, 3001})));  // 12 MB: two staging buffers and a tail
+  d->set("a", ser::Node::of(testing::iota({3000, 3001})));  // 36 MB: three staging buffers
   d->set("b", ser::Node::of(testing::iota({7}, kFloat64, 1.5)));
   const std::string p1 = temp_path("d.pt");
   save(d, p1);
@@ -204,7 +219,7 @@ TEST(SerializationFileSink, AtomicSaveWithAndWithoutDirectIoGivesTheSameFile) {
       EXPECT_EQ(r1.read(e), r2.read(e.name)) << e.name;
     }
   auto back = load(p1);
-  EXPECT_TRUE(equal(back->at("a")->tensor, testing::iota({1000, 3001})));
+  EXPECT_TRUE(equal(back->at("a")->tensor, testing::iota({3000, 3001})));
   EXPECT_TRUE(equal(back->at("b")->tensor, testing::iota({7}, kFloat64, 1.5)));
   struct stat st {};
   ASSERT_EQ(::stat(p1.c_str(), &st), 0);

@@ -15,9 +15,9 @@ torch = pytest.importorskip("torch")
 
 def _state(seed):
     g = torch.Generator().manual_seed(seed)
-    # Sizes that span several 8 MiB staging buffers and end off any 4096-byte block.
+    # Sizes that span several 16 MiB staging buffers and end off any 4096-byte block.
     return collections.OrderedDict([
-        ("big", torch.randn(3 * 1024 * 1024 + 17, generator=g)),   # 12 MiB + 68 bytes
+        ("big", torch.randn(9 * 1024 * 1024 + 17, generator=g)),   # 36 MiB + 68 bytes
         ("odd", torch.randn(333, 7, generator=g).double()),
         ("empty", torch.zeros(0)),
         ("ints", torch.arange(4099, dtype=torch.int16)),
