@@ -11,6 +11,7 @@
 #include "ember/optim/adaptive.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
+#include "ember/optim/schedulers.h"
 #include "ember/optim/sgd.h"
 
 namespace ember::python {
@@ -399,6 +400,114 @@ void bind_schedulers(py::module_& m) {
       .def_property_readonly("total_steps", &OneCycleLR::total_steps);
 }
 
+// A Python callable as a scheduler's lr_lambda (called with the GIL held).
+std::function<double(int64_t)> py_lambda(py::object f) {
+  return [f](int64_t epoch) {
+    py::gil_scoped_acquire gil;
+    return f(epoch).cast<double>();
+  };
+}
+
+void bind_more_schedulers(py::module_& m) {
+  const auto none = py::none();
+  const auto keep = py::keep_alive<1, 2>();
+  py::class_<ExponentialLR, LRScheduler, std::shared_ptr<ExponentialLR>>(m, "ExponentialLR")
+      .def(py::init<Optimizer&, double, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("gamma"), py::arg("last_epoch") = -1, py::arg("verbose") = false);
+  py::class_<ConstantLR, LRScheduler, std::shared_ptr<ConstantLR>>(m, "ConstantLR")
+      .def(py::init<Optimizer&, double, int64_t, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("factor") = 1.0 / 3, py::arg("total_iters") = 5, py::arg("last_epoch") = -1,
+           py::arg("verbose") = false);
+  py::class_<LinearLR, LRScheduler, std::shared_ptr<LinearLR>>(m, "LinearLR")
+      .def(py::init<Optimizer&, double, double, int64_t, int64_t, bool>(), keep,
+           py::arg("optimizer"), py::arg("start_factor") = 1.0 / 3, py::arg("end_factor") = 1.0,
+           py::arg("total_iters") = 5, py::arg("last_epoch") = -1, py::arg("verbose") = false);
+  py::class_<PolynomialLR, LRScheduler, std::shared_ptr<PolynomialLR>>(m, "PolynomialLR")
+      .def(py::init<Optimizer&, int64_t, double, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("total_iters") = 5, py::arg("power") = 1.0, py::arg("last_epoch") = -1,
+           py::arg("verbose") = false);
+  py::class_<MultiplicativeLR, LRScheduler, std::shared_ptr<MultiplicativeLR>>(m, "MultiplicativeLR")
+      .def(py::init([](Optimizer& opt, py::object lr_lambda, int64_t last_epoch, bool verbose) {
+             if (py::isinstance<py::list>(lr_lambda) || py::isinstance<py::tuple>(lr_lambda)) {
+               std::vector<MultiplicativeLR::LrLambda> fs;
+               for (auto f : lr_lambda) fs.push_back(py_lambda(py::reinterpret_borrow<py::object>(f)));
+               return std::make_shared<MultiplicativeLR>(opt, fs, last_epoch, verbose);
+             }
+             return std::make_shared<MultiplicativeLR>(opt, py_lambda(lr_lambda), last_epoch, verbose);
+           }),
+           keep, py::arg("optimizer"), py::arg("lr_lambda"), py::arg("last_epoch") = -1,
+           py::arg("verbose") = false)
+      // torch saves the lambdas as None (plain functions are not saved), last.
+      .def("state_dict", [](const MultiplicativeLR& self) {
+        py::dict d = dict_to_py(self.state_dict());
+        py::list l;
+        for (size_t i = 0; i < self.lambda_count(); ++i) l.append(py::none());
+        d["lr_lambdas"] = l;
+        return d;
+      })
+      .def("load_state_dict", [](MultiplicativeLR& self, py::dict sd) {
+        py::dict rest;
+        for (auto item : sd)
+          if (py::cast<std::string>(item.first) != "lr_lambdas") rest[item.first] = item.second;
+        self.load_state_dict(dict_from_py(rest));
+      }, py::arg("state_dict"));
+  py::class_<CosineAnnealingWarmRestarts, LRScheduler, std::shared_ptr<CosineAnnealingWarmRestarts>>(
+      m, "CosineAnnealingWarmRestarts")
+      .def(py::init<Optimizer&, int64_t, int64_t, double, int64_t, bool>(), keep,
+           py::arg("optimizer"), py::arg("T_0"), py::arg("T_mult") = 1, py::arg("eta_min") = 0.0,
+           py::arg("last_epoch") = -1, py::arg("verbose") = false)
+      .def("step", [](CosineAnnealingWarmRestarts& self, py::object epoch) {
+        if (epoch.is_none()) self.step();
+        else if (PyLong_Check(epoch.ptr())) self.step(epoch.cast<int64_t>());
+        else self.step(epoch.cast<double>());
+      }, py::arg("epoch") = none)
+      .def_property_readonly("T_cur", [](const CosineAnnealingWarmRestarts& self) {
+        return self.state_dict().at("T_cur");
+      })
+      .def_property_readonly("T_i", &CosineAnnealingWarmRestarts::T_i);
+
+  py::class_<ReduceLROnPlateau, std::shared_ptr<ReduceLROnPlateau>>(m, "ReduceLROnPlateau")
+      .def(py::init([](Optimizer& opt, std::string mode, double factor, int64_t patience,
+                       double threshold, std::string threshold_mode, int64_t cooldown,
+                       py::handle min_lr, double eps, bool verbose) {
+             ReduceLROnPlateauOptions o;
+             o.mode = std::move(mode);
+             o.factor = factor;
+             o.patience = patience;
+             o.threshold = threshold;
+             o.threshold_mode = std::move(threshold_mode);
+             o.cooldown = cooldown;
+             o.min_lr = per_group(min_lr);
+             o.eps = eps;
+             o.verbose = verbose;
+             return std::make_shared<ReduceLROnPlateau>(opt, o);
+           }),
+           keep, py::arg("optimizer"), py::arg("mode") = "min", py::arg("factor") = 0.1,
+           py::arg("patience") = 10, py::arg("threshold") = 1e-4, py::arg("threshold_mode") = "rel",
+           py::arg("cooldown") = 0, py::arg("min_lr") = 0, py::arg("eps") = 1e-8,
+           py::arg("verbose") = false)
+      .def("step", [](ReduceLROnPlateau& self, py::handle metrics, std::optional<int64_t> epoch) {
+        // float(metrics), as torch: a number or a one-element tensor.
+        self.step(py::float_(py::reinterpret_borrow<py::object>(metrics)).cast<double>(), epoch);
+      }, py::arg("metrics"), py::arg("epoch") = none)
+      .def("is_better", &ReduceLROnPlateau::is_better, py::arg("a"), py::arg("best"))
+      .def_property_readonly("in_cooldown", &ReduceLROnPlateau::in_cooldown)
+      .def_property_readonly("last_epoch", &ReduceLROnPlateau::last_epoch)
+      .def_property_readonly("best", &ReduceLROnPlateau::best)
+      .def_property_readonly("num_bad_epochs", &ReduceLROnPlateau::num_bad_epochs)
+      .def_property_readonly("_last_lr", [](const ReduceLROnPlateau& self) -> py::object {
+        if (self.last_lr().empty()) throw py::attribute_error("'ReduceLROnPlateau' object has no attribute '_last_lr'");
+        return py::cast(self.last_lr());
+      })
+      .def_property_readonly("optimizer", [](const ReduceLROnPlateau& self) {
+        return py::cast(&self.optimizer(), py::return_value_policy::reference);
+      })
+      .def("state_dict", [](const ReduceLROnPlateau& self) { return dict_to_py(self.state_dict()); })
+      .def("load_state_dict", [](ReduceLROnPlateau& self, py::handle sd) {
+        self.load_state_dict(dict_from_py(sd));
+      }, py::arg("state_dict"));
+}
+
 }  // namespace
 
 void init_optim(py::module_& m) {
@@ -407,6 +516,7 @@ void init_optim(py::module_& m) {
   bind_optimizers(optim);
   bind_adaptive(optim);
   bind_schedulers(optim);
+  bind_more_schedulers(optim);
 }
 
 }  // namespace ember::python

@@ -33,10 +33,10 @@ class LRScheduler {
 
   /// Advances one epoch and writes the new learning rates into the optimizer's groups. Warns
   /// once, as PyTorch does, when called before the optimizer's first step().
-  void step();
+  virtual void step();
   /// Deprecated form: jumps to `epoch`, using the closed form where the scheduler has one
   /// (warns with PyTorch's deprecation text).
-  void step(int64_t epoch);
+  virtual void step(int64_t epoch);
 
   /// The learning rates the last step() set, one per group.
   const std::vector<double>& get_last_lr() const { return last_lr_; }

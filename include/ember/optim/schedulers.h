@@ -1,0 +1,206 @@
+// torch.optim.lr_scheduler's other schedulers: ExponentialLR, ConstantLR, LinearLR,
+// MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, and ReduceLROnPlateau.
+//
+//   ember::optim::SGD opt(params, {.lr = 0.1});
+//   ember::optim::LinearLR warmup(opt, /*start_factor=*/0.1, /*end_factor=*/1.0, /*total_iters=*/5);
+//   ember::optim::ReduceLROnPlateau plateau(opt, {.patience = 2});
+//   plateau.step(val_loss);
+//
+// Each computes its rates as torch 1.13's Python does (chainable form on step(), closed form on
+// the deprecated step(epoch) where torch has one), in double, in the same order, so that the
+// rates equal torch's bit for bit; state_dict() holds torch's keys in torch's order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/optim/lr_scheduler.h"
+
+namespace ember::optim {
+
+/// lr *= gamma every epoch.
+class ExponentialLR : public LRScheduler {
+ public:
+  ExponentialLR(Optimizer& optimizer, double gamma, int64_t last_epoch = -1, bool verbose = false);
+  const char* name() const override { return "ExponentialLR"; }
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
+  bool check_own_key(const std::string& key, const Value& value) const override;
+  void load_own_state(const ValueDict& sd) override;
+
+ private:
+  double gamma_;
+};
+
+/// lr = base_lr * factor until epoch total_iters, then base_lr. ValueError unless 0 <= factor <= 1.
+class ConstantLR : public LRScheduler {
+ public:
+  ConstantLR(Optimizer& optimizer, double factor = 1.0 / 3, int64_t total_iters = 5,
+             int64_t last_epoch = -1, bool verbose = false);
+  const char* name() const override { return "ConstantLR"; }
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
+  bool check_own_key(const std::string& key, const Value& value) const override;
+  void load_own_state(const ValueDict& sd) override;
+
+ private:
+  double factor_;
+  int64_t total_iters_;
+};
+
+/// The factor moves linearly from start_factor to end_factor over total_iters epochs.
+class LinearLR : public LRScheduler {
+ public:
+  LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
+           int64_t total_iters = 5, int64_t last_epoch = -1, bool verbose = false);
+  const char* name() const override { return "LinearLR"; }
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
+  bool check_own_key(const std::string& key, const Value& value) const override;
+  void load_own_state(const ValueDict& sd) override;
+
+ private:
+  double start_factor_, end_factor_;
+  int64_t total_iters_;
+};
+
+/// lr *= lr_lambda(epoch) from the first epoch on; one function for all groups or one per group.
+class MultiplicativeLR : public LRScheduler {
+ public:
+  using LrLambda = std::function<double(int64_t)>;
+  MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda, int64_t last_epoch = -1,
+                   bool verbose = false);
+  /// "Expected 2 lr_lambdas, but got 1" unless there is one per group.
+  MultiplicativeLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, int64_t last_epoch = -1,
+                   bool verbose = false);
+  const char* name() const override { return "MultiplicativeLR"; }
+  size_t lambda_count() const { return lr_lambdas_.size(); }
+
+ protected:
+  std::vector<double> compute_lr() override;
+
+ private:
+  std::vector<LrLambda> lr_lambdas_;
+};
+
+/// lr = base_lr * (1 - epoch / total_iters)^power, reaching 0 at total_iters.
+class PolynomialLR : public LRScheduler {
+ public:
+  PolynomialLR(Optimizer& optimizer, int64_t total_iters = 5, double power = 1.0,
+               int64_t last_epoch = -1, bool verbose = false);
+  const char* name() const override { return "PolynomialLR"; }
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
+  bool check_own_key(const std::string& key, const Value& value) const override;
+  void load_own_state(const ValueDict& sd) override;
+
+ private:
+  int64_t total_iters_;
+  double power_;
+};
+
+/// SGDR: cosine annealing from base_lr to eta_min over T_i epochs, restarting with
+/// T_i *= T_mult. step(epoch) takes fractional epochs (epoch + i / iters), as torch's.
+class CosineAnnealingWarmRestarts : public LRScheduler {
+ public:
+  /// ValueErrors: "Expected positive integer T_0, but got 0", "Expected integer T_mult >= 1, but
+  /// got 0".
+  CosineAnnealingWarmRestarts(Optimizer& optimizer, int64_t T_0, int64_t T_mult = 1,
+                              double eta_min = 0, int64_t last_epoch = -1, bool verbose = false);
+  const char* name() const override { return "CosineAnnealingWarmRestarts"; }
+  void step() override;
+  void step(int64_t epoch) override { step_to(static_cast<double>(epoch), false); }
+  /// A fractional epoch ("Expected non-negative epoch, but got -1" when negative).
+  void step(double epoch) { step_to(epoch, true); }
+  double T_cur() const { return T_cur_; }
+  int64_t T_i() const { return T_i_; }
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override;
+  bool check_own_key(const std::string& key, const Value& value) const override;
+  void load_own_state(const ValueDict& sd) override;
+
+ private:
+  void step_to(std::optional<double> epoch, bool fractional);
+  int64_t T_0_, T_i_, T_mult_;
+  double eta_min_;
+  double T_cur_;
+  bool T_cur_is_float_ = false;  // Python's T_cur turns float once a float epoch reaches it
+};
+
+struct ReduceLROnPlateauOptions {
+  std::string mode = "min";  // or "max"
+  double factor = 0.1;
+  int64_t patience = 10;
+  double threshold = 1e-4;
+  std::string threshold_mode = "rel";  // or "abs"
+  int64_t cooldown = 0;
+  PerGroup min_lr = 0.0;
+  double eps = 1e-8;
+  bool verbose = false;
+};
+
+/// Cuts every group's lr by `factor` once the metric has not improved for `patience` epochs
+/// (by more than `threshold`, relative or absolute), waits `cooldown` epochs, never goes below
+/// min_lr, and ignores changes smaller than eps. Not an LRScheduler, as in torch 1.13.
+class ReduceLROnPlateau {
+ public:
+  /// ValueErrors as torch: "Factor should be < 1.0.", "expected 2 min_lrs, got 1",
+  /// "mode foo is unknown!", "threshold mode foo is unknown!".
+  ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& options = {});
+  ReduceLROnPlateau(const ReduceLROnPlateau&) = delete;
+  ReduceLROnPlateau& operator=(const ReduceLROnPlateau&) = delete;
+
+  /// One epoch's metric; `epoch` (deprecated, warns) sets last_epoch instead of counting.
+  void step(double metrics, std::optional<int64_t> epoch = std::nullopt);
+  /// The rates after the last step() (empty before the first, as torch has no _last_lr then).
+  const std::vector<double>& last_lr() const { return last_lr_; }
+  bool in_cooldown() const { return cooldown_counter_ > 0; }
+  bool is_better(double a, double best) const;
+  int64_t last_epoch() const { return last_epoch_; }
+  int64_t num_bad_epochs() const { return num_bad_epochs_; }
+  double best() const { return best_; }
+  Optimizer& optimizer() const { return optimizer_; }
+
+  /// torch's attributes in its order: factor, min_lrs, patience, verbose, cooldown,
+  /// cooldown_counter, mode, threshold, threshold_mode, best, num_bad_epochs, mode_worse, eps,
+  /// last_epoch (and _last_lr after a step).
+  ValueDict state_dict() const;
+  /// Restores what state_dict() gives, every value checked before anything changes.
+  void load_state_dict(const ValueDict& state_dict);
+
+ private:
+  void init_is_better(const std::string& mode, const std::string& threshold_mode);
+  Optimizer& optimizer_;
+  double factor_;
+  std::vector<double> min_lrs_;
+  int64_t patience_;
+  bool verbose_;
+  int64_t cooldown_, cooldown_counter_ = 0;
+  std::string mode_;
+  double threshold_;
+  std::string threshold_mode_;
+  double best_, mode_worse_;
+  int64_t num_bad_epochs_ = 0;
+  double eps_;
+  int64_t last_epoch_ = 0;
+  std::vector<double> last_lr_;
+};
+
+}  // namespace ember::optim
