@@ -36,10 +36,10 @@ void check_lr_eps(double lr, double eps) {
 }
 
 void check_betas(const std::array<double, 2>& betas) {
-  EMBER_CHECK_VALUE(0.0 <= betas[0] && betas[0] < 1.0, "Invalid beta parameter at index 0: ",
-                    py_float(betas[0]));
-  EMBER_CHECK_VALUE(0.0 <= betas[1] && betas[1] < 1.0, "Invalid beta parameter at index 1: ",
-                    py_float(betas[1]));
+  EMBER_CHECK_VALUE(0.0 <= betas[0] && betas[0] < 1.0,
+                    "Invalid beta parameter at index 0: ", py_float(betas[0]));
+  EMBER_CHECK_VALUE(0.0 <= betas[1] && betas[1] < 1.0,
+                    "Invalid beta parameter at index 1: ", py_float(betas[1]));
 }
 
 void check_weight_decay(double wd) {
@@ -79,10 +79,14 @@ Tensor effective_grad(const Tensor& p, bool maximize, double weight_decay) {
 // ---- options as torch's group dicts ----
 
 ValueDict RMSpropOptions::to_dict() const {
-  return {{"lr", lr},         {"momentum", number(momentum)},
-          {"alpha", alpha},   {"eps", eps},
-          {"centered", centered}, {"weight_decay", number(weight_decay)},
-          {"foreach", optional_bool(foreach)}, {"maximize", maximize},
+  return {{"lr", lr},
+          {"momentum", number(momentum)},
+          {"alpha", alpha},
+          {"eps", eps},
+          {"centered", centered},
+          {"weight_decay", number(weight_decay)},
+          {"foreach", optional_bool(foreach)},
+          {"maximize", maximize},
           {"differentiable", false}};
 }
 
@@ -204,11 +208,8 @@ RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& d)
 
 RMSprop::RMSprop(std::vector<ParamGroup> groups, const RMSpropOptions& d)
     : AdaptiveOptimizer(
-          (check_lr_eps(d.lr, d.eps),
-           check_range(d.momentum, "momentum", 0.0),
-           check_weight_decay(d.weight_decay),
-           check_range(d.alpha, "alpha", 0.0),
-           d.to_dict()),
+          (check_lr_eps(d.lr, d.eps), check_range(d.momentum, "momentum", 0.0),
+           check_weight_decay(d.weight_decay), check_range(d.alpha, "alpha", 0.0), d.to_dict()),
           {"square_avg", "momentum_buffer", "grad_avg"}, {}) {
   init_param_groups(std::move(groups));
 }
@@ -260,13 +261,11 @@ Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& d)
     : Adagrad(single_group(std::move(params)), d) {}
 
 Adagrad::Adagrad(std::vector<ParamGroup> groups, const AdagradOptions& d)
-    : AdaptiveOptimizer(
-          (check_lr_eps(d.lr, 0.0),
-           check_range(d.lr_decay, "lr_decay", 0.0),
-           check_weight_decay(d.weight_decay),
-           check_range(d.initial_accumulator_value, "initial_accumulator_value", 0.0),
-           check_lr_eps(0.0, d.eps), d.to_dict()),
-          {"sum"}, {"step"}) {
+    : AdaptiveOptimizer((check_lr_eps(d.lr, 0.0), check_range(d.lr_decay, "lr_decay", 0.0),
+                         check_weight_decay(d.weight_decay),
+                         check_range(d.initial_accumulator_value, "initial_accumulator_value", 0.0),
+                         check_lr_eps(0.0, d.eps), d.to_dict()),
+                        {"sum"}, {"step"}) {
   init_param_groups(std::move(groups));
   // torch makes every parameter's state at construction.
   for (const ParamGroup& g : param_groups())
@@ -309,11 +308,9 @@ Adadelta::Adadelta(std::vector<Tensor> params, const AdadeltaOptions& d)
     : Adadelta(single_group(std::move(params)), d) {}
 
 Adadelta::Adadelta(std::vector<ParamGroup> groups, const AdadeltaOptions& d)
-    : AdaptiveOptimizer(
-          (check_lr_eps(d.lr, 0.0),
-           check_range(d.rho, "rho", 0.0, 1.0),
-           check_lr_eps(0.0, d.eps), check_weight_decay(d.weight_decay), d.to_dict()),
-          {"square_avg", "acc_delta"}, {}) {
+    : AdaptiveOptimizer((check_lr_eps(d.lr, 0.0), check_range(d.rho, "rho", 0.0, 1.0),
+                         check_lr_eps(0.0, d.eps), check_weight_decay(d.weight_decay), d.to_dict()),
+                        {"square_avg", "acc_delta"}, {}) {
   init_param_groups(std::move(groups));
 }
 
@@ -392,11 +389,10 @@ NAdam::NAdam(std::vector<Tensor> params, const NAdamOptions& d)
     : NAdam(single_group(std::move(params)), d) {}
 
 NAdam::NAdam(std::vector<ParamGroup> groups, const NAdamOptions& d)
-    : AdaptiveOptimizer((check_lr_eps(d.lr, d.eps), check_betas(d.betas),
-                         check_weight_decay(d.weight_decay),
-                         check_range(d.momentum_decay, "momentum_decay", 0.0),
-                         d.to_dict()),
-                        {"exp_avg", "exp_avg_sq"}, {"step", "mu_product"}) {
+    : AdaptiveOptimizer(
+          (check_lr_eps(d.lr, d.eps), check_betas(d.betas), check_weight_decay(d.weight_decay),
+           check_range(d.momentum_decay, "momentum_decay", 0.0), d.to_dict()),
+          {"exp_avg", "exp_avg_sq"}, {"step", "mu_product"}) {
   init_param_groups(std::move(groups));
 }
 
@@ -477,8 +473,8 @@ void RAdam::update(ParamGroup& group) {
     const double rho_inf = 2 / (1 - beta2) - 1;
     const double rho_t = rho_inf - 2 * step * std::pow(beta2, step) / bias_correction2;
     if (rho_t > 5.) {
-      const double rect = std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                    ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+      const double rect =
+          std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
       // torch: math.sqrt(bc2) / tensor is tensor.reciprocal() * math.sqrt(bc2).
       Tensor denom = exp_avg_sq.sqrt().add_(eps);
       Tensor adaptive_lr = full_like(denom, 1).div_(denom).mul_(std::sqrt(bias_correction2));

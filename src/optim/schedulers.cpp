@@ -39,7 +39,8 @@ ValueDict with_base(ValueDict own, const ValueDict& base) {
 }
 
 void check_factor(double f, const char* which) {
-  EMBER_CHECK_VALUE(0 <= f && f <= 1.0, which, " multiplicative factor expected to be between 0 and 1.");
+  EMBER_CHECK_VALUE(0 <= f && f <= 1.0, which,
+                    " multiplicative factor expected to be between 0 and 1.");
 }
 
 }  // namespace
@@ -60,7 +61,8 @@ std::vector<double> ExponentialLR::compute_lr() {
 
 std::optional<std::vector<double>> ExponentialLR::closed_form_lr() const {
   std::vector<double> lrs;
-  for (double base : base_lrs_) lrs.push_back(base * std::pow(gamma_, static_cast<double>(last_epoch_)));
+  for (double base : base_lrs_)
+    lrs.push_back(base * std::pow(gamma_, static_cast<double>(last_epoch_)));
   return lrs;
 }
 
@@ -125,8 +127,8 @@ void ConstantLR::load_own_state(const ValueDict& sd) {
 
 // ---- LinearLR ----
 
-LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor, int64_t total_iters,
-                   int64_t last_epoch, bool verbose)
+LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
+                   int64_t total_iters, int64_t last_epoch, bool verbose)
     : LRScheduler(optimizer, last_epoch, verbose),
       start_factor_(start_factor),
       end_factor_(end_factor),
@@ -160,9 +162,9 @@ std::optional<std::vector<double>> LinearLR::closed_form_lr() const {
 }
 
 ValueDict LinearLR::state_dict() const {
-  return with_base({{"start_factor", start_factor_}, {"end_factor", end_factor_},
-                    {"total_iters", total_iters_}},
-                   LRScheduler::state_dict());
+  return with_base(
+      {{"start_factor", start_factor_}, {"end_factor", end_factor_}, {"total_iters", total_iters_}},
+      LRScheduler::state_dict());
 }
 
 bool LinearLR::check_own_key(const std::string& key, const Value& value) const {
@@ -239,7 +241,8 @@ ValueDict PolynomialLR::state_dict() const {
 
 bool PolynomialLR::check_own_key(const std::string& key, const Value& value) const {
   if (key == "total_iters") {
-    EMBER_CHECK_VALUE(int_value(value, "total_iters") != 0, "PolynomialLR: total_iters must not be 0");
+    EMBER_CHECK_VALUE(int_value(value, "total_iters") != 0,
+                      "PolynomialLR: total_iters must not be 0");
     return true;
   }
   if (key != "power") return false;
@@ -272,14 +275,12 @@ std::vector<double> CosineAnnealingWarmRestarts::compute_lr() {
   constexpr double pi = std::numbers::pi;
   std::vector<double> lrs;
   for (double base : base_lrs_)
-    lrs.push_back(eta_min_ + (base - eta_min_) *
-                                 (1 + std::cos(pi * T_cur_ / static_cast<double>(T_i_))) / 2);
+    lrs.push_back(eta_min_ +
+                  (base - eta_min_) * (1 + std::cos(pi * T_cur_ / static_cast<double>(T_i_))) / 2);
   return lrs;
 }
 
-void CosineAnnealingWarmRestarts::step() {
-  step_to(std::nullopt, false);
-}
+void CosineAnnealingWarmRestarts::step() { step_to(std::nullopt, false); }
 
 void CosineAnnealingWarmRestarts::step_to(std::optional<double> epoch, bool fractional) {
   // torch's override of step(): no call-order warning, no _step_count.
@@ -338,7 +339,10 @@ void CosineAnnealingWarmRestarts::step_to(std::optional<double> epoch, bool frac
 
 ValueDict CosineAnnealingWarmRestarts::state_dict() const {
   Value t_cur = T_cur_is_float_ ? Value(T_cur_) : Value(static_cast<int64_t>(T_cur_));
-  return with_base({{"T_0", T_0_}, {"T_i", T_i_}, {"T_mult", T_mult_}, {"eta_min", number(eta_min_)},
+  return with_base({{"T_0", T_0_},
+                    {"T_i", T_i_},
+                    {"T_mult", T_mult_},
+                    {"eta_min", number(eta_min_)},
                     {"T_cur", t_cur}},
                    LRScheduler::state_dict());
 }
@@ -457,12 +461,14 @@ ValueDict ReduceLROnPlateau::state_dict() const {
 
 void ReduceLROnPlateau::load_state_dict(const ValueDict& sd) {
   auto str = [](const Value& v, const char* key) {
-    EMBER_CHECK_TYPE(v.is_string(), "state_dict['", key, "'] must be a str, but got ", v.type_name());
+    EMBER_CHECK_TYPE(v.is_string(), "state_dict['", key, "'] must be a str, but got ",
+                     v.type_name());
     return v.to_string_value();
   };
   std::string mode = mode_, threshold_mode = threshold_mode_;
   for (const auto& [key, v] : sd) {
-    if (key == "factor" || key == "threshold" || key == "best" || key == "mode_worse" || key == "eps")
+    if (key == "factor" || key == "threshold" || key == "best" || key == "mode_worse" ||
+        key == "eps")
       double_value(v, key.c_str());
     else if (key == "min_lrs" || key == "_last_lr")
       detail::to_double_list(v, ("state_dict['" + key + "']").c_str());
@@ -476,7 +482,8 @@ void ReduceLROnPlateau::load_state_dict(const ValueDict& sd) {
     else if (key == "threshold_mode")
       threshold_mode = str(v, "threshold_mode");
     else
-      EMBER_FAIL_KIND(ErrorKind::Key, "ReduceLROnPlateau.load_state_dict: unexpected key '", key, "'");
+      EMBER_FAIL_KIND(ErrorKind::Key, "ReduceLROnPlateau.load_state_dict: unexpected key '", key,
+                      "'");
   }
   {  // torch re-runs _init_is_better on the loaded mode: check it before anything changes
     EMBER_CHECK_VALUE(mode == "min" || mode == "max", "mode ", mode, " is unknown!");
@@ -484,18 +491,30 @@ void ReduceLROnPlateau::load_state_dict(const ValueDict& sd) {
                       threshold_mode, " is unknown!");
   }
   for (const auto& [key, v] : sd) {
-    if (key == "factor") factor_ = v.to_double();
-    else if (key == "threshold") threshold_ = v.to_double();
-    else if (key == "best") best_ = v.to_double();
-    else if (key == "eps") eps_ = v.to_double();
-    else if (key == "min_lrs") min_lrs_ = detail::to_double_list(v, "min_lrs");
-    else if (key == "_last_lr") last_lr_ = detail::to_double_list(v, "_last_lr");
-    else if (key == "patience") patience_ = v.to_int();
-    else if (key == "cooldown") cooldown_ = v.to_int();
-    else if (key == "cooldown_counter") cooldown_counter_ = v.to_int();
-    else if (key == "num_bad_epochs") num_bad_epochs_ = v.to_int();
-    else if (key == "last_epoch") last_epoch_ = v.to_int();
-    else if (key == "verbose") verbose_ = v.to_bool();
+    if (key == "factor")
+      factor_ = v.to_double();
+    else if (key == "threshold")
+      threshold_ = v.to_double();
+    else if (key == "best")
+      best_ = v.to_double();
+    else if (key == "eps")
+      eps_ = v.to_double();
+    else if (key == "min_lrs")
+      min_lrs_ = detail::to_double_list(v, "min_lrs");
+    else if (key == "_last_lr")
+      last_lr_ = detail::to_double_list(v, "_last_lr");
+    else if (key == "patience")
+      patience_ = v.to_int();
+    else if (key == "cooldown")
+      cooldown_ = v.to_int();
+    else if (key == "cooldown_counter")
+      cooldown_counter_ = v.to_int();
+    else if (key == "num_bad_epochs")
+      num_bad_epochs_ = v.to_int();
+    else if (key == "last_epoch")
+      last_epoch_ = v.to_int();
+    else if (key == "verbose")
+      verbose_ = v.to_bool();
   }
   init_is_better(mode, threshold_mode);  // sets mode_worse from the mode, as torch's
 }

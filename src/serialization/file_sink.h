@@ -61,7 +61,7 @@ class FileSink final : public ByteSink {
     size_t n;
   };
   void submit(size_t n);  // hands buffer cur_ (n bytes) to the writer, takes a free one
-  void drain();  // waits until the writer is idle; throws its error
+  void drain();           // waits until the writer is idle; throws its error
   void writer_loop();
   int write_job(const Job& job);  // 0 or errno
   [[noreturn]] void throw_error();

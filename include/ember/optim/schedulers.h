@@ -2,8 +2,8 @@
 // MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, and ReduceLROnPlateau.
 //
 //   ember::optim::SGD opt(params, {.lr = 0.1});
-//   ember::optim::LinearLR warmup(opt, /*start_factor=*/0.1, /*end_factor=*/1.0, /*total_iters=*/5);
-//   ember::optim::ReduceLROnPlateau plateau(opt, {.patience = 2});
+//   ember::optim::LinearLR warmup(opt, /*start_factor=*/0.1, /*end_factor=*/1.0,
+//   /*total_iters=*/5); ember::optim::ReduceLROnPlateau plateau(opt, {.patience = 2});
 //   plateau.step(val_loss);
 //
 // Each computes its rates as torch 1.13's Python does (chainable form on step(), closed form on

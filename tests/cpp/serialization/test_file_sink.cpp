@@ -120,8 +120,9 @@ TEST(SerializationFileSink, WritesExactlyTheBytesOfAMemorySink) {
   // Records spanning several staging buffers, tails not a whole 4096-byte block, empty
   // records, and a file whose total size is not a block multiple (the O_DIRECT tail is padded
   // for the write, then truncated away).
-  std::vector<std::string> records = {random_bytes(5, 3), random_bytes(2 * FileSink::kBufferBytes + 123, 4),
-                                      "", random_bytes(4096, 5), random_bytes(FileSink::kBufferBytes / 2 - 7, 6)};
+  std::vector<std::string> records = {
+      random_bytes(5, 3), random_bytes(2 * FileSink::kBufferBytes + 123, 4), "",
+      random_bytes(4096, 5), random_bytes(FileSink::kBufferBytes / 2 - 7, 6)};
   MemorySink mem;
   write_zip(mem, records);
   ASSERT_NE(mem.bytes.size() % FileSink::kBlock, 0u);
@@ -141,7 +142,8 @@ TEST(SerializationFileSink, WritesExactlyTheBytesOfAMemorySink) {
     // The CRCs the sink computed while copying are those of the records.
     ZipReader r(ser::detail::ByteSource::from_buffer(bytes));
     for (size_t i = 0; i < records.size(); ++i)
-      EXPECT_EQ(r.entry("archive/data/" + std::to_string(i)).crc32, crc32_ref(records[i].data(), records[i].size()));
+      EXPECT_EQ(r.entry("archive/data/" + std::to_string(i)).crc32,
+                crc32_ref(records[i].data(), records[i].size()));
   }
 }
 
@@ -188,7 +190,8 @@ TEST(SerializationFileSink, WriteErrorsSayWhatFailed) {
   };
   bool caught = false;
   try {
-    FileSink sink(fd, "/dev/full", FileSink::Mode::kBuffered, true, [](int e) { throw Refused{e}; });
+    FileSink sink(fd, "/dev/full", FileSink::Mode::kBuffered, true,
+                  [](int e) { throw Refused{e}; });
     sink.write("abc", 3);
     sink.finish();
   } catch (const Refused& r) {
@@ -213,7 +216,8 @@ TEST(SerializationFileSink, AtomicSaveWithAndWithoutDirectIoGivesTheSameFile) {
   ::unsetenv("EMBER_DIRECT_IO");
   const std::string b2 = slurp(p1);
   ASSERT_EQ(b1.size(), b2.size());
-  ZipReader r1(ser::detail::ByteSource::from_buffer(b1)), r2(ser::detail::ByteSource::from_buffer(b2));
+  ZipReader r1(ser::detail::ByteSource::from_buffer(b1)),
+      r2(ser::detail::ByteSource::from_buffer(b2));
   for (const auto& e : r1.entries())
     if (e.name.find("serialization_id") == std::string::npos) {
       EXPECT_EQ(r1.read(e), r2.read(e.name)) << e.name;
