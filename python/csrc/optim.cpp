@@ -466,6 +466,70 @@ void bind_more_schedulers(py::module_& m) {
       })
       .def_property_readonly("T_i", &CosineAnnealingWarmRestarts::T_i);
 
+  // SequentialLR / ChainedScheduler: torch's state_dict adds "_schedulers", each scheduler's own
+  // state_dict() (through its Python object, so that MultiplicativeLR's lr_lambdas come along).
+  auto schedulers_from_py = [](py::handle list) {
+    std::vector<std::shared_ptr<LRScheduler>> out;
+    for (auto s : list) out.push_back(s.cast<std::shared_ptr<LRScheduler>>());
+    return out;
+  };
+  auto nested_state = [](const LRScheduler& self,
+                         const std::vector<std::shared_ptr<LRScheduler>>& subs) {
+    py::dict d = dict_to_py(self.state_dict());
+    py::list l;
+    for (const auto& s : subs) l.append(py::cast(s).attr("state_dict")());
+    d["_schedulers"] = l;
+    return d;
+  };
+  auto load_nested = [](LRScheduler& self, const std::vector<std::shared_ptr<LRScheduler>>& subs,
+                        py::dict sd) {
+    py::dict rest;
+    for (auto item : sd)
+      if (py::cast<std::string>(item.first) != "_schedulers") rest[item.first] = item.second;
+    if (sd.contains("_schedulers")) {
+      py::list l = sd["_schedulers"];
+      EMBER_CHECK_VALUE(l.size() == subs.size(), "expected the state of ", subs.size(),
+                        " schedulers, got ", l.size());
+      for (size_t i = 0; i < subs.size(); ++i) py::cast(subs[i]).attr("load_state_dict")(l[i]);
+    }
+    self.load_state_dict(dict_from_py(rest));
+  };
+  py::class_<SequentialLR, LRScheduler, std::shared_ptr<SequentialLR>>(m, "SequentialLR")
+      .def(py::init([=](Optimizer& opt, py::list schedulers, std::vector<int64_t> milestones,
+                        int64_t last_epoch, bool verbose) {
+             return std::make_shared<SequentialLR>(opt, schedulers_from_py(schedulers),
+                                                   std::move(milestones), last_epoch, verbose);
+           }),
+           keep, py::keep_alive<1, 3>(), py::arg("optimizer"), py::arg("schedulers"),
+           py::arg("milestones"), py::arg("last_epoch") = -1, py::arg("verbose") = false)
+      .def("step", [](SequentialLR& self) { self.step(); })
+      .def_property_readonly("_schedulers", [](const SequentialLR& self) {
+        py::list l;
+        for (const auto& s : self.schedulers()) l.append(py::cast(s));
+        return l;
+      })
+      .def("state_dict", [=](const SequentialLR& self) { return nested_state(self, self.schedulers()); })
+      .def("load_state_dict", [=](SequentialLR& self, py::dict sd) {
+        load_nested(self, self.schedulers(), sd);
+      }, py::arg("state_dict"));
+  py::class_<ChainedScheduler, LRScheduler, std::shared_ptr<ChainedScheduler>>(m, "ChainedScheduler")
+      .def(py::init([=](py::list schedulers) {
+             return std::make_shared<ChainedScheduler>(schedulers_from_py(schedulers));
+           }),
+           py::keep_alive<1, 2>(), py::arg("schedulers"))
+      .def("step", [](ChainedScheduler& self) { self.step(); })
+      .def_property_readonly("_schedulers", [](const ChainedScheduler& self) {
+        py::list l;
+        for (const auto& s : self.schedulers()) l.append(py::cast(s));
+        return l;
+      })
+      .def("state_dict", [=](const ChainedScheduler& self) {
+        return nested_state(self, self.schedulers());
+      })
+      .def("load_state_dict", [=](ChainedScheduler& self, py::dict sd) {
+        load_nested(self, self.schedulers(), sd);
+      }, py::arg("state_dict"));
+
   py::class_<ReduceLROnPlateau, std::shared_ptr<ReduceLROnPlateau>>(m, "ReduceLROnPlateau")
       .def(py::init([](Optimizer& opt, std::string mode, double factor, int64_t patience,
                        double threshold, std::string threshold_mode, int64_t cooldown,

@@ -54,6 +54,10 @@ void LRScheduler::initialize() {
   base_lrs_.clear();
   for (const ParamGroup& g : groups)
     base_lrs_.push_back(detail::option_double(g.options(), "initial_lr"));
+  initial_step();
+}
+
+void LRScheduler::initial_step() {
   // PyTorch's _initial_step: count optimizer steps from here, then take the first step.
   optimizer_.set_step_count(0);
   step_count_ = 0;

@@ -368,6 +368,98 @@ void CosineAnnealingWarmRestarts::load_own_state(const ValueDict& sd) {
   }
 }
 
+// ---- SequentialLR ----
+
+SequentialLR::SequentialLR(Optimizer& optimizer,
+                           std::vector<std::shared_ptr<LRScheduler>> schedulers,
+                           std::vector<int64_t> milestones, int64_t last_epoch, bool verbose)
+    : LRScheduler(optimizer, last_epoch + 1, verbose),
+      schedulers_(std::move(schedulers)),
+      milestones_(std::move(milestones)) {
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    EMBER_CHECK_VALUE(
+        schedulers_[i] && &schedulers_[i]->optimizer() == &optimizer,
+        "Sequential Schedulers expects all schedulers to belong to the same optimizer, "
+        "but got schedulers at index ",
+        i, " to be different than the optimizer passed in.");
+  }
+  EMBER_CHECK_VALUE(
+      milestones_.size() + 1 == schedulers_.size(),
+      "Sequential Schedulers expects number of schedulers provided to be one more than "
+      "the number of milestone points, but got number of schedulers ",
+      schedulers_.size(), " and the number of milestones to be equal to ", milestones_.size());
+  for (ParamGroup& g : optimizer.param_groups())
+    g.set_lr(detail::option_double(g.options(), "initial_lr"));
+  for (auto& s : schedulers_) s->set_last_epoch(s->last_epoch() - 1);
+  schedulers_[0]->initial_step();
+  last_lr_ = schedulers_[0]->get_last_lr();
+}
+
+void SequentialLR::step() {
+  last_epoch_ += 1;
+  // bisect_right(milestones, last_epoch)
+  const size_t idx = static_cast<size_t>(
+      std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) - milestones_.begin());
+  LRScheduler& s = *schedulers_[idx];
+  if (idx > 0 && milestones_[idx - 1] == last_epoch_) {
+    s.step(0);
+  } else {
+    s.step();
+  }
+  last_lr_ = s.get_last_lr();
+}
+
+void SequentialLR::step(int64_t) {
+  EMBER_FAIL_KIND(ErrorKind::Type, "step() takes 1 positional argument but 2 were given");
+}
+
+ValueDict SequentialLR::state_dict() const {
+  return {{"_milestones", milestones_}, {"last_epoch", last_epoch_}, {"_last_lr", last_lr_}};
+}
+
+bool SequentialLR::check_own_key(const std::string& key, const Value& value) const {
+  if (key != "_milestones") return false;
+  EMBER_CHECK_TYPE(value.is_int_list(),
+                   "state_dict['_milestones'] must be a list of ints, but got ", value.type_name());
+  return true;
+}
+
+void SequentialLR::load_own_state(const ValueDict& sd) {
+  if (const Value* v = sd.find("_milestones")) milestones_ = v->to_int_list();
+}
+
+// ---- ChainedScheduler ----
+
+namespace {
+Optimizer& first_optimizer(const std::vector<std::shared_ptr<LRScheduler>>& schedulers) {
+  EMBER_CHECK_INDEX(!schedulers.empty() && schedulers[0], "list index out of range");
+  return schedulers[0]->optimizer();
+}
+}  // namespace
+
+ChainedScheduler::ChainedScheduler(std::vector<std::shared_ptr<LRScheduler>> schedulers)
+    : LRScheduler(first_optimizer(schedulers), 0, false), schedulers_(std::move(schedulers)) {
+  for (size_t i = 1; i < schedulers_.size(); ++i) {
+    EMBER_CHECK_VALUE(
+        schedulers_[i] && &schedulers_[i]->optimizer() == &schedulers_[0]->optimizer(),
+        "ChainedScheduler expects all schedulers to belong to the same optimizer, but "
+        "got schedulers at index 0 and ",
+        i, " to be different");
+  }
+  last_lr_ = group_lrs(schedulers_.back()->optimizer());
+}
+
+void ChainedScheduler::step() {
+  for (auto& s : schedulers_) s->step();
+  last_lr_ = group_lrs(schedulers_.back()->optimizer());
+}
+
+void ChainedScheduler::step(int64_t) {
+  EMBER_FAIL_KIND(ErrorKind::Type, "step() takes 1 positional argument but 2 were given");
+}
+
+ValueDict ChainedScheduler::state_dict() const { return {{"_last_lr", last_lr_}}; }
+
 // ---- ReduceLROnPlateau ----
 
 ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlateauOptions& o)

@@ -45,6 +45,10 @@ class LRScheduler {
   std::vector<double> get_lr();
 
   int64_t last_epoch() const { return last_epoch_; }
+  /// scheduler.last_epoch = n (SequentialLR moves its schedulers back one epoch).
+  void set_last_epoch(int64_t n) { last_epoch_ = n; }
+  /// PyTorch's _initial_step(): resets the step counters (the optimizer's too) and steps once.
+  void initial_step();
   const std::vector<double>& base_lrs() const { return base_lrs_; }
   Optimizer& optimizer() const { return optimizer_; }
 

@@ -1,5 +1,6 @@
 // torch.optim.lr_scheduler's other schedulers: ExponentialLR, ConstantLR, LinearLR,
-// MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, and ReduceLROnPlateau.
+// MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, SequentialLR, ChainedScheduler
+// and ReduceLROnPlateau.
 //
 //   ember::optim::SGD opt(params, {.lr = 0.1});
 //   ember::optim::LinearLR warmup(opt, /*start_factor=*/0.1, /*end_factor=*/1.0,
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,6 +144,52 @@ class CosineAnnealingWarmRestarts : public LRScheduler {
   double eta_min_;
   double T_cur_;
   bool T_cur_is_float_ = false;  // Python's T_cur turns float once a float epoch reaches it
+};
+
+/// Runs schedulers[0] until milestones[0], schedulers[1] until milestones[1], ... (each later
+/// one restarted with step(0) at its milestone). All must drive `optimizer`.
+class SequentialLR : public LRScheduler {
+ public:
+  /// ValueErrors as torch's: a scheduler of another optimizer, or milestones.size() !=
+  /// schedulers.size() - 1.
+  SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
+               std::vector<int64_t> milestones, int64_t last_epoch = -1, bool verbose = false);
+  const char* name() const override { return "SequentialLR"; }
+  void step() override;
+  /// torch's SequentialLR.step() takes no epoch: an error here.
+  void step(int64_t epoch) override;
+  const std::vector<std::shared_ptr<LRScheduler>>& schedulers() const { return schedulers_; }
+  /// _milestones, last_epoch, _last_lr (torch's keys; the schedulers' own state_dicts, which
+  /// torch adds as "_schedulers", are the caller's to add: each is its own scheduler's).
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override { return last_lr_; }
+  bool check_own_key(const std::string& key, const Value& value) const override;
+  void load_own_state(const ValueDict& sd) override;
+
+ private:
+  std::vector<std::shared_ptr<LRScheduler>> schedulers_;
+  std::vector<int64_t> milestones_;
+};
+
+/// Steps every scheduler on each step(), chaining their multiplicative changes.
+class ChainedScheduler : public LRScheduler {
+ public:
+  /// ValueError when the schedulers drive different optimizers.
+  explicit ChainedScheduler(std::vector<std::shared_ptr<LRScheduler>> schedulers);
+  const char* name() const override { return "ChainedScheduler"; }
+  void step() override;
+  void step(int64_t epoch) override;
+  const std::vector<std::shared_ptr<LRScheduler>>& schedulers() const { return schedulers_; }
+  /// _last_lr (torch adds "_schedulers", the schedulers' own state_dicts).
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override { return last_lr_; }
+
+ private:
+  std::vector<std::shared_ptr<LRScheduler>> schedulers_;
 };
 
 struct ReduceLROnPlateauOptions {

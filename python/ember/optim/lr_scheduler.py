@@ -15,3 +15,5 @@ MultiplicativeLR = _C._optim.MultiplicativeLR
 PolynomialLR = _C._optim.PolynomialLR
 CosineAnnealingWarmRestarts = _C._optim.CosineAnnealingWarmRestarts
 ReduceLROnPlateau = _C._optim.ReduceLROnPlateau
+SequentialLR = _C._optim.SequentialLR
+ChainedScheduler = _C._optim.ChainedScheduler

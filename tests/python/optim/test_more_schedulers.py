@@ -167,3 +167,68 @@ def test_reduce_lr_on_plateau_bad_state_changes_nothing():
         es.load_state_dict(sd)
     assert es.state_dict()["mode"] == "min"
     assert math.isinf(es.best)
+
+
+def _pair(lib, opt):
+    L = (torch if lib == "torch" else ember).optim.lr_scheduler
+    return [L.LinearLR(opt, start_factor=0.2, total_iters=3), L.ExponentialLR(opt, gamma=0.8),
+            L.ConstantLR(opt, factor=0.5, total_iters=2)]
+
+
+def test_sequential_lr_equals_torch():
+    topt, eopt = _opts()
+    ts = torch.optim.lr_scheduler.SequentialLR(topt, _pair("torch", topt), milestones=[4, 9])
+    es = ember.optim.lr_scheduler.SequentialLR(eopt, _pair("ember", eopt), milestones=[4, 9])
+    assert es.get_last_lr() == ts.get_last_lr()
+    for step in range(15):
+        topt.step()
+        eopt.step()
+        ts.step()
+        es.step()
+        assert es.get_last_lr() == ts.get_last_lr(), step
+        assert [g["lr"] for g in eopt.param_groups] == [g["lr"] for g in topt.param_groups], step
+        assert es.last_epoch == ts.last_epoch
+    sd, tsd = es.state_dict(), ts.state_dict()
+    assert list(sd) == list(tsd) == ["_milestones", "last_epoch", "_last_lr", "_schedulers"]
+    assert sd == tsd
+    _, eopt2 = _opts()
+    es2 = ember.optim.lr_scheduler.SequentialLR(eopt2, _pair("ember", eopt2), milestones=[4, 9])
+    es2.load_state_dict(sd)
+    assert es2.state_dict() == tsd
+    with pytest.raises(ValueError) as t:
+        torch.optim.lr_scheduler.SequentialLR(topt, _pair("torch", topt), milestones=[4])
+    with pytest.raises(ValueError) as e:
+        ember.optim.lr_scheduler.SequentialLR(eopt, _pair("ember", eopt), milestones=[4])
+    assert str(e.value) == str(t.value)
+    with pytest.raises(ValueError) as t:
+        torch.optim.lr_scheduler.SequentialLR(_opts()[0], _pair("torch", topt), milestones=[4, 9])
+    with pytest.raises(ValueError) as e:
+        ember.optim.lr_scheduler.SequentialLR(_opts()[1], _pair("ember", eopt), milestones=[4, 9])
+    assert str(e.value) == str(t.value)
+
+
+def test_chained_scheduler_equals_torch():
+    topt, eopt = _opts()
+    ts = torch.optim.lr_scheduler.ChainedScheduler(_pair("torch", topt))
+    es = ember.optim.lr_scheduler.ChainedScheduler(_pair("ember", eopt))
+    assert es.get_last_lr() == ts.get_last_lr()
+    for step in range(10):
+        topt.step()
+        eopt.step()
+        ts.step()
+        es.step()
+        assert es.get_last_lr() == ts.get_last_lr(), step
+    sd, tsd = es.state_dict(), ts.state_dict()
+    assert list(sd) == list(tsd) == ["_last_lr", "_schedulers"]
+    assert sd == tsd
+    _, eopt2 = _opts()
+    es2 = ember.optim.lr_scheduler.ChainedScheduler(_pair("ember", eopt2))
+    es2.load_state_dict(sd)
+    assert es2.state_dict() == tsd
+    with pytest.raises(ValueError) as t:
+        torch.optim.lr_scheduler.ChainedScheduler([torch.optim.lr_scheduler.ExponentialLR(topt, 0.9),
+                                                   torch.optim.lr_scheduler.ExponentialLR(_opts()[0], 0.9)])
+    with pytest.raises(ValueError) as e:
+        ember.optim.lr_scheduler.ChainedScheduler([ember.optim.lr_scheduler.ExponentialLR(eopt, 0.9),
+                                                   ember.optim.lr_scheduler.ExponentialLR(_opts()[1], 0.9)])
+    assert str(e.value) == str(t.value)
