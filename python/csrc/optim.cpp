@@ -466,6 +466,41 @@ void bind_more_schedulers(py::module_& m) {
       })
       .def_property_readonly("T_i", &CosineAnnealingWarmRestarts::T_i);
 
+  py::class_<CyclicLR, LRScheduler, std::shared_ptr<CyclicLR>>(m, "CyclicLR")
+      .def(py::init([](Optimizer& opt, py::handle base_lr, py::handle max_lr, double step_size_up,
+                       std::optional<double> step_size_down, std::string mode, double gamma,
+                       py::object scale_fn, std::string scale_mode, bool cycle_momentum,
+                       py::handle base_momentum, py::handle max_momentum, int64_t last_epoch,
+                       bool verbose) {
+             CyclicLROptions o;
+             o.base_lr = per_group(base_lr);
+             o.max_lr = per_group(max_lr);
+             o.step_size_up = step_size_up;
+             o.step_size_down = step_size_down;
+             o.mode = std::move(mode);
+             o.gamma = gamma;
+             if (!scale_fn.is_none()) {
+               o.scale_fn = [scale_fn](double x) {
+                 py::gil_scoped_acquire gil;
+                 // torch passes the cycle or the iteration as an int
+                 return scale_fn(py::int_(static_cast<int64_t>(x))).cast<double>();
+               };
+             }
+             o.scale_mode = std::move(scale_mode);
+             o.cycle_momentum = cycle_momentum;
+             o.base_momentum = per_group(base_momentum);
+             o.max_momentum = per_group(max_momentum);
+             o.last_epoch = last_epoch;
+             o.verbose = verbose;
+             return std::make_shared<CyclicLR>(opt, o);
+           }),
+           keep, py::arg("optimizer"), py::arg("base_lr"), py::arg("max_lr"),
+           py::arg("step_size_up") = 2000, py::arg("step_size_down") = none,
+           py::arg("mode") = "triangular", py::arg("gamma") = 1.0, py::arg("scale_fn") = none,
+           py::arg("scale_mode") = "cycle", py::arg("cycle_momentum") = true,
+           py::arg("base_momentum") = 0.8, py::arg("max_momentum") = 0.9,
+           py::arg("last_epoch") = -1, py::arg("verbose") = false);
+
   // SequentialLR / ChainedScheduler: torch's state_dict adds "_schedulers", each scheduler's own
   // state_dict() (through its Python object, so that MultiplicativeLR's lr_lambdas come along).
   auto schedulers_from_py = [](py::handle list) {

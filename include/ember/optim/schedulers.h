@@ -1,6 +1,6 @@
 // torch.optim.lr_scheduler's other schedulers: ExponentialLR, ConstantLR, LinearLR,
-// MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, SequentialLR, ChainedScheduler
-// and ReduceLROnPlateau.
+// MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR, SequentialLR,
+// ChainedScheduler and ReduceLROnPlateau.
 //
 //   ember::optim::SGD opt(params, {.lr = 0.1});
 //   ember::optim::LinearLR warmup(opt, /*start_factor=*/0.1, /*end_factor=*/1.0,
@@ -190,6 +190,52 @@ class ChainedScheduler : public LRScheduler {
 
  private:
   std::vector<std::shared_ptr<LRScheduler>> schedulers_;
+};
+
+struct CyclicLROptions {
+  PerGroup base_lr = 0.0;
+  PerGroup max_lr = 0.0;
+  double step_size_up = 2000;
+  std::optional<double> step_size_down = std::nullopt;  // step_size_up when absent
+  std::string mode = "triangular";                      // "triangular2", "exp_range"
+  double gamma = 1.0;
+  /// A custom scale function of the cycle number or of the iteration (scale_mode).
+  std::function<double(double)> scale_fn = nullptr;
+  std::string scale_mode = "cycle";  // or "iterations"; used with scale_fn only
+  bool cycle_momentum = true;
+  PerGroup base_momentum = 0.8;
+  PerGroup max_momentum = 0.9;
+  int64_t last_epoch = -1;
+  bool verbose = false;
+};
+
+/// The cyclical learning rate policy (Smith 2017): each group's lr moves between base_lr and
+/// max_lr (and SGD's momentum the other way between max_momentum and base_momentum) in cycles
+/// of step_size_up + step_size_down iterations, scaled per mode.
+class CyclicLR : public LRScheduler {
+ public:
+  /// ValueErrors as torch: "expected 2 values for max_lr, got 1", "mode is invalid and scale_fn
+  /// is None", "optimizer must support momentum with `cycle_momentum` option enabled".
+  CyclicLR(Optimizer& optimizer, const CyclicLROptions& options);
+  const char* name() const override { return "CyclicLR"; }
+  /// torch's keys and order; _scale_fn_custom and _scale_fn_ref (functions in torch) are None.
+  ValueDict state_dict() const override;
+
+ protected:
+  std::vector<double> compute_lr() override;
+  bool check_own_key(const std::string& key, const Value& value) const override;
+  void load_own_state(const ValueDict& sd) override;
+
+ private:
+  double scale(double x) const;
+  std::vector<double> max_lrs_;
+  double total_size_, step_ratio_;
+  std::string mode_;
+  double gamma_;
+  std::function<double(double)> scale_fn_;
+  std::string scale_mode_;
+  bool cycle_momentum_;
+  std::vector<double> base_momentums_, max_momentums_;
 };
 
 struct ReduceLROnPlateauOptions {

@@ -17,3 +17,4 @@ CosineAnnealingWarmRestarts = _C._optim.CosineAnnealingWarmRestarts
 ReduceLROnPlateau = _C._optim.ReduceLROnPlateau
 SequentialLR = _C._optim.SequentialLR
 ChainedScheduler = _C._optim.ChainedScheduler
+CyclicLR = _C._optim.CyclicLR

@@ -232,3 +232,48 @@ def test_chained_scheduler_equals_torch():
         ember.optim.lr_scheduler.ChainedScheduler([ember.optim.lr_scheduler.ExponentialLR(eopt, 0.9),
                                                    ember.optim.lr_scheduler.ExponentialLR(_opts()[1], 0.9)])
     assert str(e.value) == str(t.value)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=4),
+    dict(base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], step_size_up=3, step_size_down=5, mode="triangular2"),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9, base_momentum=0.7,
+         max_momentum=0.95),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=3, scale_fn=lambda x: 1 / (x + 1), scale_mode="iterations",
+         cycle_momentum=False),
+])
+def test_cyclic_lr_equals_torch(kw):
+    topt, eopt = _opts()
+    ts = torch.optim.lr_scheduler.CyclicLR(topt, **kw)
+    es = ember.optim.lr_scheduler.CyclicLR(eopt, **kw)
+    assert es.get_last_lr() == ts.get_last_lr()
+    for step in range(25):
+        topt.step()
+        eopt.step()
+        ts.step()
+        es.step()
+        assert es.get_last_lr() == ts.get_last_lr(), step
+        assert [g["momentum"] for g in eopt.param_groups] == [g["momentum"] for g in topt.param_groups], step
+    sd, tsd = es.state_dict(), ts.state_dict()
+    assert list(sd) == list(tsd)
+    skip = ("_scale_fn_ref", "_scale_fn_custom")  # functions in torch
+    assert {k: v for k, v in sd.items() if k not in skip} == {k: v for k, v in tsd.items() if k not in skip}
+    es.load_state_dict(sd)
+    assert es.state_dict() == sd
+
+
+def test_cyclic_lr_errors_as_torch():
+    for kw in [dict(base_lr=[0.1], max_lr=0.2), dict(base_lr=0.1, max_lr=0.2, mode="square")]:
+        topt, eopt = _opts()
+        with pytest.raises(ValueError) as t:
+            torch.optim.lr_scheduler.CyclicLR(topt, **kw)
+        with pytest.raises(ValueError) as e:
+            ember.optim.lr_scheduler.CyclicLR(eopt, **kw)
+        assert str(e.value) == str(t.value)
+    t = torch.optim.Adam([torch.zeros(1, requires_grad=True)])
+    e = ember.optim.Adam([ember.zeros(1, requires_grad=True)])
+    with pytest.raises(ValueError) as te:
+        torch.optim.lr_scheduler.CyclicLR(t, 0.1, 0.2)
+    with pytest.raises(ValueError) as ee:
+        ember.optim.lr_scheduler.CyclicLR(e, 0.1, 0.2)
+    assert str(ee.value) == str(te.value)
