@@ -1,4 +1,5 @@
-// ember::optim — torch.optim in C++: Optimizer, SGD, Adam, AdamW and the LR schedulers.
+// ember::optim — torch.optim in C++: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
+// Adamax, NAdam, RAdam and the LR schedulers (ReduceLROnPlateau too).
 //
 //   #include <ember/optim.h>
 //   ember::optim::Adam opt(params, {.lr = 3e-4});
@@ -7,6 +8,8 @@
 #pragma once
 
 #include "ember/optim/adam.h"
+#include "ember/optim/adaptive.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
+#include "ember/optim/schedulers.h"
 #include "ember/optim/sgd.h"

@@ -8,8 +8,10 @@
 #include "tensor_api.h"
 
 #include "ember/optim/adam.h"
+#include "ember/optim/adaptive.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
+#include "ember/optim/schedulers.h"
 #include "ember/optim/sgd.h"
 
 namespace ember::python {
@@ -238,6 +240,77 @@ void bind_optimizers(py::module_& m) {
            py::arg("maximize") = false, py::arg("foreach") = none, py::arg("capturable") = false);
 }
 
+// foreach=None/True/False is kept in the group (ember runs the single-tensor algorithm).
+std::optional<bool> foreach_flag(py::handle foreach) {
+  if (foreach.is_none()) return std::nullopt;
+  return foreach.cast<bool>();
+}
+
+void bind_adaptive(py::module_& m) {
+  const auto none = py::none();
+  using Pair = std::array<double, 2>;
+  py::class_<RMSprop, Optimizer, std::shared_ptr<RMSprop>>(m, "RMSprop")
+      .def(py::init([](py::handle params, double lr, double alpha, double eps, double weight_decay,
+                       double momentum, bool centered, py::object foreach, bool maximize,
+                       bool differentiable) {
+             EMBER_CHECK_VALUE(!differentiable, "differentiable=True is not supported");
+             RMSpropOptions o{lr, alpha, eps, weight_decay, momentum, centered, foreach_flag(foreach),
+                              maximize};
+             return std::make_shared<RMSprop>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("alpha") = 0.99, py::arg("eps") = 1e-8,
+           py::arg("weight_decay") = 0.0, py::arg("momentum") = 0.0, py::arg("centered") = false,
+           py::arg("foreach") = none, py::arg("maximize") = false,
+           py::arg("differentiable") = false);
+  py::class_<Adagrad, Optimizer, std::shared_ptr<Adagrad>>(m, "Adagrad")
+      .def(py::init([](py::handle params, double lr, double lr_decay, double weight_decay,
+                       double initial_accumulator_value, double eps, py::object foreach,
+                       bool maximize) {
+             AdagradOptions o{lr, lr_decay, weight_decay, initial_accumulator_value, eps,
+                              foreach_flag(foreach), maximize};
+             return std::make_shared<Adagrad>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("lr_decay") = 0.0,
+           py::arg("weight_decay") = 0.0, py::arg("initial_accumulator_value") = 0.0,
+           py::arg("eps") = 1e-10, py::arg("foreach") = none, py::kw_only(),
+           py::arg("maximize") = false);
+  py::class_<Adadelta, Optimizer, std::shared_ptr<Adadelta>>(m, "Adadelta")
+      .def(py::init([](py::handle params, double lr, double rho, double eps, double weight_decay,
+                       py::object foreach, bool maximize) {
+             AdadeltaOptions o{lr, rho, eps, weight_decay, foreach_flag(foreach), maximize};
+             return std::make_shared<Adadelta>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1.0, py::arg("rho") = 0.9, py::arg("eps") = 1e-6,
+           py::arg("weight_decay") = 0.0, py::arg("foreach") = none, py::kw_only(),
+           py::arg("maximize") = false);
+  py::class_<Adamax, Optimizer, std::shared_ptr<Adamax>>(m, "Adamax")
+      .def(py::init([](py::handle params, double lr, Pair betas, double eps, double weight_decay,
+                       py::object foreach, bool maximize) {
+             AdamaxOptions o{lr, betas, eps, weight_decay, foreach_flag(foreach), maximize};
+             return std::make_shared<Adamax>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 2e-3, py::arg("betas") = Pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("foreach") = none,
+           py::kw_only(), py::arg("maximize") = false);
+  py::class_<NAdam, Optimizer, std::shared_ptr<NAdam>>(m, "NAdam")
+      .def(py::init([](py::handle params, double lr, Pair betas, double eps, double weight_decay,
+                       double momentum_decay, py::object foreach) {
+             NAdamOptions o{lr, betas, eps, weight_decay, momentum_decay, foreach_flag(foreach)};
+             return std::make_shared<NAdam>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 2e-3, py::arg("betas") = Pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("momentum_decay") = 4e-3,
+           py::arg("foreach") = none);
+  py::class_<RAdam, Optimizer, std::shared_ptr<RAdam>>(m, "RAdam")
+      .def(py::init([](py::handle params, double lr, Pair betas, double eps, double weight_decay,
+                       py::object foreach) {
+             RAdamOptions o{lr, betas, eps, weight_decay, foreach_flag(foreach)};
+             return std::make_shared<RAdam>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = Pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("foreach") = none);
+}
+
 PerGroup per_group(py::handle o) {
   if (PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr())) return o.cast<double>();
   return o.cast<std::vector<double>>();
@@ -327,13 +400,222 @@ void bind_schedulers(py::module_& m) {
       .def_property_readonly("total_steps", &OneCycleLR::total_steps);
 }
 
+// A Python callable as a scheduler's lr_lambda (called with the GIL held).
+std::function<double(int64_t)> py_lambda(py::object f) {
+  return [f](int64_t epoch) {
+    py::gil_scoped_acquire gil;
+    return f(epoch).cast<double>();
+  };
+}
+
+void bind_more_schedulers(py::module_& m) {
+  const auto none = py::none();
+  const auto keep = py::keep_alive<1, 2>();
+  py::class_<ExponentialLR, LRScheduler, std::shared_ptr<ExponentialLR>>(m, "ExponentialLR")
+      .def(py::init<Optimizer&, double, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("gamma"), py::arg("last_epoch") = -1, py::arg("verbose") = false);
+  py::class_<ConstantLR, LRScheduler, std::shared_ptr<ConstantLR>>(m, "ConstantLR")
+      .def(py::init<Optimizer&, double, int64_t, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("factor") = 1.0 / 3, py::arg("total_iters") = 5, py::arg("last_epoch") = -1,
+           py::arg("verbose") = false);
+  py::class_<LinearLR, LRScheduler, std::shared_ptr<LinearLR>>(m, "LinearLR")
+      .def(py::init<Optimizer&, double, double, int64_t, int64_t, bool>(), keep,
+           py::arg("optimizer"), py::arg("start_factor") = 1.0 / 3, py::arg("end_factor") = 1.0,
+           py::arg("total_iters") = 5, py::arg("last_epoch") = -1, py::arg("verbose") = false);
+  py::class_<PolynomialLR, LRScheduler, std::shared_ptr<PolynomialLR>>(m, "PolynomialLR")
+      .def(py::init<Optimizer&, int64_t, double, int64_t, bool>(), keep, py::arg("optimizer"),
+           py::arg("total_iters") = 5, py::arg("power") = 1.0, py::arg("last_epoch") = -1,
+           py::arg("verbose") = false);
+  py::class_<MultiplicativeLR, LRScheduler, std::shared_ptr<MultiplicativeLR>>(m, "MultiplicativeLR")
+      .def(py::init([](Optimizer& opt, py::object lr_lambda, int64_t last_epoch, bool verbose) {
+             if (py::isinstance<py::list>(lr_lambda) || py::isinstance<py::tuple>(lr_lambda)) {
+               std::vector<MultiplicativeLR::LrLambda> fs;
+               for (auto f : lr_lambda) fs.push_back(py_lambda(py::reinterpret_borrow<py::object>(f)));
+               return std::make_shared<MultiplicativeLR>(opt, fs, last_epoch, verbose);
+             }
+             return std::make_shared<MultiplicativeLR>(opt, py_lambda(lr_lambda), last_epoch, verbose);
+           }),
+           keep, py::arg("optimizer"), py::arg("lr_lambda"), py::arg("last_epoch") = -1,
+           py::arg("verbose") = false)
+      // torch saves the lambdas as None (plain functions are not saved), last.
+      .def("state_dict", [](const MultiplicativeLR& self) {
+        py::dict d = dict_to_py(self.state_dict());
+        py::list l;
+        for (size_t i = 0; i < self.lambda_count(); ++i) l.append(py::none());
+        d["lr_lambdas"] = l;
+        return d;
+      })
+      .def("load_state_dict", [](MultiplicativeLR& self, py::dict sd) {
+        py::dict rest;
+        for (auto item : sd)
+          if (py::cast<std::string>(item.first) != "lr_lambdas") rest[item.first] = item.second;
+        self.load_state_dict(dict_from_py(rest));
+      }, py::arg("state_dict"));
+  py::class_<CosineAnnealingWarmRestarts, LRScheduler, std::shared_ptr<CosineAnnealingWarmRestarts>>(
+      m, "CosineAnnealingWarmRestarts")
+      .def(py::init<Optimizer&, int64_t, int64_t, double, int64_t, bool>(), keep,
+           py::arg("optimizer"), py::arg("T_0"), py::arg("T_mult") = 1, py::arg("eta_min") = 0.0,
+           py::arg("last_epoch") = -1, py::arg("verbose") = false)
+      .def("step", [](CosineAnnealingWarmRestarts& self, py::object epoch) {
+        if (epoch.is_none()) self.step();
+        else if (PyLong_Check(epoch.ptr())) self.step(epoch.cast<int64_t>());
+        else self.step(epoch.cast<double>());
+      }, py::arg("epoch") = none)
+      .def_property_readonly("T_cur", [](const CosineAnnealingWarmRestarts& self) {
+        return self.state_dict().at("T_cur");
+      })
+      .def_property_readonly("T_i", &CosineAnnealingWarmRestarts::T_i);
+
+  py::class_<CyclicLR, LRScheduler, std::shared_ptr<CyclicLR>>(m, "CyclicLR")
+      .def(py::init([](Optimizer& opt, py::handle base_lr, py::handle max_lr, double step_size_up,
+                       std::optional<double> step_size_down, std::string mode, double gamma,
+                       py::object scale_fn, std::string scale_mode, bool cycle_momentum,
+                       py::handle base_momentum, py::handle max_momentum, int64_t last_epoch,
+                       bool verbose) {
+             CyclicLROptions o;
+             o.base_lr = per_group(base_lr);
+             o.max_lr = per_group(max_lr);
+             o.step_size_up = step_size_up;
+             o.step_size_down = step_size_down;
+             o.mode = std::move(mode);
+             o.gamma = gamma;
+             if (!scale_fn.is_none()) {
+               o.scale_fn = [scale_fn](double x) {
+                 py::gil_scoped_acquire gil;
+                 // torch passes the cycle or the iteration as an int
+                 return scale_fn(py::int_(static_cast<int64_t>(x))).cast<double>();
+               };
+             }
+             o.scale_mode = std::move(scale_mode);
+             o.cycle_momentum = cycle_momentum;
+             o.base_momentum = per_group(base_momentum);
+             o.max_momentum = per_group(max_momentum);
+             o.last_epoch = last_epoch;
+             o.verbose = verbose;
+             return std::make_shared<CyclicLR>(opt, o);
+           }),
+           keep, py::arg("optimizer"), py::arg("base_lr"), py::arg("max_lr"),
+           py::arg("step_size_up") = 2000, py::arg("step_size_down") = none,
+           py::arg("mode") = "triangular", py::arg("gamma") = 1.0, py::arg("scale_fn") = none,
+           py::arg("scale_mode") = "cycle", py::arg("cycle_momentum") = true,
+           py::arg("base_momentum") = 0.8, py::arg("max_momentum") = 0.9,
+           py::arg("last_epoch") = -1, py::arg("verbose") = false);
+
+  // SequentialLR / ChainedScheduler: torch's state_dict adds "_schedulers", each scheduler's own
+  // state_dict() (through its Python object, so that MultiplicativeLR's lr_lambdas come along).
+  auto schedulers_from_py = [](py::handle list) {
+    std::vector<std::shared_ptr<LRScheduler>> out;
+    for (auto s : list) out.push_back(s.cast<std::shared_ptr<LRScheduler>>());
+    return out;
+  };
+  auto nested_state = [](const LRScheduler& self,
+                         const std::vector<std::shared_ptr<LRScheduler>>& subs) {
+    py::dict d = dict_to_py(self.state_dict());
+    py::list l;
+    for (const auto& s : subs) l.append(py::cast(s).attr("state_dict")());
+    d["_schedulers"] = l;
+    return d;
+  };
+  auto load_nested = [](LRScheduler& self, const std::vector<std::shared_ptr<LRScheduler>>& subs,
+                        py::dict sd) {
+    py::dict rest;
+    for (auto item : sd)
+      if (py::cast<std::string>(item.first) != "_schedulers") rest[item.first] = item.second;
+    if (sd.contains("_schedulers")) {
+      py::list l = sd["_schedulers"];
+      EMBER_CHECK_VALUE(l.size() == subs.size(), "expected the state of ", subs.size(),
+                        " schedulers, got ", l.size());
+      for (size_t i = 0; i < subs.size(); ++i) py::cast(subs[i]).attr("load_state_dict")(l[i]);
+    }
+    self.load_state_dict(dict_from_py(rest));
+  };
+  py::class_<SequentialLR, LRScheduler, std::shared_ptr<SequentialLR>>(m, "SequentialLR")
+      .def(py::init([=](Optimizer& opt, py::list schedulers, std::vector<int64_t> milestones,
+                        int64_t last_epoch, bool verbose) {
+             return std::make_shared<SequentialLR>(opt, schedulers_from_py(schedulers),
+                                                   std::move(milestones), last_epoch, verbose);
+           }),
+           keep, py::keep_alive<1, 3>(), py::arg("optimizer"), py::arg("schedulers"),
+           py::arg("milestones"), py::arg("last_epoch") = -1, py::arg("verbose") = false)
+      .def("step", [](SequentialLR& self) { self.step(); })
+      .def_property_readonly("_schedulers", [](const SequentialLR& self) {
+        py::list l;
+        for (const auto& s : self.schedulers()) l.append(py::cast(s));
+        return l;
+      })
+      .def("state_dict", [=](const SequentialLR& self) { return nested_state(self, self.schedulers()); })
+      .def("load_state_dict", [=](SequentialLR& self, py::dict sd) {
+        load_nested(self, self.schedulers(), sd);
+      }, py::arg("state_dict"));
+  py::class_<ChainedScheduler, LRScheduler, std::shared_ptr<ChainedScheduler>>(m, "ChainedScheduler")
+      .def(py::init([=](py::list schedulers) {
+             return std::make_shared<ChainedScheduler>(schedulers_from_py(schedulers));
+           }),
+           py::keep_alive<1, 2>(), py::arg("schedulers"))
+      .def("step", [](ChainedScheduler& self) { self.step(); })
+      .def_property_readonly("_schedulers", [](const ChainedScheduler& self) {
+        py::list l;
+        for (const auto& s : self.schedulers()) l.append(py::cast(s));
+        return l;
+      })
+      .def("state_dict", [=](const ChainedScheduler& self) {
+        return nested_state(self, self.schedulers());
+      })
+      .def("load_state_dict", [=](ChainedScheduler& self, py::dict sd) {
+        load_nested(self, self.schedulers(), sd);
+      }, py::arg("state_dict"));
+
+  py::class_<ReduceLROnPlateau, std::shared_ptr<ReduceLROnPlateau>>(m, "ReduceLROnPlateau")
+      .def(py::init([](Optimizer& opt, std::string mode, double factor, int64_t patience,
+                       double threshold, std::string threshold_mode, int64_t cooldown,
+                       py::handle min_lr, double eps, bool verbose) {
+             ReduceLROnPlateauOptions o;
+             o.mode = std::move(mode);
+             o.factor = factor;
+             o.patience = patience;
+             o.threshold = threshold;
+             o.threshold_mode = std::move(threshold_mode);
+             o.cooldown = cooldown;
+             o.min_lr = per_group(min_lr);
+             o.eps = eps;
+             o.verbose = verbose;
+             return std::make_shared<ReduceLROnPlateau>(opt, o);
+           }),
+           keep, py::arg("optimizer"), py::arg("mode") = "min", py::arg("factor") = 0.1,
+           py::arg("patience") = 10, py::arg("threshold") = 1e-4, py::arg("threshold_mode") = "rel",
+           py::arg("cooldown") = 0, py::arg("min_lr") = 0, py::arg("eps") = 1e-8,
+           py::arg("verbose") = false)
+      .def("step", [](ReduceLROnPlateau& self, py::handle metrics, std::optional<int64_t> epoch) {
+        // float(metrics), as torch: a number or a one-element tensor.
+        self.step(py::float_(py::reinterpret_borrow<py::object>(metrics)).cast<double>(), epoch);
+      }, py::arg("metrics"), py::arg("epoch") = none)
+      .def("is_better", &ReduceLROnPlateau::is_better, py::arg("a"), py::arg("best"))
+      .def_property_readonly("in_cooldown", &ReduceLROnPlateau::in_cooldown)
+      .def_property_readonly("last_epoch", &ReduceLROnPlateau::last_epoch)
+      .def_property_readonly("best", &ReduceLROnPlateau::best)
+      .def_property_readonly("num_bad_epochs", &ReduceLROnPlateau::num_bad_epochs)
+      .def_property_readonly("_last_lr", [](const ReduceLROnPlateau& self) -> py::object {
+        if (self.last_lr().empty()) throw py::attribute_error("'ReduceLROnPlateau' object has no attribute '_last_lr'");
+        return py::cast(self.last_lr());
+      })
+      .def_property_readonly("optimizer", [](const ReduceLROnPlateau& self) {
+        return py::cast(&self.optimizer(), py::return_value_policy::reference);
+      })
+      .def("state_dict", [](const ReduceLROnPlateau& self) { return dict_to_py(self.state_dict()); })
+      .def("load_state_dict", [](ReduceLROnPlateau& self, py::handle sd) {
+        self.load_state_dict(dict_from_py(sd));
+      }, py::arg("state_dict"));
+}
+
 }  // namespace
 
 void init_optim(py::module_& m) {
   py::module_ optim = m.def_submodule("_optim", "ember::optim");
   bind_optimizer_base(optim);
   bind_optimizers(optim);
+  bind_adaptive(optim);
   bind_schedulers(optim);
+  bind_more_schedulers(optim);
 }
 
 }  // namespace ember::python

@@ -20,36 +20,20 @@
 
 namespace ember::optim {
 
-namespace {
+using detail::bool_value;
+using detail::double_value;
+using detail::group_lrs;
+using detail::int_value;
 
-constexpr const char* kEpochDeprecationWarning =
+namespace detail {
+const char* const kEpochDeprecationWarning =
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
     "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
     "epoch is different from None, the closed form is used instead of the new chainable form, "
     "where available. Please open an issue if you are unable to replicate your use case: "
     "https://github.com/pytorch/pytorch/issues/new/choose.";
-
-std::vector<double> group_lrs(const Optimizer& opt) {
-  std::vector<double> lrs;
-  for (const ParamGroup& g : opt.param_groups()) lrs.push_back(g.lr());
-  return lrs;
-}
-
-int64_t int_value(const Value& v, const char* key) {
-  EMBER_CHECK_TYPE(v.is_int(), "state_dict['", key, "'] must be an int, but got ", v.type_name());
-  return v.to_int();
-}
-double double_value(const Value& v, const char* key) {
-  EMBER_CHECK_TYPE(v.is_double() || v.is_int(), "state_dict['", key, "'] must be a float, but got ",
-                   v.type_name());
-  return v.to_double();
-}
-bool bool_value(const Value& v, const char* key) {
-  EMBER_CHECK_TYPE(v.is_bool(), "state_dict['", key, "'] must be a bool, but got ", v.type_name());
-  return v.to_bool();
-}
-
-}  // namespace
+}  // namespace detail
+using detail::kEpochDeprecationWarning;
 
 // ---- LRScheduler ----
 
@@ -70,6 +54,10 @@ void LRScheduler::initialize() {
   base_lrs_.clear();
   for (const ParamGroup& g : groups)
     base_lrs_.push_back(detail::option_double(g.options(), "initial_lr"));
+  initial_step();
+}
+
+void LRScheduler::initial_step() {
   // PyTorch's _initial_step: count optimizer steps from here, then take the first step.
   optimizer_.set_step_count(0);
   step_count_ = 0;

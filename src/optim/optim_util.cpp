@@ -127,4 +127,24 @@ std::vector<double> to_double_list(const Value& v, const char* what) {
   EMBER_FAIL_KIND(ErrorKind::Type, what, " must be a list of floats, but got ", v.type_name());
 }
 
+std::vector<double> group_lrs(const Optimizer& opt) {
+  std::vector<double> lrs;
+  for (const ParamGroup& g : opt.param_groups()) lrs.push_back(g.lr());
+  return lrs;
+}
+
+int64_t int_value(const Value& v, const char* key) {
+  EMBER_CHECK_TYPE(v.is_int(), "state_dict['", key, "'] must be an int, but got ", v.type_name());
+  return v.to_int();
+}
+double double_value(const Value& v, const char* key) {
+  EMBER_CHECK_TYPE(v.is_double() || v.is_int(), "state_dict['", key, "'] must be a float, but got ",
+                   v.type_name());
+  return v.to_double();
+}
+bool bool_value(const Value& v, const char* key) {
+  EMBER_CHECK_TYPE(v.is_bool(), "state_dict['", key, "'] must be a bool, but got ", v.type_name());
+  return v.to_bool();
+}
+
 }  // namespace ember::optim::detail

@@ -42,6 +42,15 @@ std::vector<double> to_double_list(const Value& v, const char* what);
 double alpha_for(const Tensor& t, double alpha);
 ScalarType opmath_dtype(ScalarType dtype);
 
+/// The optimizer's current group["lr"]s.
+std::vector<double> group_lrs(const Optimizer& opt);
+/// A scheduler state_dict entry of the expected type ("state_dict['<key>'] must be ...").
+int64_t int_value(const Value& v, const char* key);
+double double_value(const Value& v, const char* key);
+bool bool_value(const Value& v, const char* key);
+/// PyTorch's deprecation warning for scheduler.step(epoch).
+extern const char* const kEpochDeprecationWarning;
+
 /// Python's a % b and a // b for ints (the sign follows the divisor).
 inline int64_t py_mod(int64_t a, int64_t b) {
   int64_t r = a % b;

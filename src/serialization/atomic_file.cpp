@@ -1,7 +1,9 @@
 // Note [Atomic saves]
 // A save writes a temporary file beside the target (same folder, so same file system), fsyncs
 // it, renames it over the target and fsyncs the folder: a reader, or a crash at any moment,
-// sees either the old file complete or the new one complete, never a torn one.
+// sees either the old file complete or the new one complete, never a torn one. How the bytes
+// reach the disk fast enough for the fsync to cost little: Note [Saving at disk speed]
+// (file_sink.cpp).
 #include "serialization/atomic_file.h"
 
 #include <fcntl.h>
@@ -37,10 +39,11 @@ TempFileBeside::~TempFileBeside() {
 }
 
 int TempFileBeside::sync_and_close() {
-  if (::fsync(fd_) != 0) return errno;
+  // The mode first, so that the fsync makes it durable with the bytes.
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd_, 0666 & ~mask);
+  if (::fsync(fd_) != 0) return errno;
   const int rc = ::close(fd_);
   fd_ = -1;
   return rc == 0 ? 0 : errno;

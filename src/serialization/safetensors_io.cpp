@@ -12,6 +12,7 @@
 #include "ember/ops/factory.h"
 #include "ember/safetensors.h"
 #include "serialization/atomic_file.h"
+#include "serialization/file_sink.h"
 #include "serialization/safetensors_internal.h"
 #include "serialization/zip.h"
 
@@ -202,17 +203,6 @@ std::string le64(uint64_t n) {
   return s;
 }
 
-void write_all(int fd, const void* p, size_t n, const std::string& path) {
-  auto* c = static_cast<const char*>(p);
-  while (n > 0) {
-    ssize_t w = ::write(fd, c, std::min<size_t>(n, size_t{1} << 30));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) fail(detail::str_cat("Error while serializing: I/O error: ", std::strerror(errno), " (", path, ")"));
-    c += w;
-    n -= static_cast<size_t>(w);
-  }
-}
-
 }  // namespace
 
 std::vector<std::vector<std::string>> find_shared_tensors(const TensorList& tensors) {
@@ -241,9 +231,14 @@ void save_file(const TensorList& tensors, const std::string& path, const std::op
   };
   if (tmp.fd() < 0) io_error(tmp.error());
   const std::string head = le64(p.header.size()) + p.header;
-  write_all(tmp.fd(), head.data(), head.size(), path);
-  for (const Tensor* t : p.tensors)
-    if (t->nbytes()) write_all(tmp.fd(), t->data_ptr(), t->nbytes(), path);
+  {  // at disk speed (Note [Saving at disk speed])
+    using serialization::detail::FileSink;
+    FileSink sink(tmp.fd(), tmp.path(), FileSink::Mode::kDurable, /*direct=*/true, io_error);
+    sink.write(head.data(), head.size());
+    for (const Tensor* t : p.tensors)
+      if (t->nbytes()) sink.write(t->data_ptr(), t->nbytes());
+    sink.finish();
+  }
   if (int e = tmp.sync_and_close()) io_error(e);
   if (int e = tmp.replace_target()) io_error(e);
 }

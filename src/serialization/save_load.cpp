@@ -17,6 +17,7 @@
 
 #include "ember/nn/state_dict.h"
 #include "serialization/atomic_file.h"
+#include "serialization/file_sink.h"
 #include "serialization/pickle.h"
 #include "serialization/zip.h"
 
@@ -29,54 +30,6 @@ using detail::ZipReader;
 using detail::ZipWriter;
 
 namespace {
-
-class FdSink final : public ByteSink {
- public:
-  /// durable: the file will be fsynced; start writing each large piece back to disk as soon
-  /// as it is written (sync_file_range), so the fsync at the end waits for little.
-  FdSink(int fd, std::string path, bool durable = false)
-      : durable_(durable), fd_(fd), path_(std::move(path)) {}
-  ~FdSink() override = default;
-  void write(const void* data, size_t n) override {
-    if (n < kDirect) {
-      buf_.append(static_cast<const char*>(data), n);
-      if (buf_.size() >= kDirect) flush();
-      return;
-    }
-    flush();
-    raw(data, n);
-  }
-  void flush() {
-    if (!buf_.empty()) raw(buf_.data(), buf_.size());
-    buf_.clear();
-  }
-
- private:
-  void raw(const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-      size_t step = std::min<size_t>(n, durable_ ? kWriteback : size_t{1} << 30);
-      ssize_t w = ::write(fd_, p, step);
-      if (w < 0 && errno == EINTR) continue;
-      EMBER_CHECK(w > 0, "writing '", path_, "' failed: ", std::strerror(errno));
-      p += w;
-      n -= static_cast<size_t>(w);
-      written_ += static_cast<uint64_t>(w);
-      if (durable_ && written_ - flushed_ >= kWriteback) {
-        // Best effort: a failure here only means the final fsync does all the work.
-        ::sync_file_range(fd_, off64_t(flushed_), off64_t(written_ - flushed_), SYNC_FILE_RANGE_WRITE);
-        flushed_ = written_;
-      }
-    }
-  }
-  static constexpr size_t kWriteback = size_t{8} << 20;
-  bool durable_ = false;
-  uint64_t written_ = 0, flushed_ = 0;
-  static constexpr size_t kDirect = size_t{1} << 20;
-  int fd_;
-  std::string path_;
-  std::string buf_;
-};
 
 class StreamSink final : public ByteSink {
  public:
@@ -418,18 +371,19 @@ void save(const NodePtr& obj, std::ostream& out, const SaveOptions& options) {
 // Note [Atomic saves] (src/serialization/atomic_file.cpp).
 namespace {
 void write_file(const std::string& path, bool atomic, const std::function<void(ByteSink&)>& write) {
+  using detail::FileSink;
   if (!atomic) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     EMBER_CHECK(fd >= 0, "[Errno ", errno, "] ", std::strerror(errno), ": '", path, "'");
     try {
-      FdSink sink(fd, path);
+      FileSink sink(fd, path, FileSink::Mode::kBuffered);
       write(sink);
-      sink.flush();
+      sink.finish();
     } catch (...) {
       ::close(fd);
       throw;
     }
-    ::close(fd);
+    EMBER_CHECK(::close(fd) == 0, "writing '", path, "' failed: ", std::strerror(errno));
     return;
   }
   detail::TempFileBeside tmp(path);
@@ -439,9 +393,11 @@ void write_file(const std::string& path, bool atomic, const std::function<void(B
                 tmp.folder(), " does not exist.");
     EMBER_FAIL("[Errno ", tmp.error(), "] ", std::strerror(tmp.error()), ": '", path, "'");
   }
-  FdSink sink(tmp.fd(), tmp.path(), /*durable=*/true);
-  write(sink);
-  sink.flush();
+  {
+    FileSink sink(tmp.fd(), tmp.path(), FileSink::Mode::kDurable);
+    write(sink);
+    sink.finish();
+  }
   if (int e = tmp.sync_and_close()) EMBER_FAIL("writing '", tmp.path(), "' to disk failed: ", std::strerror(e));
   if (int e = tmp.replace_target()) EMBER_FAIL("[Errno ", e, "] ", std::strerror(e), ": '", path, "'");
 }

@@ -32,6 +32,12 @@ namespace ember::serialization::detail {
 /// PyTorch's record alignment (caffe2's kFieldAlignment).
 constexpr uint64_t kRecordAlignment = 64;
 
+/// CRC-32 (zlib's, chained as zlib chains it: crc32_of(b, nb, crc32_of(a, na)) is the CRC of a
+/// then b) through ISA-L's folding kernels (Note [CRC-32 through ISA-L] in crc32.cpp).
+uint32_t crc32_of(const void* data, size_t n, uint32_t crc = 0);
+/// The same through zlib's crc32: the reference crc32_of is tested against.
+uint32_t crc32_ref(const void* data, size_t n, uint32_t crc = 0);
+
 /// Random-access bytes: a file (read with pread, or mapped), or a buffer in memory.
 class ByteSource {
  public:
@@ -86,6 +92,13 @@ class ByteSink {
  public:
   virtual ~ByteSink() = default;
   virtual void write(const void* data, size_t n) = 0;
+  /// Writes n bytes and returns crc32_of(data, n, crc): a sink that copies the bytes anyway
+  /// computes the CRC in the same pass (Note [Saving at disk speed]).
+  virtual uint32_t write_crc32(const void* data, size_t n, uint32_t crc) {
+    crc = crc32_of(data, n, crc);
+    write(data, n);
+    return crc;
+  }
 };
 
 class ZipWriter {
@@ -107,8 +120,5 @@ class ZipWriter {
   std::unordered_map<std::string, size_t> names_;
   bool finished_ = false;
 };
-
-/// zlib's crc32 over n bytes (split over the thread pool for large buffers).
-uint32_t crc32_of(const void* data, size_t n, uint32_t crc = 0);
 
 }  // namespace ember::serialization::detail

@@ -129,33 +129,6 @@ std::shared_ptr<ByteSource> ByteSource::from_buffer(std::string bytes) {
   return std::make_shared<BufferSource>(std::move(bytes));
 }
 
-uint32_t crc32_of(const void* data, size_t n, uint32_t crc) {
-  const auto* p = static_cast<const Bytef*>(data);
-  constexpr size_t kChunk = size_t{4} << 20;
-  if (n < 2 * kChunk || get_num_threads() == 1 || in_parallel_region()) {
-    while (n > 0) {  // zlib takes uInt lengths
-      uInt step = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
-      crc = static_cast<uint32_t>(::crc32(crc, p, step));
-      p += step;
-      n -= step;
-    }
-    return crc;
-  }
-  int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-  std::vector<uint32_t> parts(static_cast<size_t>(chunks));
-  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      size_t begin = static_cast<size_t>(c) * kChunk, len = std::min(kChunk, n - begin);
-      parts[static_cast<size_t>(c)] = static_cast<uint32_t>(::crc32(0, p + begin, uInt(len)));
-    }
-  });
-  for (int64_t c = 0; c < chunks; ++c) {
-    size_t len = std::min(kChunk, n - static_cast<size_t>(c) * kChunk);
-    crc = static_cast<uint32_t>(::crc32_combine(crc, parts[static_cast<size_t>(c)], z_off_t(len)));
-  }
-  return crc;
-}
-
 ZipReader::ZipReader(std::shared_ptr<ByteSource> source) : source_(std::move(source)) { parse(); }
 
 void ZipReader::parse() {
@@ -310,7 +283,7 @@ void ZipReader::read_into(const ZipEntry& e, void* dst, bool check_crc) const {
         size_t begin = static_cast<size_t>(c) * kChunk, len = std::min(kChunk, n - begin);
         source_->read_at(e.data_offset + begin, out + begin, len);
         parts[static_cast<size_t>(c)] =
-            static_cast<uint32_t>(::crc32(0, out + begin, static_cast<uInt>(len)));
+            crc32_of(out + begin, len);
       }
     });
     uint32_t crc = 0;

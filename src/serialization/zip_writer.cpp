@@ -77,8 +77,10 @@ void ZipWriter::write_record(const std::string& name, const void* data, size_t n
   put(h.data(), h.size());
   e.data_offset = offset_;
   EMBER_ASSERT(e.data_offset % kRecordAlignment == 0);
-  e.crc32 = crc32_of(data, n);
-  if (n) put(data, n);
+  if (n) {
+    e.crc32 = sink_.write_crc32(data, n, 0);
+    offset_ += n;
+  }
   std::string d;
   put32(d, 0x08074b50);
   put32(d, e.crc32);

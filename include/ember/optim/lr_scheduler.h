@@ -33,10 +33,10 @@ class LRScheduler {
 
   /// Advances one epoch and writes the new learning rates into the optimizer's groups. Warns
   /// once, as PyTorch does, when called before the optimizer's first step().
-  void step();
+  virtual void step();
   /// Deprecated form: jumps to `epoch`, using the closed form where the scheduler has one
   /// (warns with PyTorch's deprecation text).
-  void step(int64_t epoch);
+  virtual void step(int64_t epoch);
 
   /// The learning rates the last step() set, one per group.
   const std::vector<double>& get_last_lr() const { return last_lr_; }
@@ -45,6 +45,10 @@ class LRScheduler {
   std::vector<double> get_lr();
 
   int64_t last_epoch() const { return last_epoch_; }
+  /// scheduler.last_epoch = n (SequentialLR moves its schedulers back one epoch).
+  void set_last_epoch(int64_t n) { last_epoch_ = n; }
+  /// PyTorch's _initial_step(): resets the step counters (the optimizer's too) and steps once.
+  void initial_step();
   const std::vector<double>& base_lrs() const { return base_lrs_; }
   Optimizer& optimizer() const { return optimizer_; }
 

@@ -6,4 +6,10 @@ from . import lr_scheduler  # noqa: F401
 SGD = _C._optim.SGD
 Adam = _C._optim.Adam
 AdamW = _C._optim.AdamW
+RMSprop = _C._optim.RMSprop
+Adagrad = _C._optim.Adagrad
+Adadelta = _C._optim.Adadelta
+Adamax = _C._optim.Adamax
+NAdam = _C._optim.NAdam
+RAdam = _C._optim.RAdam
 from . import _copy  # noqa: E402,F401  (copy, deepcopy and pickle of optimizers and schedulers)
