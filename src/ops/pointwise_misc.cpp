@@ -228,8 +228,12 @@ Tensor isclose_impl(const Tensor& self, const Tensor& other, double rtol, double
   Tensor close = eq(self, other);
   if (equal_nan && is_floating(self.dtype())) close = logical_or(close, logical_and(isnan(self), isnan(other)));
   if (rtol == 0 && atol == 0) return close;
-  const Tensor a = self.dtype() == kBool ? self.to(default_dtype()) : self;
-  const Tensor b = other.dtype() == kBool ? other.to(default_dtype()) : other;
+  // (integers differ without wrapping around: uint8's 3 - 5 is -2 here, as in PyTorch's result)
+  auto widened = [](const Tensor& t) {
+    if (t.dtype() == kBool) return t.to(default_dtype());
+    return is_integral(t.dtype(), /*include_bool=*/false) ? t.to(kInt64) : t;
+  };
+  const Tensor a = widened(self), b = widened(other);
   const Tensor allowed = add(abs(mul(w(Scalar(rtol)), b)), w(Scalar(atol)));
   const Tensor actual = abs(a - b);
   return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)));

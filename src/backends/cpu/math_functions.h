@@ -240,14 +240,13 @@ inline double i1(double x) {
 /// The Hurwitz zeta function sum_k (k + q)^-x, with Cephes' conventions: inf at x == 1 and at
 /// non-positive integer q, NaN for x < 1 and for non-positive q with non-integer x.
 inline double zeta(double x, double q) {
-  if (std::isnan(x) || std::isnan(q)) return kNaN;
-  if (x == 1) return kInf;
-  if (x < 1) return kNaN;
+  if (x == 1) return kInf;  // whatever q is (NaN included), as Cephes' order of checks
+  if (x < 1 || std::isnan(x) || std::isnan(q)) return kNaN;
   if (q <= 0) {
     if (q == std::floor(q)) return kInf;
     if (x != std::floor(x)) return kNaN;
   }
-  if (q == kInf) return 0;
+  if (q == kInf) return kNaN;  // as Cephes' (the Euler-Maclaurin terms are inf * 0 there)
   // Euler-Maclaurin: direct terms until a = q + N > 9, then the integral, the half term and the
   // Bernoulli corrections B_2j / (2j)! x (x+1) ... (x+2j-2) a^{-x-2j+1}.
   static constexpr double kB[] = {1.0 / 12,

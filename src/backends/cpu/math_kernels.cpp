@@ -242,12 +242,18 @@ void math_unary_kernel(MathUnaryOp op, const Tensor& out, const Tensor& in) {
 void round_decimals_kernel(const Tensor& out, const Tensor& in, int64_t decimals) {
   dispatch_types(kFloatTypes, out.dtype(), "round_cpu", [&]<class T>() {
     using M = opmath_t<T>;
-    // PyTorch: ten_pow = 10^|decimals| in M; negative decimals divide first, then multiply.
+    // PyTorch: ten_pow = 10^|decimals| in T; negative decimals divide first, then multiply. For
+    // bfloat16 the product (quotient) is rounded to bfloat16 before nearbyint, as PyTorch's
+    // bfloat16 operators return bfloat16 (1.8516 * 10 is 18.5, which rounds to 18). (PyTorch
+    // 1.13 has no float16 kernel: ember computes float16 in float, rounding once.)
+    constexpr bool kRoundStep = std::is_same_v<T, BFloat16>;
     const bool neg = decimals < 0;
-    const M ten_pow = M(std::pow(M(10), M(neg ? -decimals : decimals)));
+    const M ten_pow = M(T(std::pow(M(10), M(neg ? -decimals : decimals))));
+    auto step = [](M v) { return kRoundStep ? M(T(v)) : v; };
     ElementwiseLoop({out, in}).run<T, T>([=](T x) {
       const M v = M(x);
-      return neg ? T(std::nearbyint(v / ten_pow) * ten_pow) : T(std::nearbyint(v * ten_pow) / ten_pow);
+      return neg ? T(std::nearbyint(step(v / ten_pow)) * ten_pow)
+                 : T(std::nearbyint(step(v * ten_pow)) / ten_pow);
     });
   });
 }

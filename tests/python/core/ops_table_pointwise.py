@@ -43,7 +43,9 @@ CASES = [
     *[Op(f"aten::{n}_", [T], NUMERIC, UNARY[:2]) for n in ("ceil", "floor", "round", "trunc")],
     Op("aten::frac", [T], FLOATS, UNARY), Op("aten::frac_", [T], FLOATS, UNARY[:2]),
     *[Op("aten::round.decimals", [T, d], FLOATS, UNARY) for d in (0, 2, -1)],
-    Op("aten::round_.decimals", [T, 1], FLOATS, UNARY[:2]),
+    # (contiguous only: torch 1.13's in-place round(decimals=) of strided bfloat16 rounds through
+    # a different path and differs from its own out-of-place result by a bfloat16 ulp)
+    Op("aten::round_.decimals", [T, 1], FLOATS, UNARY[:2], vary_layout=False),
     *[Op(f"aten::{n}", [SPECIAL], ALL, UNARY) for n in ("isnan", "isinf", "isfinite", "isposinf",
                                                          "isneginf", "signbit", "isreal")],
     # ---- binary math ----
@@ -119,7 +121,10 @@ CASES = [
     Op("aten::lerp.Scalar", [T, T1, 0.3], FLOATS, BINARY), Op("aten::lerp.Scalar", [T, T1, 0.75], FLOATS, BINARY),
     Op("aten::lerp.Tensor", [T, T1, T2], FLOATS, TERNARY),
     Op("aten::lerp_.Scalar", [T, T1, 0.6], FLOATS, BINARY[:2]), Op("aten::lerp_.Tensor", [T, T1, T2], FLOATS, TERNARY[:2]),
-    Op("aten::polygamma", [1, T], F3264, UNARY), Op("aten::polygamma", [3, Tensor(0, "pos")], F3264, UNARY),
+    # (n = 1: torch 1.13's trigamma is a truncated series good to ~5e-10; ember's polygamma is the
+    # zeta sum for every n >= 1, good to double precision: test_pointwise_math.py compares n = 1
+    # with a tolerance that covers torch's error)
+    Op("aten::polygamma", [2, T], F3264, UNARY), Op("aten::polygamma", [3, Tensor(0, "pos")], F3264, UNARY),
     Op("aten::polygamma", [0, T], ALL, UNARY), Op("aten::polygamma_", [Tensor(0, "pos"), 2], F3264, UNARY[:2]),
     Op("aten::mvlgamma", [Tensor(0, "pos"), 1], F3264, UNARY), Op("aten::mvlgamma", [Tensor(0, "pos"), 3], F3264, UNARY),
     Op("aten::mvlgamma_", [Tensor(0, "pos"), 2], F3264, UNARY[:2]),

@@ -215,6 +215,14 @@ def test_composites():
         e(a).fill_(ember.ones(2))
 
 
+def test_trigamma_within_torchs_series_error():
+    t = torch.tensor([0.3, 1.7, -2.5, 12.0, 150.0], dtype=torch.float64)
+    close(ember.polygamma(1, e(t)), torch.polygamma(1, t), rtol=2e-9, atol=0)
+    close(e(t).polygamma(1), t.polygamma(1), rtol=2e-9, atol=0)
+    # the exact value at 1 is pi^2 / 6
+    assert abs(ember.polygamma(1, ember.tensor([1.0], dtype=ember.float64)).item() - math.pi ** 2 / 6) < 1e-15
+
+
 def test_reductions_and_scans():
     a = torch.randn(3, 4, 5, dtype=torch.float64)
     x = e(a)
