@@ -65,7 +65,7 @@ Tensor logcumsumexp_impl(const Tensor& self, int64_t dim) {
 }
 
 Tensor cumprod__impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  Tensor r = cumprod(self, dim, dtype);
+  Tensor r = cumprod(self.clone(), dim, dtype);  // (its saved self is not the one written)
   EMBER_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", scalar_type_name(r.dtype()),
               " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
   Tensor s = self;

@@ -40,7 +40,8 @@ constexpr double kPi = 3.14159265358979323846;
 
 Tensor w(const Scalar& s) { return wrapped_scalar_tensor(s); }
 
-// Writes `result` into self for the in-place composites: PyTorch's "result type Float can't be
+// Writes `result` into self for the in-place composites (which compute it from a clone of self,
+// so that what their ops save for backward is not the tensor this write modifies): PyTorch's "result type Float can't be
 // cast to the desired output type Long" when self cannot hold it, self unchanged then.
 Tensor assign(const Tensor& self, const Tensor& result) {
   EMBER_CHECK(can_cast(result.dtype(), self.dtype()), "result type ", scalar_type_name(result.dtype()),
@@ -97,8 +98,8 @@ Tensor angle_convert(const Tensor& self, double factor) {
 }
 Tensor deg2rad_impl(const Tensor& self) { return angle_convert(self, kPi / 180); }
 Tensor rad2deg_impl(const Tensor& self) { return angle_convert(self, 180 / kPi); }
-Tensor deg2rad__impl(const Tensor& self) { return assign(self, deg2rad_impl(self)); }
-Tensor rad2deg__impl(const Tensor& self) { return assign(self, rad2deg_impl(self)); }
+Tensor deg2rad__impl(const Tensor& self) { return assign(self, deg2rad_impl(self.clone())); }
+Tensor rad2deg__impl(const Tensor& self) { return assign(self, rad2deg_impl(self.clone())); }
 
 Tensor positive_impl(const Tensor& self) {
   EMBER_CHECK(self.dtype() != kBool, "The `+` operator, on a bool tensor is not supported.");
@@ -113,7 +114,7 @@ Tensor logit_impl(const Tensor& self, std::optional<double> eps) {
   return log(x / sub(w(Scalar(int64_t{1})), x));
 }
 Tensor logit__impl(const Tensor& self, std::optional<double> eps) {
-  return assign(self, logit_impl(self, eps));
+  return assign(self, logit_impl(self.clone(), eps));
 }
 
 double largest(ScalarType t) {
@@ -139,7 +140,7 @@ Tensor nan_to_num_impl(const Tensor& self, std::optional<double> nan, std::optio
 Tensor nan_to_num__impl(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                         std::optional<double> neginf) {
   if (!is_floating(self.dtype())) return self;
-  return assign(self, nan_to_num_impl(self, nan, posinf, neginf));
+  return assign(self, nan_to_num_impl(self.clone(), nan, posinf, neginf));
 }
 
 // lerp: self + weight (end - self) for |weight| < 0.5, end - (end - self)(1 - weight) otherwise
@@ -169,10 +170,10 @@ Tensor lerp_tensor_impl(const Tensor& self, const Tensor& end, const Tensor& wei
                end - diff * sub(w(Scalar(1.0)), weight));
 }
 Tensor lerp__scalar_impl(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  return assign(self, lerp_scalar_impl(self, end, weight));
+  return assign(self, lerp_scalar_impl(self.clone(), end, weight));
 }
 Tensor lerp__tensor_impl(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  return assign(self, lerp_tensor_impl(self, end, weight));
+  return assign(self, lerp_tensor_impl(self.clone(), end, weight));
 }
 
 // polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1; digamma for n = 0.
@@ -184,7 +185,7 @@ Tensor polygamma_impl(int64_t n, const Tensor& self) {
   const Tensor z = special_zeta(w(Scalar(static_cast<double>(n + 1))), self);
   return mul(z, w(Scalar((n % 2 ? 1.0 : -1.0) * fact)));
 }
-Tensor polygamma__impl(const Tensor& self, int64_t n) { return assign(self, polygamma_impl(n, self)); }
+Tensor polygamma__impl(const Tensor& self, int64_t n) { return assign(self, polygamma_impl(n, self.clone())); }
 
 // mvlgamma(x, p) = sum_j lgamma(x - j/2), j < p, + p (p - 1) / 4 log(pi)
 Tensor mvlgamma_impl(const Tensor& self, int64_t p) {
@@ -196,7 +197,7 @@ Tensor mvlgamma_impl(const Tensor& self, int64_t p) {
   const double p2_sub_p = static_cast<double>(p * (p - 1));
   return add(lgamma(args).sum(std::vector<int64_t>{-1}), w(Scalar(p2_sub_p * std::log(kPi) * 0.25)));
 }
-Tensor mvlgamma__impl(const Tensor& self, int64_t p) { return assign(self, mvlgamma_impl(self, p)); }
+Tensor mvlgamma__impl(const Tensor& self, int64_t p) { return assign(self, mvlgamma_impl(self.clone(), p)); }
 
 Tensor clamp_min_impl(const Tensor& self, const Scalar& min) { return clamp(self, min, std::nullopt); }
 Tensor clamp_max_impl(const Tensor& self, const Scalar& max) { return clamp(self, std::nullopt, max); }

@@ -91,7 +91,7 @@ Tensor renorm_impl(const Tensor& self, const Scalar& p, int64_t dim, const Scala
   return self * factor;
 }
 Tensor renorm__impl(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
-  Tensor r = renorm_impl(self, p, dim, maxnorm);
+  Tensor r = renorm_impl(self.clone(), p, dim, maxnorm);  // (its saved self is not the one written)
   Tensor s = self;
   s.copy_(r);
   return self;
