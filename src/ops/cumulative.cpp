@@ -11,6 +11,7 @@
 #include "../backends/cpu/math_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "pointwise_helpers.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
@@ -65,6 +66,9 @@ Tensor logcumsumexp_impl(const Tensor& self, int64_t dim) {
 }
 
 Tensor cumprod__impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(), "Bad in-place call: input tensor dtype ",
+              ops::typemeta_name(self.dtype()), " and output tensor dtype ", ops::typemeta_name(*dtype),
+              " should match");
   Tensor r = cumprod(self.clone(), dim, dtype);  // (its saved self is not the one written)
   EMBER_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", scalar_type_name(r.dtype()),
               " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
