@@ -75,9 +75,10 @@ void check_divisor(MathBinaryOp op, const Tensor& out, const Tensor& divisor) {
 template <MathBinaryOp Op>
 Tensor math_binary_impl(const Tensor& self, const Tensor& other) {
   constexpr BinaryInfo info = info_of(Op);
-  ops::check_not_quantized(info.name, {self, other});
+  // (PyTorch's order: the dtype checks and type promotion refuse a quantized operand first)
   check_operands(Op, self, other);
   const ScalarType dtype = compute_dtype(Op, self, other);
+  ops::check_not_quantized(info.name, {self, other});
   const Device device = ops::common_device(info.name, {self, other});
   const Tensor a = ops::cast(self, dtype), b = ops::cast(other, dtype);
   Tensor out = ops::new_output(broadcast_shapes(self.sizes(), other.sizes()), dtype, device, {a, b});
@@ -91,10 +92,10 @@ Tensor math_binary_impl(const Tensor& self, const Tensor& other) {
 template <MathBinaryOp Op>
 Tensor math_binary__impl(const Tensor& self, const Tensor& other_) {
   constexpr BinaryInfo info = info_of(Op);
+  check_operands(Op, self, other_);
+  const ScalarType dtype = compute_dtype(Op, self, other_);
   ops::check_not_quantized(info.inplace_name, {self, other_});
   const Tensor other = ops::inplace_input(self, other_);
-  check_operands(Op, self, other);
-  const ScalarType dtype = compute_dtype(Op, self, other);
   ops::common_device(info.inplace_name, {self, other});
   const DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
   ops::check_inplace_elementwise(info.inplace_name, self, shape, dtype);

@@ -35,6 +35,17 @@ constexpr const char* rounding_name(MathUnaryOp op, bool inplace) {
   }
 }
 
+// The kernel PyTorch names for a quantized input: the structured out= kernel.
+constexpr const char* quantized_name(MathUnaryOp op) {
+  switch (op) {
+    case MathUnaryOp::Ceil: return "aten::ceil.out";
+    case MathUnaryOp::Floor: return "aten::floor.out";
+    case MathUnaryOp::Round: return "aten::round.out";
+    case MathUnaryOp::Trunc: return "aten::trunc.out";
+    default: return "aten::frac.out";
+  }
+}
+
 // Integers (not bool) pass through ceil / floor / round / trunc; everything else goes to the
 // floating kernel, which refuses what PyTorch's refuses.
 bool passes_through(MathUnaryOp op, ScalarType dtype) {
@@ -43,7 +54,7 @@ bool passes_through(MathUnaryOp op, ScalarType dtype) {
 
 template <MathUnaryOp Op>
 Tensor rounding_impl(const Tensor& self) {
-  ops::check_not_quantized(rounding_name(Op, false), {self});
+  ops::check_not_quantized(quantized_name(Op), {self});
   Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device(), {self});
   if (out.is_meta()) return out;
   if (passes_through(Op, self.dtype())) cpu::copy_kernel(out, self);
@@ -53,28 +64,46 @@ Tensor rounding_impl(const Tensor& self) {
 
 template <MathUnaryOp Op>
 Tensor rounding__impl(const Tensor& self) {
-  ops::check_not_quantized(rounding_name(Op, true), {self});
+  ops::check_not_quantized(quantized_name(Op), {self});
   ops::check_inplace_elementwise(rounding_name(Op, true), self, self.sizes(), self.dtype());
   if (!self.is_meta() && !passes_through(Op, self.dtype())) cpu::math_unary_kernel(Op, self, self);
   return ops::mark_written(self);
 }
 
 Tensor round_decimals_impl(const Tensor& self, int64_t decimals) {
-  ops::check_not_quantized("round", {self});
+  ops::check_not_quantized("aten::round.decimals_out", {self});
   Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device(), {self});
   if (!out.is_meta()) cpu::round_decimals_kernel(out, self, decimals);
   return out;
 }
 Tensor round__decimals_impl(const Tensor& self, int64_t decimals) {
-  ops::check_not_quantized("round_", {self});
+  ops::check_not_quantized("aten::round.decimals_out", {self});
   ops::check_inplace_elementwise("round_", self, self.sizes(), self.dtype());
   if (!self.is_meta()) cpu::round_decimals_kernel(self, self, decimals);
   return ops::mark_written(self);
 }
 
+constexpr const char* predicate_name(PredicateOp op) {
+  switch (op) {
+    case PredicateOp::IsNan: return "isnan";
+    case PredicateOp::IsInf: return "isinf";
+    case PredicateOp::IsFinite: return "isfinite";
+    case PredicateOp::IsPosInf: return "aten::isposinf.out";
+    case PredicateOp::IsNegInf: return "aten::isneginf.out";
+    case PredicateOp::SignBit: return "aten::signbit.out";
+  }
+  return "";
+}
+
 template <PredicateOp Op>
 Tensor predicate_impl(const Tensor& self) {
-  ops::check_not_quantized("isnan", {self});
+  // As PyTorch 1.13 for a quantized input: isinf / isfinite refuse the dtype by name, the
+  // structured ones name their out= kernel.
+  if (Op == PredicateOp::IsInf || Op == PredicateOp::IsFinite) {
+    EMBER_CHECK(!self.is_quantized(), "\"", predicate_name(Op), "\" not implemented for '",
+                scalar_type_name(self.dtype()), "'");
+  }
+  ops::check_not_quantized(predicate_name(Op), {self});
   Tensor out = ops::new_output(self.sizes(), kBool, self.device(), {self});
   if (!out.is_meta()) cpu::predicate_kernel(Op, out, self);
   return out;

@@ -7,6 +7,7 @@
 // dtype (so the in-place forms refuse integer tensors with PyTorch's "result type Float can't be
 // cast to the desired output type Long"), 16-bit floats compute in float.
 #include <cmath>
+#include <string>
 
 #include "../autograd/record.h"
 #include "../backends/cpu/math_kernels.h"
@@ -70,10 +71,17 @@ constexpr MathUnaryInfo info_of(MathUnaryOp op) {
 
 ScalarType floating_result(ScalarType in) { return is_floating(in) ? in : default_dtype(); }
 
+// The kernel PyTorch names when a quantized tensor reaches the op: its structured out= kernel,
+// for the functional and the in-place form alike ("aten::acos.out").
+template <MathUnaryOp Op>
+const char* quantized_name() {
+  static const std::string name = std::string("aten::") + info_of(Op).name + ".out";
+  return name.c_str();
+}
+
 template <MathUnaryOp Op>
 Tensor math_unary_impl(const Tensor& self) {
-  constexpr MathUnaryInfo info = info_of(Op);
-  ops::check_not_quantized(info.name, {self});
+  ops::check_not_quantized(quantized_name<Op>(), {self});
   const ScalarType dtype = floating_result(self.dtype());
   Tensor out = ops::new_output(self.sizes(), dtype, self.device(), {self});
   if (!out.is_meta()) cpu::math_unary_kernel(Op, out, ops::cast(self, dtype));
@@ -83,7 +91,7 @@ Tensor math_unary_impl(const Tensor& self) {
 template <MathUnaryOp Op>
 Tensor math_unary__impl(const Tensor& self) {
   constexpr MathUnaryInfo info = info_of(Op);
-  ops::check_not_quantized(info.inplace_name, {self});
+  ops::check_not_quantized(quantized_name<Op>(), {self});
   ops::check_inplace_elementwise(info.inplace_name, self, self.sizes(), floating_result(self.dtype()));
   if (!self.is_meta()) cpu::math_unary_kernel(Op, self, self);
   return ops::mark_written(self);
