@@ -370,13 +370,28 @@ void init_ops(py::module_& m) {
       return a.name == "self" && a.type.starts_with("Tensor") && !a.type.starts_with("Tensor[") &&
              !a.type.starts_with("Tensor?");
     };
-    bool method = name[0] != '_';
+    // (torch.special's functions are no Tensor methods)
+    bool method = name[0] != '_' && !name.starts_with("special_");
     std::vector<const OpHandle*> later_self;
     for (const OpHandle* op : ops) {
       const auto& a = op->arguments();
       method = method && !a.empty() && is_self(a[0]);
       if (!a.empty() && !is_self(a[0]) && std::any_of(a.begin(), a.end(), is_self))
         later_self.push_back(op);
+    }
+    // Overloads whose `self` is a Python number (pow.Scalar, bitwise_and.Scalar_Tensor) are
+    // function-only in PyTorch: the method has the others.
+    std::vector<const OpHandle*> tensor_self;
+    bool rest_number_self = true;
+    for (const OpHandle* op : ops) {
+      const auto& a = op->arguments();
+      if (!a.empty() && is_self(a[0])) tensor_self.push_back(op);
+      else if (a.empty() || a[0].name != "self" || a[0].type != "Scalar") rest_number_self = false;
+    }
+    if (!method && name[0] != '_' && !name.starts_with("special_") && !tensor_self.empty() &&
+        rest_number_self) {
+      method = true;
+      ops = tensor_self;
     }
     if (!method && name[0] != '_' && !later_self.empty()) {
       method = true;

@@ -27,7 +27,8 @@ const std::vector<DeprecatedSpelling>& deprecated_spellings() {
 // PyTorch's SKIP_PYTHON_BINDINGS_SIGNATURES: `x * 2` is mul.Tensor with a wrapped number; the
 // Scalar forms are what C++ (backward formulas) calls.
 const std::unordered_set<std::string>& unbound_overloads() {
-  static const std::unordered_set<std::string> set = {"mul.Scalar", "div.Scalar"};
+  static const std::unordered_set<std::string> set = {"mul.Scalar", "div.Scalar", "add.Scalar",
+                                                      "sub.Scalar", "div.Scalar_mode"};
   return set;
 }
 
@@ -59,7 +60,32 @@ const std::unordered_set<std::string>& out_overloads() {
       "randperm.default", "randperm.generator", "normal.Tensor_float", "normal.float_Tensor",
       "normal.Tensor_Tensor", "normal.float_float", "multinomial.default",
       // torch.norm calls _VF.norm(..., out=): ember.functional.norm does the same
-      "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype"};
+      "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype",
+      // pointwise math and math reductions (atenpw)
+      "acos.default", "asin.default", "atan.default", "acosh.default", "asinh.default",
+      "atanh.default", "cosh.default", "sinh.default", "tan.default", "erf.default", "erfc.default",
+      "erfinv.default", "log10.default", "log2.default", "exp2.default", "reciprocal.default",
+      "lgamma.default", "digamma.default", "i0.default", "sinc.default", "special_entr.default",
+      "special_erfcx.default", "special_i0e.default", "special_i1.default", "special_i1e.default",
+      "special_ndtr.default", "special_ndtri.default", "special_log_ndtr.default", "ceil.default",
+      "floor.default", "round.default", "trunc.default", "frac.default", "round.decimals",
+      "isposinf.default", "isneginf.default", "signbit.default", "atan2.default", "hypot.default",
+      "copysign.Tensor", "copysign.Scalar", "nextafter.default", "logaddexp.default",
+      "logaddexp2.default", "xlogy.Tensor", "xlogy.Scalar_Self", "xlogy.Scalar_Other",
+      "fmod.Tensor", "fmod.Scalar", "heaviside.default", "gcd.default", "lcm.default",
+      "bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar", "bitwise_right_shift.Tensor",
+      "bitwise_right_shift.Tensor_Scalar", "special_xlog1py.default", "special_xlog1py.self_scalar",
+      "special_xlog1py.other_scalar", "special_zeta.default", "special_zeta.self_scalar",
+      "special_zeta.other_scalar", "eq.Scalar", "ne.Scalar", "lt.Scalar", "le.Scalar", "gt.Scalar",
+      "ge.Scalar", "bitwise_and.Scalar", "bitwise_or.Scalar", "bitwise_xor.Scalar",
+      "remainder.Scalar", "pow.Scalar", "true_divide.Tensor", "true_divide.Scalar",
+      "floor_divide.Scalar", "float_power.Tensor_Tensor", "float_power.Tensor_Scalar",
+      "float_power.Scalar", "sgn.default", "square.default", "deg2rad.default", "rad2deg.default",
+      "logit.default", "nan_to_num.default", "lerp.Scalar", "lerp.Tensor", "polygamma.default",
+      "mvlgamma.default", "clamp_min.default", "clamp_min.Tensor", "clamp_max.default",
+      "clamp_max.Tensor", "logsumexp.default", "nansum.default", "nanmean.default",
+      "renorm.default", "cumprod.default", "cummax.default", "cummin.default",
+      "logcumsumexp.default"};
   return set;
 }
 

@@ -17,7 +17,9 @@ from . import autograd  # noqa: F401
 _C._set_size_class(Size)
 
 # Every op of the table as a function (ember.add, ember.sum, ...); private aten names stay in _C.
-globals().update({name: fn for name, fn in _C._op_functions.items() if not name.startswith("_")})
+# (the special_* rows are ember.special's functions, as torch.special's are not torch.* names)
+globals().update({name: fn for name, fn in _C._op_functions.items()
+                  if not name.startswith(("_", "special_"))})
 # Quantized tensors: the ember.qscheme objects, and the private aten names PyTorch exposes too.
 from ._C import (  # noqa: E402,F401
     empty_quantized, qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric, per_channel_symmetric,
@@ -47,6 +49,9 @@ import ember.ao.quantization  # noqa: E402,F401  (after nn: the workflow builds 
 from . import quantization  # noqa: E402,F401  (torch.quantization: the same modules)
 from ._C._quantization import fused_moving_avg_obs_fake_quant  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
+from ._pointwise_aliases import functions as _aliases  # noqa: E402  (arccos, clip, fix, ...)
+globals().update(_aliases)
+from . import special  # noqa: E402,F401
 from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.functional.norm)
 Tensor.allclose = allclose
 Tensor.equal = equal

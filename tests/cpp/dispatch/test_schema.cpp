@@ -189,15 +189,16 @@ TEST(Schema, FindOpAndOverloads) {
   const OpHandle& detach = find_op("aten::detach");
   EXPECT_EQ(&find_op("aten::detach", ""), &detach);
   EXPECT_EQ(&find_op("aten::detach", "default"), &detach);
-  EXPECT_EQ(op_overloads("aten::add"), (std::vector<std::string>{"Tensor"}));
-  EXPECT_EQ(op_overloads("aten::div"), (std::vector<std::string>{"Tensor", "Tensor_mode", "Scalar"}));
+  EXPECT_EQ(op_overloads("aten::add"), (std::vector<std::string>{"Tensor", "Scalar"}));
+  EXPECT_EQ(op_overloads("aten::div"),
+            (std::vector<std::string>{"Tensor", "Tensor_mode", "Scalar", "Scalar_mode"}));
   EXPECT_EQ(op_overloads("aten::to"), (std::vector<std::string>{"dtype", "device"}));
   EXPECT_EQ(op_overloads("aten::detach"), (std::vector<std::string>{"default"}));
   EXPECT_TRUE(op_overloads("aten::no_such_op").empty());
   expect_error([] { find_op("aten::no_such_op"); },
                "no op named 'aten::no_such_op' in ember's op table", ErrorKind::Key);
-  expect_error([] { find_op("aten::add", "Scalar"); },
-               "no op named 'aten::add.Scalar' in ember's op table", ErrorKind::Key);
+  expect_error([] { find_op("aten::detach", "Scalar"); },
+               "no op named 'aten::detach.Scalar' in ember's op table", ErrorKind::Key);
   expect_error([] { find_op("add", "Tensor"); }, "no op named 'add.Tensor'", ErrorKind::Key);
 }
 

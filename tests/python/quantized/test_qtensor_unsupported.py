@@ -93,6 +93,11 @@ KNOWN = {
 }
 
 
+# (op families add theirs: QUANTIZED_KNOWN in tests/python/core/ops_table_<family>.py)
+for _family in ot._family_tables():
+    KNOWN.update(getattr(_family, "QUANTIZED_KNOWN", {}))
+
+
 @pytest.mark.parametrize("name,args", list(first_cases()))
 def test_quantized_input_matches_torch(name, args):
     if name in KNOWN:
