@@ -8,6 +8,7 @@
 #include "../backends/cpu/pad_kernels.h"
 #include "../dispatch/boxing.h"
 #include "ember/ops/copy.h"
+#include "ember/ops/nn_ops.h"
 #include "ember/ops/pooling.h"
 #include "elementwise.h"
 
@@ -217,10 +218,7 @@ Tensor pad_impl(const Tensor& self, IntArrayRef pad, const std::string& mode, st
   const bool reflect = mode == "reflect";
   if (n == 2) return reflect ? reflection_pad1d(self, pad) : replication_pad1d(self, pad);
   if (n == 4) return reflect ? reflection_pad2d(self, pad) : replication_pad2d(self, pad);
-  EMBER_CHECK_NOT_IMPLEMENTED(false, "ember: padding mode \"", mode, "\" is implemented for 1-d and ",
-                              "2-d padding only (pad of 2 or 4 elements), got ", n,
-                              " for an input of ", nd, " dimensions");
-  return Tensor();
+  return reflect ? reflection_pad3d(self, pad) : replication_pad3d(self, pad);
 }
 
 }  // namespace
