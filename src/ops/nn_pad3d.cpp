@@ -149,7 +149,8 @@ Tensor im2col_impl(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dila
   p.h = self.size(-2);
   p.w = self.size(-1);
   set_blocks(p);
-  EMBER_CHECK(p.oh >= 1 && p.ow >= 1, "Given input with spatial size (", p.h, ", ", p.w,
+  // (PyTorch's message prints the input height twice.)
+  EMBER_CHECK(p.oh >= 1 && p.ow >= 1, "Given input with spatial size (", p.h, ", ", p.h,
               "), kernel_size=(", p.kh, ", ", p.kw, "), dilation=(", p.dh, ", ", p.dw,
               "), padding=(", p.ph, ", ", p.pw, "), calculated shape of the array of sliding blocks ",
               "as (", p.oh, ", ", p.ow, "), but its components must be at least one.");

@@ -96,9 +96,11 @@ PadPlan pad_plan(const char* op, const Tensor& self, IntArrayRef padding, int sp
   const int64_t pt = spatial == 2 ? padding[2] : 0, pb = spatial == 2 ? padding[3] : 0;
   const int64_t W = self.size(-1), H = spatial == 2 ? self.size(-2) : 1;
   if (reflect) {
+    // PyTorch 1.13 prints the input's sizes for 1-d padding, its rank for 2-d.
+    const std::string input_str = spatial == 1 ? detail::str_cat(self.sizes()) : std::to_string(nd);
     EMBER_CHECK(pl < W && pr < W, "Argument #4: Padding size should be less than the corresponding ",
                 "input dimension, but got: padding (", pl, ", ", pr, ") at dimension ", nd - 1,
-                " of input ", nd);
+                " of input ", input_str);
     EMBER_CHECK(spatial == 1 || (pt < H && pb < H), "Argument #6: Padding size should be less than the ",
                 "corresponding input dimension, but got: padding (", pt, ", ", pb, ") at dimension ",
                 nd - 2, " of input ", nd);

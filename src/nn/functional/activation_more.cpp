@@ -1,7 +1,7 @@
 // nn::functional's parameterised activations (issue 16): F's Python steps over the aten ops of
-// src/ops/nn_activation.cpp. The inplace forms compute out of place and copy into `input`
-// (ember has no elu_ / leaky_relu_ ops): the values and the in-place checks are PyTorch's, the
-// grad_fn is CopySlices' rather than the op's own in-place node.
+// src/ops/nn_activation.cpp. The inplace forms compute out of place (on a copy) and copy into
+// `input` (ember has no elu_ / leaky_relu_ ops): the values and the in-place checks are
+// PyTorch's, the grad_fn is copy_'s rather than the op's own in-place node.
 #include "ember/nn/functional.h"
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/pointwise.h"
@@ -16,28 +16,30 @@ Tensor in_place(const Tensor& input, const Tensor& result) {
   self.copy_(result);
   return self;
 }
-Tensor maybe_in_place(const Tensor& input, const Tensor& result, bool inplace) {
-  return inplace ? in_place(input, result) : result;
+// The op reads a copy, so the values its backward saved stay intact when `input` is overwritten.
+template <class Op>
+Tensor maybe_in_place(const Tensor& input, Op op, bool inplace) {
+  return inplace ? in_place(input, op(input.clone())) : op(input);
 }
 }  // namespace
 
 Tensor leaky_relu(const Tensor& input, double negative_slope, bool inplace) {
-  return maybe_in_place(input, ember::leaky_relu(input, negative_slope), inplace);
+  return maybe_in_place(input, [&](const Tensor& x) { return ember::leaky_relu(x, negative_slope); }, inplace);
 }
 Tensor elu(const Tensor& input, double alpha, bool inplace) {
-  return maybe_in_place(input, ember::elu(input, alpha), inplace);
+  return maybe_in_place(input, [&](const Tensor& x) { return ember::elu(x, alpha); }, inplace);
 }
 Tensor selu(const Tensor& input, bool inplace) {
-  return maybe_in_place(input, ember::selu(input), inplace);
+  return maybe_in_place(input, [](const Tensor& x) { return ember::selu(x); }, inplace);
 }
 Tensor celu(const Tensor& input, double alpha, bool inplace) {
-  return maybe_in_place(input, ember::celu(input, alpha), inplace);
+  return maybe_in_place(input, [&](const Tensor& x) { return ember::celu(x, alpha); }, inplace);
 }
 Tensor softplus(const Tensor& input, double beta, double threshold) {
   return ember::softplus(input, beta, threshold);
 }
 Tensor mish(const Tensor& input, bool inplace) {
-  return maybe_in_place(input, ember::mish(input), inplace);
+  return maybe_in_place(input, [](const Tensor& x) { return ember::mish(x); }, inplace);
 }
 Tensor glu(const Tensor& input, int64_t dim) {
   EMBER_CHECK(input.dim() != 0, "glu does not support scalars because halving size must be even");
@@ -49,7 +51,7 @@ Tensor softshrink(const Tensor& input, double lambd) { return ember::softshrink(
 Tensor hardshrink(const Tensor& input, double lambd) { return ember::hardshrink(input, lambd); }
 Tensor tanhshrink(const Tensor& input) { return input - ember::tanh(input); }
 Tensor threshold(const Tensor& input, double threshold_, double value, bool inplace) {
-  return maybe_in_place(input, ember::threshold(input, threshold_, value), inplace);
+  return maybe_in_place(input, [&](const Tensor& x) { return ember::threshold(x, threshold_, value); }, inplace);
 }
 Tensor softmin(const Tensor& input, std::optional<int64_t> dim, std::optional<ScalarType> dtype) {
   int64_t d;
@@ -64,7 +66,7 @@ Tensor softmin(const Tensor& input, std::optional<int64_t> dim, std::optional<Sc
   return ember::softmax(-input, d, dtype);
 }
 Tensor rrelu(const Tensor& input, double lower, double upper, bool training, bool inplace) {
-  return maybe_in_place(input, ember::rrelu(input, lower, upper, training), inplace);
+  return maybe_in_place(input, [&](const Tensor& x) { return ember::rrelu(x, lower, upper, training); }, inplace);
 }
 Tensor prelu(const Tensor& input, const Tensor& weight) { return ember::prelu(input, weight); }
 

@@ -61,7 +61,11 @@ Tensor huber_loss_impl(const Tensor& self, const Tensor& target, int64_t reducti
   return apply_loss_reduction(where(z < delta, z.pow(2) * 0.5, (z - 0.5 * delta) * delta), reduction);
 }
 
+// PyTorch's kernel writes into a tensor of self's shape: target broadcasts into it, not beyond.
 Tensor soft_margin_loss_impl(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const auto shape = broadcast_shapes(self.sizes(), target.sizes());
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", IntArrayRef(shape));
   return apply_loss_reduction(log1p(exp(-target * self)), reduction);
 }
 

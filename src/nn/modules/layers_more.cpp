@@ -3,7 +3,6 @@
 
 #include "ember/nn/functional.h"
 #include "ember/nn/module_clone.h"
-#include "ember/warning.h"
 #include "module_util.h"
 
 namespace ember::nn {
@@ -37,16 +36,10 @@ Tensor InstanceNormBase::apply(const Tensor& input) {
                           momentum.value_or(0.0), eps);
 }
 
+// PyTorch 1.13's _InstanceNorm.forward: the input's dims checked, an unbatched input gains the
+// batch dim (a channel count other than num_features fails in batch_norm's weight check).
 Tensor InstanceNormBase::forward(const Tensor& input) {
   check_input_dim(input);
-  const int64_t feature_dim = input.dim() - static_cast<int64_t>(no_batch_dim_);
-  if (input.size(feature_dim) != num_features) {
-    EMBER_CHECK_VALUE(!affine, "expected input's size at dim=", feature_dim, " to match num_features (",
-                      num_features, "), but got: ", input.size(feature_dim), ".");
-    warn("input's size at dim=" + std::to_string(feature_dim) +
-         " does not match num_features. You can silence this warning by not passing in "
-         "num_features, which is not used because affine=False");
-  }
   if (input.dim() == static_cast<int64_t>(no_batch_dim_)) return apply(input.unsqueeze(0)).squeeze(0);
   return apply(input);
 }

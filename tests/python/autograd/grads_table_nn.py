@@ -41,7 +41,6 @@ GRAD_CASES = [
     op("affine_grid_generator", [T, [2, 3, 4, 5], False], [((2, 2, 3),)]),
     # normalisation, distances, convolutions
     op("native_layer_norm", [T, [4], T1, T2, 1e-5], [((2, 3, 4), (4,), (4,))]),
-    op("_native_batch_norm_legit", [T, T1, T2, True, 0.1, 1e-5], [((4, 3), (3,), (3,))]),
     op("instance_norm", [T, T1, T2, None, None, True, 0.1, 1e-5, False], [((2, 3, 5), (3,), (3,))]),
     op("cdist", [T, T1, 2.0, None], [((4, 3), (5, 3))]), op("cdist", [T, T1, 1.5, None], [((4, 3), (5, 3))]),
     op("_cdist_forward", [T, T1, 1.0, None], [((4, 3), (5, 3))]),

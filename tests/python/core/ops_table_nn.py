@@ -107,16 +107,12 @@ def _sampling():
 
 def _norms_and_distances():
     ln = [((2, 3, 4), (3, 4), (3, 4)), ((5, 4), (4,), (4,))]
-    bn = [((2, 3, 4, 5), (3,), (3,), (3,), (3,)), ((4, 3), (3,), (3,), (3,), (3,))]
     return [
         Op("aten::native_layer_norm", [T, [4], T1, T2, 1e-5], F2, [((2, 3, 4), (4,), (4,)), ((5, 4), (4,), (4,))]),
         Op("aten::native_layer_norm", [T, [3, 4], None, None, 1e-5], F2, [((2, 3, 4),)]),
-        Op("aten::native_layer_norm_backward", [T, T1, [3, 4], Tensor(2), Tensor(3, "pos"), None, None,
-                                                [True, False, False]], F2,
-           [((2, 3, 4), (2, 3, 4), (2, 1, 1), (2, 1, 1))], vary_layout=False),
-        Op("aten::_native_batch_norm_legit", [T, T1, T2, T3, T4, True, 0.1, 1e-5], F2, bn),
-        Op("aten::_native_batch_norm_legit", [T, T1, T2, True, 0.1, 1e-5], F2, bn),
-        Op("aten::_native_batch_norm_legit_no_training", [T, T1, T2, T3, T4, 0.1, 1e-5], F2, bn),
+        Op("aten::native_layer_norm_backward", [T, T1, [3, 4], Tensor(2), Tensor(3, "pos"), Tensor(4),
+                                                Tensor(5), [True, True, True]], F2,
+           [((2, 3, 4), (2, 3, 4), (2, 1, 1), (2, 1, 1), (3, 4), (3, 4))], vary_layout=False),
         Op("aten::instance_norm", [T, T1, T2, None, None, True, 0.1, 1e-5, False], F2,
            [((2, 3, 4, 5), (3,), (3,)), ((2, 3, 6), (3,), (3,))]),
         Op("aten::cdist", [T, T1, 2.0, None], F2, [((4, 3), (5, 3)), ((2, 4, 3), (5, 3)), ((30, 3), (4, 3))]),

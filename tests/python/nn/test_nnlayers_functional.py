@@ -60,7 +60,9 @@ ACTIVATIONS = [
 @pytest.mark.parametrize("name,args", ACTIVATIONS, ids=[a for a, _ in ACTIVATIONS])
 def test_activation_functionals(name, args):
     x = rand(4, 6, 3)
-    check(lambda t: getattr(TF, name)(t, *args), lambda t: getattr(EF, name)(t, *args), [x])
+    # torch's CeluBackward0 uses 1 / alpha rounded to float (derivatives.yaml); ember the double.
+    rtol = 1e-8 if name == "celu" else 1e-9
+    check(lambda t: getattr(TF, name)(t, *args), lambda t: getattr(EF, name)(t, *args), [x], rtol=rtol)
 
 
 def test_inplace_activations_write_input():
@@ -157,8 +159,9 @@ def test_fold_unfold_pools():
     s = rand(2, 3, 9)
     check(lambda t: TF.max_pool1d(t, 3, 2, 1, ceil_mode=True), lambda t: EF.max_pool1d(t, 3, 2, 1, ceil_mode=True), [s])
     check(lambda t: TF.lp_pool1d(t, 3.0, 2), lambda t: EF.lp_pool1d(t, 3.0, 2), [s.abs()])
-    tv, ti = TF.max_pool2d(x, 2, return_indices=True)
-    ev, ei = EF.max_pool2d(E(x), 2, return_indices=True)
+    sq = x[..., :6]
+    tv, ti = TF.max_pool2d(sq, 2, return_indices=True)
+    ev, ei = EF.max_pool2d(E(sq), 2, return_indices=True)
     np.testing.assert_array_equal(N(EF.max_unpool2d(ev, ei, 2)), N(TF.max_unpool2d(tv, ti, 2)))
     np.testing.assert_array_equal(N(EF.max_unpool2d(ev, ei, 2, output_size=(7, 7))),
                                   N(TF.max_unpool2d(tv, ti, 2, output_size=(7, 7))))
@@ -280,3 +283,44 @@ def test_loss_errors():
         EF.kl_div(E(rand(3)), E(rand(3, kind="unit")))
     with pytest.raises(ValueError, match="var has negative entry"):
         EF.gaussian_nll_loss(E(rand(3)), E(rand(3)), E(-rand(3, kind="pos")))
+
+
+def test_native_batch_norm_legit_family_is_native_batch_norm():
+    # The _native_batch_norm_legit ops are newer than torch 1.13: the oracle is its native_batch_norm.
+    x, w, b = rand(4, 3, 5), rand(3, seed=1), rand(3, seed=2)
+    rm, rv = rand(3, seed=3), rand(3, seed=4, kind="pos")
+    t = torch.native_batch_norm(x, w, b, rm.clone(), rv.clone(), True, 0.1, 1e-5)
+    erm, erv = E(rm), E(rv)
+    e = ember.ops.aten._native_batch_norm_legit(E(x), E(w), E(b), erm, erv, True, 0.1, 1e-5)
+    for a, c in zip(e, t):
+        np.testing.assert_allclose(N(a), N(c), rtol=1e-10, atol=1e-12)
+    trm, trv = rm.clone(), rv.clone()
+    torch.native_batch_norm(x, w, b, trm, trv, True, 0.1, 1e-5)
+    np.testing.assert_allclose(N(erm), N(trm), rtol=1e-12)
+    e = ember.ops.aten._native_batch_norm_legit.no_stats(E(x), E(w), E(b), True, 0.1, 1e-5)
+    t = torch.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5)
+    np.testing.assert_allclose(N(e[0]), N(t[0]), rtol=1e-10, atol=1e-12)
+    e = ember.ops.aten._native_batch_norm_legit_no_training(E(x), E(w), E(b), E(rm), E(rv), 0.1, 1e-5)
+    t = torch.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)
+    np.testing.assert_allclose(N(e[0]), N(t[0]), rtol=1e-10, atol=1e-12)
+
+
+def test_native_layer_norm_and_group_norm_backward_ops():
+    x, w, b = rand(2, 3, 4), rand(4, seed=1), rand(4, seed=2)
+    t = torch.native_layer_norm(x, [4], w, b, 1e-5)
+    e = ember.native_layer_norm(E(x), [4], E(w), E(b), 1e-5)
+    for a, c in zip(e, t):
+        np.testing.assert_allclose(N(a), N(c), rtol=1e-9, atol=1e-11)
+    g = rand(2, 3, 4, seed=5)
+    tb = torch.ops.aten.native_layer_norm_backward(g, x, [4], t[1], t[2], w, b, [True, True, True])
+    eb = ember.ops.aten.native_layer_norm_backward(E(g), E(x), [4], e[1], e[2], E(w), E(b), [True, True, True])
+    for a, c in zip(eb, tb):
+        np.testing.assert_allclose(N(a), N(c), rtol=1e-9, atol=1e-11)
+    xg, wg, bg = rand(2, 6, 3), rand(6, seed=1), rand(6, seed=2)
+    out, mean, rstd = torch.native_group_norm(xg, wg, bg, 2, 6, 3, 3, 1e-5)
+    gg = rand(2, 6, 3, seed=6)
+    tb = torch.ops.aten.native_group_norm_backward(gg, xg, mean, rstd, wg, 2, 6, 3, 3, [True, True, True])
+    eb = ember.ops.aten.native_group_norm_backward(E(gg), E(xg), E(mean), E(rstd), E(wg), 2, 6, 3, 3,
+                                                   [True, True, True])
+    for a, c in zip(eb, tb):
+        np.testing.assert_allclose(N(a), N(c), rtol=1e-9, atol=1e-11)

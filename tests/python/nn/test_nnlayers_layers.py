@@ -83,6 +83,8 @@ def test_layer_matches_torch(ctor, shapes):
     t_out = t_mod(*[x * 1 for x in t_in]) if inplace else t_mod(*t_in)
     e_out = e_mod(*[x * 1 for x in e_in]) if inplace else e_mod(*e_in)
     np.testing.assert_allclose(N(e_out), N(t_out), rtol=1e-9, atol=1e-11)
+    if "ChannelShuffle" in ctor:
+        return  # torch 1.13 has no derivative for channel_shuffle (ember's is a view's)
     g = torch.randn(t_out.shape, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
     t_out.backward(g)
     e_out.backward(E(g))
@@ -154,7 +156,7 @@ def test_errors_match_torch():
     cases = [
         ("Softmax2d()", [(3,)], AssertionError),
         ("InstanceNorm1d(3)", [(2, 3, 4, 5)], ValueError),
-        ("InstanceNorm2d(3, affine=True)", [(2, 4, 5, 5)], ValueError),
+        ("InstanceNorm2d(3, affine=True)", [(2, 4, 5, 5)], RuntimeError),
         ("MaxPool3d(2)", [(3, 4, 4)], RuntimeError),
         ("ReflectionPad1d(5)", [(2, 3, 4)], RuntimeError),
     ]
