@@ -286,10 +286,23 @@ Tensor pdist_forward_autograd(const Tensor& self, const double& p) {
   return out;
 }
 
+// Double backward: PyTorch has none (not_implemented in derivatives.yaml); ember's backward ops
+// are tensor-op formulas, so under autograd they run as those ops and record themselves.
+Tensor cdist_backward_autograd(const Tensor& grad, const Tensor& x1, const Tensor& x2, const double& p,
+                               const Tensor& cdist) {
+  return cdist_grad(grad, x1, x2, p, cdist);
+}
+Tensor pdist_backward_autograd(const Tensor& grad, const Tensor& self, const double& p,
+                               const Tensor& pdist) {
+  return _pdist_backward_impl(grad, self, p, pdist);
+}
+
 }  // namespace
 
 EMBER_REGISTER_AUTOGRAD(_cdist_forward, &cdist_forward_autograd);
 EMBER_REGISTER_AUTOGRAD(_pdist_forward, &pdist_forward_autograd);
+EMBER_REGISTER_AUTOGRAD(_cdist_backward, &cdist_backward_autograd);
+EMBER_REGISTER_AUTOGRAD(_pdist_backward, &pdist_backward_autograd);
 
 namespace {
 std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_op(

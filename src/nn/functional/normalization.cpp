@@ -75,7 +75,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_impl(const Tensor& input,
   Tensor out = (x - mean) * rstd;
   if (weight.defined()) out = out * up(weight);
   if (bias.defined()) out = out + up(bias);
-  return {reduced ? out.to(input.dtype()) : out, mean, rstd};
+  // The statistics are not differentiable outputs (PyTorch's have no grad_fn).
+  return {reduced ? out.to(input.dtype()) : out, mean.detach(), rstd.detach()};
 }
 
 Tensor layer_norm_impl(const Tensor& input, IntArrayRef normalized_shape,
