@@ -33,6 +33,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
+#include "ember/ops/nn_ops.h"
 #include "ember/ops/normalization.h"
 #include "ember/ops/out.h"
 #include "ember/ops/overloads.h"

@@ -20,6 +20,7 @@
 
 #include "ember/nn/module.h"
 #include "ember/nn/module_clone.h"
+#include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/utils.h"
 
 namespace ember::python {
@@ -98,6 +99,37 @@ inline py::object int_or_tuple_to_py(const nn::IntOrTuple& v) {
 
 inline py::tuple to_tuple(const std::vector<int64_t>& v) { return py::tuple(py::cast(v)); }
 
+// An IntOrTuple attribute (pooling sizes are kept as given: an int stays an int).
+template <class T, class Cls>
+void size_attr(Cls& cls, const char* name, nn::IntOrTuple T::*field) {
+  cls.def_property(
+      name, [field](const T& self) { return int_or_tuple_to_py(self.*field); },
+      [field](T& self, py::handle v) { self.*field = int_or_tuple(v); });
+}
+
+inline nn::AdaptiveOutputSize adaptive_size(py::handle o) {
+  if (PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr())) return nn::AdaptiveOutputSize(o.cast<int64_t>());
+  return nn::AdaptiveOutputSize(o.cast<std::vector<std::optional<int64_t>>>());
+}
+
+inline py::object adaptive_size_to_py(const nn::AdaptiveOutputSize& s) {
+  const std::string r = s.repr();
+  if (r.empty() || r[0] != '(') return py::int_(*s.values()[0]);
+  return py::tuple(py::cast(s.values()));
+}
+
+template <class T, class Cls>
+void adaptive_attr(Cls& cls) {
+  cls.def_property(
+      "output_size", [](const T& self) { return adaptive_size_to_py(self.output_size); },
+      [](T& self, py::handle v) { self.output_size = adaptive_size(v); });
+}
+
+inline std::optional<nn::IntOrTuple> opt_size(py::handle o) {
+  if (o.is_none()) return std::nullopt;
+  return int_or_tuple(o);
+}
+
 /// A Python object that C++ may hold: its last reference is dropped under the GIL (a model keeps
 /// its norm_layer / block factories, and C++ may free the model without holding the GIL).
 inline std::shared_ptr<py::object> hold_py(py::object o) {
@@ -117,5 +149,8 @@ inline std::shared_ptr<py::object> hold_py(py::object o) {
 void init_nn_cnn(py::module_& m);
 void init_nn_cnn_functional(py::module_& nn);
 void init_vision_models(py::module_& vision);
+/// The layers and functions of issue 16 (nn_nnlayers.cpp, nn_nnlayers_functional.cpp).
+void init_nn_nnlayers(py::module_& nn);
+void init_nn_nnlayers_functional(py::module_& nn);
 
 }  // namespace ember::python

@@ -171,37 +171,6 @@ void bind_norms(py::module_& m) {
   bind_own_forward<GroupNorm>(gn);
 }
 
-// An IntOrTuple attribute (pooling sizes are kept as given: an int stays an int).
-template <class T, class Cls>
-void size_attr(Cls& cls, const char* name, IntOrTuple T::*field) {
-  cls.def_property(
-      name, [field](const T& self) { return int_or_tuple_to_py(self.*field); },
-      [field](T& self, py::handle v) { self.*field = int_or_tuple(v); });
-}
-
-AdaptiveOutputSize adaptive_size(py::handle o) {
-  if (PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr())) return AdaptiveOutputSize(o.cast<int64_t>());
-  return AdaptiveOutputSize(o.cast<std::vector<std::optional<int64_t>>>());
-}
-
-py::object adaptive_size_to_py(const AdaptiveOutputSize& s) {
-  const std::string r = s.repr();
-  if (r.empty() || r[0] != '(') return py::int_(*s.values()[0]);
-  return py::tuple(py::cast(s.values()));
-}
-
-template <class T, class Cls>
-void adaptive_attr(Cls& cls) {
-  cls.def_property(
-      "output_size", [](const T& self) { return adaptive_size_to_py(self.output_size); },
-      [](T& self, py::handle v) { self.output_size = adaptive_size(v); });
-}
-
-std::optional<IntOrTuple> opt_size(py::handle o) {
-  if (o.is_none()) return std::nullopt;
-  return int_or_tuple(o);
-}
-
 void bind_pools(py::module_& m) {
   Class<MaxPool2d> maxp(m, "MaxPool2d");
   maxp.def(
@@ -327,6 +296,7 @@ void init_nn_cnn(py::module_& m) {
   bind_norms(nn);
   bind_pools(nn);
   bind_misc(nn);
+  init_nn_nnlayers(nn);
   init_nn_cnn_functional(nn);
   py::module_ vision = m.def_submodule("_vision", "ember::models");
   init_vision_models(vision);

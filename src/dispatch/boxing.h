@@ -61,6 +61,10 @@ struct Unboxer<IntArrayRef> {
 template <>
 struct Unboxer<std::vector<int64_t>> : Unboxer<IntArrayRef> {};
 template <>
+struct Unboxer<std::vector<double>> {
+  static std::vector<double> get(const Value& v) { return v.to_double_list(); }
+};
+template <>
 struct Unboxer<ArrayRef<Tensor>> {
   static std::vector<Tensor> get(const Value& v) { return v.to_tensor_list(); }
 };

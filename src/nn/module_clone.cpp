@@ -60,7 +60,7 @@ Registry& registry() {
                  MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, Dropout, Dropout2d,
                  Flatten, LayerNorm, GroupNorm, MSELoss, L1Loss, NLLLoss, CrossEntropyLoss,
                  BCEWithLogitsLoss, Embedding, Sequential, ModuleList, ModuleDict, Upsample,
-                 Conv1d, Conv2d, ConvTranspose2d>(*reg);
+                 Conv1d, Conv2d, ConvTranspose2d, Conv3d, ConvTranspose1d, ConvTranspose3d>(*reg);
     for (std::type_index t : {std::type_index(typeid(Conv1d)), std::type_index(typeid(Conv2d)),
                               std::type_index(typeid(ConvTranspose2d))}) {
       reg->fixups.emplace(t, reset_fold_cache);

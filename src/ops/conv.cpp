@@ -15,6 +15,7 @@
 #include "../backends/cpu/conv_kernels.h"
 #include "conv_fused.h"
 #include "../dispatch/boxing.h"
+#include "ember/ops/nn_ops.h"
 #include "elementwise.h"
 #include "pointwise_helpers.h"
 #include "ember/ops/index_ops.h"
@@ -462,6 +463,28 @@ Tensor conv_transpose2d_op(const Tensor& input, const Tensor& weight, const std:
                                                stride, padding, output_padding, groups, dilation);
 }
 
+// conv3d, conv_transpose1d and conv_transpose3d (issue 16): the same composites in 1-d / 3-d.
+Tensor conv3d_impl(const Tensor& i, const Tensor& w, const std::optional<Tensor>& b,
+                   const IntArrayRef& s, const IntArrayRef& p, const IntArrayRef& d, const int64_t& g) {
+  return conv_nd_impl(3, "conv3d", i, w, b, s, p, d, g);
+}
+Tensor conv3d_padding_impl(const Tensor& i, const Tensor& w, const std::optional<Tensor>& b,
+                           const IntArrayRef& s, const std::string& p, const IntArrayRef& d,
+                           const int64_t& g) {
+  return conv_nd_str_impl(3, "conv3d", i, w, b, s, p, d, g);
+}
+template <int64_t Spatial>
+Tensor conv_transpose_nd_impl(const Tensor& input, const Tensor& weight,
+                              const std::optional<Tensor>& bias, const IntArrayRef& stride,
+                              const IntArrayRef& padding, const IntArrayRef& output_padding,
+                              const int64_t& groups, const IntArrayRef& dilation) {
+  return batchify(input, Spatial, Spatial == 1 ? "conv_transpose1d" : "conv_transpose3d",
+                  [&](const Tensor& x) {
+                    return convolution(x, weight, bias, stride, padding, dilation, true,
+                                       output_padding, groups);
+                  });
+}
+
 }  // namespace
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -503,6 +526,40 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
   return conv_transpose2d_op(input, weight, bias, stride, padding, output_padding, groups, dilation);
 }
 
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return dispatch::call<conv3d_impl>(OpId::conv3d, input, weight, bias, stride, padding, dilation,
+                                     groups);
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  return dispatch::call<conv3d_padding_impl>(OpId::conv3d_padding, input, weight, bias, stride,
+                                             padding, dilation, groups);
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
+                        int64_t groups, IntArrayRef dilation) {
+  return dispatch::call<conv_transpose_nd_impl<1>>(OpId::conv_transpose1d, input, weight, bias,
+                                                   stride, padding, output_padding, groups, dilation);
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
+                        int64_t groups, IntArrayRef dilation) {
+  return dispatch::call<conv_transpose_nd_impl<3>>(OpId::conv_transpose3d_input, input, weight, bias,
+                                                   stride, padding, output_padding, groups, dilation);
+}
+namespace {
+Tensor conv3d_op(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                 IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv3d(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv3d_padding_op(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                         IntArrayRef stride, const std::string& padding, IntArrayRef dilation,
+                         int64_t groups) {
+  return conv3d(input, weight, bias, stride, padding, dilation, groups);
+}
+}  // namespace
+
 EMBER_REGISTER_OP(convolution, &convolution_op);
 EMBER_REGISTER_OP(convolution_backward, &convolution_backward_op);
 EMBER_REGISTER_OP(conv1d, &conv1d_op);
@@ -510,6 +567,10 @@ EMBER_REGISTER_OP(conv1d_padding, &conv1d_padding_op);
 EMBER_REGISTER_OP(conv2d, &conv2d_op);
 EMBER_REGISTER_OP(conv2d_padding, &conv2d_padding_op);
 EMBER_REGISTER_OP(conv_transpose2d_input, &conv_transpose2d_op);
+EMBER_REGISTER_OP(conv3d, &conv3d_op);
+EMBER_REGISTER_OP(conv3d_padding, &conv3d_padding_op);
+EMBER_REGISTER_OP(conv_transpose1d, &conv_transpose1d);
+EMBER_REGISTER_OP(conv_transpose3d_input, &conv_transpose3d);
 
 namespace ops::detail {
 

@@ -8,6 +8,7 @@
 #include "../backends/cpu/pad_kernels.h"
 #include "../dispatch/boxing.h"
 #include "ember/ops/copy.h"
+#include "ember/ops/nn_ops.h"
 #include "ember/ops/pooling.h"
 #include "elementwise.h"
 
@@ -95,9 +96,11 @@ PadPlan pad_plan(const char* op, const Tensor& self, IntArrayRef padding, int sp
   const int64_t pt = spatial == 2 ? padding[2] : 0, pb = spatial == 2 ? padding[3] : 0;
   const int64_t W = self.size(-1), H = spatial == 2 ? self.size(-2) : 1;
   if (reflect) {
+    // PyTorch 1.13 prints the input's sizes for 1-d padding, its rank for 2-d.
+    const std::string input_str = spatial == 1 ? detail::str_cat(self.sizes()) : std::to_string(nd);
     EMBER_CHECK(pl < W && pr < W, "Argument #4: Padding size should be less than the corresponding ",
                 "input dimension, but got: padding (", pl, ", ", pr, ") at dimension ", nd - 1,
-                " of input ", nd);
+                " of input ", input_str);
     EMBER_CHECK(spatial == 1 || (pt < H && pb < H), "Argument #6: Padding size should be less than the ",
                 "corresponding input dimension, but got: padding (", pt, ", ", pb, ") at dimension ",
                 nd - 2, " of input ", nd);
@@ -217,10 +220,7 @@ Tensor pad_impl(const Tensor& self, IntArrayRef pad, const std::string& mode, st
   const bool reflect = mode == "reflect";
   if (n == 2) return reflect ? reflection_pad1d(self, pad) : replication_pad1d(self, pad);
   if (n == 4) return reflect ? reflection_pad2d(self, pad) : replication_pad2d(self, pad);
-  EMBER_CHECK_NOT_IMPLEMENTED(false, "ember: padding mode \"", mode, "\" is implemented for 1-d and ",
-                              "2-d padding only (pad of 2 or 4 elements), got ", n,
-                              " for an input of ", nd, " dimensions");
-  return Tensor();
+  return reflect ? reflection_pad3d(self, pad) : replication_pad3d(self, pad);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Resampling: upsample_nearest2d and upsample_bilinear2d (Primitives with their backward ops, as
-// PyTorch's), and F.interpolate's logic for 4-d inputs. Source coordinates follow PyTorch's
-// nearest_idx / area_pixel_compute_source_index, in float arithmetic for float inputs (double
+// PyTorch's); F.interpolate, over these and more modes, is in nn_sample.cpp. Source
+// coordinates follow PyTorch's nearest_idx / area_pixel_compute_source_index, in float arithmetic for float inputs (double
 // for float64), so the picked pixels and weights are PyTorch's. Kernels:
 // src/backends/cpu/pad_kernels.cpp.
 #include <cmath>
@@ -235,54 +235,6 @@ EMBER_REGISTER_OP(upsample_nearest2d_backward, &upsample_nearest2d_backward);
 EMBER_REGISTER_OP(upsample_bilinear2d, &upsample_bilinear2d);
 EMBER_REGISTER_OP(upsample_bilinear2d_backward, &upsample_bilinear2d_backward);
 
-// F.interpolate (PyTorch 1.13's Python logic) for 4-d input, "nearest" and "bilinear".
-Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size,
-                   std::optional<std::vector<double>> scale_factor, const std::string& mode,
-                   std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor) {
-  EMBER_CHECK_NOT_IMPLEMENTED(mode == "nearest" || mode == "bilinear",
-                              "ember: interpolate supports the modes nearest and bilinear, got ", mode);
-  if (mode == "nearest") {
-    EMBER_CHECK_VALUE(!align_corners, "align_corners option can only be set with the interpolating ",
-                      "modes: linear | bilinear | bicubic | trilinear");
-  }
-  const bool ac = align_corners.value_or(false);
-  EMBER_CHECK_NOT_IMPLEMENTED(input.dim() == 4, "ember: interpolate supports 4-d input only (",
-                              mode, " on ", input.dim(), "-d input)");
-  const int64_t dim = input.dim() - 2;
-  std::vector<int64_t> out_size;
-  std::optional<double> sh, sw;
-  std::vector<int64_t> spatial{input.size(2), input.size(3)};
-  EMBER_CHECK_VALUE(!(size && scale_factor), "only one of size or scale_factor should be defined");
-  if (size) {
-    std::vector<int64_t> s = *size;
-    if (s.size() == 1) s.push_back(s[0]);
-    EMBER_CHECK_VALUE(static_cast<int64_t>(s.size()) == dim, "Input and output must have the same number ",
-                      "of spatial dimensions, but got input with spatial dimensions of ", IntArrayRef(spatial),
-                      " and output size of ", IntArrayRef(*size), ". Please provide input tensor in (N, C, ",
-                      "d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.");
-    EMBER_CHECK_VALUE(!recompute_scale_factor.value_or(false),
-                      "recompute_scale_factor is not meaningful with an explicit size.");
-    out_size = s;
-  } else {
-    EMBER_CHECK_VALUE(scale_factor.has_value(), "either size or scale_factor should be defined");
-    std::vector<double> f = *scale_factor;
-    if (f.size() == 1) f.push_back(f[0]);
-    EMBER_CHECK_VALUE(static_cast<int64_t>(f.size()) == dim, "Input and scale_factor must have the same ",
-                      "number of spatial dimensions, but got input with spatial dimensions of ",
-                      IntArrayRef(spatial), " and scale_factor of shape ", scale_factor->size(),
-                      ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor ",
-                      "in (s1, s2, ...,sK) format.");
-    for (int64_t i = 0; i < dim; ++i) {
-      out_size.push_back(static_cast<int64_t>(std::floor(static_cast<double>(spatial[static_cast<size_t>(i)]) *
-                                                         f[static_cast<size_t>(i)])));
-    }
-    if (!recompute_scale_factor.value_or(false)) {
-      sh = f[0];
-      sw = f[1];
-    }
-  }
-  if (mode == "nearest") return upsample_nearest2d(input, out_size, sh, sw);
-  return upsample_bilinear2d(input, out_size, ac, sh, sw);
-}
+// F.interpolate: src/ops/nn_sample.cpp (every mode).
 
 }  // namespace ember

@@ -181,3 +181,4 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const std::optional<Tensor>& pos_weight = std::nullopt);
 
 }  // namespace ember::nn::functional
+#include "ember/nn/functional_more.h"  // issue 16: the remaining torch.nn.functional

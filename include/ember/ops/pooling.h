@@ -83,9 +83,10 @@ Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef outpu
                                     IntArrayRef input_size, bool align_corners,
                                     std::optional<double> scales_h = std::nullopt,
                                     std::optional<double> scales_w = std::nullopt);
-/// F.interpolate for 4-d input, modes "nearest" and "bilinear": exactly one of size and
-/// scale_factor (one value for both dims, or two). align_corners only with "bilinear" (default
-/// false); recompute_scale_factor as PyTorch's.
+/// F.interpolate (src/ops/nn_sample.cpp) for 3-d, 4-d and 5-d input, modes nearest,
+/// nearest-exact, linear, bilinear, bicubic, trilinear and area: exactly one of size and
+/// scale_factor (one value for every dim, or one each). align_corners only with the
+/// interpolating modes (default false); recompute_scale_factor as PyTorch's.
 Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size,
                    std::optional<std::vector<double>> scale_factor,
                    const std::string& mode = "nearest",

@@ -1,5 +1,8 @@
 // nn::functional::dropout: F.dropout's check, then aten::dropout (src/ops/random.cpp);
 // dropout2d: F.dropout2d's checks and warnings, then feature dropout written with ember ops.
+#include <cmath>
+
+#include "dropout_common.h"
 #include "ember/nn/functional.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/random.h"
@@ -41,20 +44,36 @@ Tensor dropout2d(const Tensor& input, double p, bool training, bool inplace) {
          "dim. This behavior will change in a future release to interpret the input as one "
          "without a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
          "dropout behavior, please switch to using dropout1d instead.");
+  return detail::dropout_impl(input, p, training, inplace, /*feature=*/true, /*alpha=*/false);
+}
+
+// PyTorch's _dropout_impl<feature_dropout, alpha_dropout, inplace>.
+Tensor detail::dropout_impl(const Tensor& input, double p, bool training, bool inplace, bool feature,
+                            bool alpha) {
   if (p == 0.0 || !training || input.numel() == 0) return input;
-  EMBER_CHECK(dim >= 2, "Feature dropout requires at least 2 dimensions in the input");
+  EMBER_CHECK(!feature || input.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
   Tensor self = input;
   if (p == 1.0) {
     Tensor zero = zeros({}, TensorOptions(input.dtype()).device(input.device()));
     return inplace ? self.mul_(zero) : input * zero;
   }
-  std::vector<int64_t> noise_sizes(static_cast<size_t>(dim), 1);
-  noise_sizes[0] = input.size(0);
-  noise_sizes[1] = input.size(1);
+  std::vector<int64_t> noise_sizes = input.sizes().vec();
+  if (feature) {
+    for (size_t d = 2; d < noise_sizes.size(); ++d) noise_sizes[d] = 1;
+  }
   Tensor noise = empty(noise_sizes, TensorOptions(input.dtype()).device(input.device()));
   noise.bernoulli_(1.0 - p);
-  noise.div_(1.0 - p);
-  return inplace ? self.mul_(noise) : input * noise;
+  if (!alpha) {
+    noise.div_(1.0 - p);
+    return inplace ? self.mul_(noise) : input * noise;
+  }
+  // SELU's fixed point: the dropped units take -alpha * scale, then an affine map keeps the
+  // mean and variance (alpha = 1.7580993408473766 = SELU's alpha * scale).
+  constexpr double kAlpha = 1.7580993408473766;
+  const double a = 1.0 / std::sqrt((kAlpha * kAlpha * p + 1) * (1 - p));
+  const Tensor b = (noise - 1) * (kAlpha * a) + kAlpha * a * p;
+  noise.mul_(wrapped_scalar_tensor(a));
+  return inplace ? self.mul_(noise).add_(b) : input * noise + b;
 }
 
 }  // namespace ember::nn::functional

@@ -1,6 +1,7 @@
-// aten::layer_norm (a Composite row of ops.def) and its nn::functional form.
+// aten::layer_norm, aten::native_layer_norm and native_layer_norm_backward (Composite rows of
+// ops.def) and layer_norm's nn::functional form.
 //
-// PyTorch calls native_layer_norm, a fused kernel with its own backward; here the statistics
+// PyTorch's native_layer_norm is a fused kernel with its own backward; here the statistics
 // are the mean and the biased variance over the normalised dims, so autograd (and double
 // backward) come from mean, var and rsqrt. 16-bit inputs are normalised in float32 and rounded
 // once at the end, as PyTorch's kernel computes them in float (PyTorch 1.13 has no float16
@@ -8,6 +9,7 @@
 #include "../../dispatch/boxing.h"
 #include "ember/nn/functional.h"
 #include "ember/ops/copy.h"
+#include "ember/ops/nn_ops.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -47,24 +49,60 @@ void check_layer_norm_inputs(const Tensor& input, IntArrayRef normalized_shape,
   }
 }
 
-Tensor layer_norm_impl(const Tensor& input, IntArrayRef normalized_shape,
-                       const std::optional<Tensor>& weight_opt,
-                       const std::optional<Tensor>& bias_opt, double eps, bool /*cudnn_enable*/) {
-  const Tensor weight = weight_opt.value_or(Tensor()), bias = bias_opt.value_or(Tensor());
-  check_layer_norm_inputs(input, normalized_shape, weight, bias);
-  const bool reduced = input.dtype() == kFloat16 || input.dtype() == kBFloat16;
-  const auto up = [&](const Tensor& t) { return reduced ? t.to(kFloat32) : t; };
+std::vector<int64_t> normalized_dims(const Tensor& input, IntArrayRef normalized_shape) {
   std::vector<int64_t> dims;
   for (int64_t d = input.dim() - static_cast<int64_t>(normalized_shape.size()); d < input.dim(); ++d) {
     dims.push_back(d);
   }
+  return dims;
+}
+
+// PyTorch's native_layer_norm: (out, mean, rstd), the statistics kept with the normalised dims
+// as size 1 (Note at the top: computed with mean / var, in float32 for 16-bit inputs).
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_impl(const Tensor& input,
+                                                          IntArrayRef normalized_shape,
+                                                          const std::optional<Tensor>& weight_opt,
+                                                          const std::optional<Tensor>& bias_opt,
+                                                          double eps) {
+  const Tensor weight = weight_opt.value_or(Tensor()), bias = bias_opt.value_or(Tensor());
+  check_layer_norm_inputs(input, normalized_shape, weight, bias);
+  const bool reduced = input.dtype() == kFloat16 || input.dtype() == kBFloat16;
+  const auto up = [&](const Tensor& t) { return reduced ? t.to(kFloat32) : t; };
   const Tensor x = up(input);
+  const std::vector<int64_t> dims = normalized_dims(input, normalized_shape);
   const Tensor mean = x.mean(dims, /*keepdim=*/true);
-  const Tensor var = x.var(dims, /*correction=*/0, /*keepdim=*/true);
-  Tensor out = (x - mean) * (var + eps).rsqrt();
+  const Tensor rstd = (x.var(dims, /*correction=*/0, /*keepdim=*/true) + eps).rsqrt();
+  Tensor out = (x - mean) * rstd;
   if (weight.defined()) out = out * up(weight);
   if (bias.defined()) out = out + up(bias);
-  return reduced ? out.to(input.dtype()) : out;
+  // The statistics are not differentiable outputs (PyTorch's have no grad_fn).
+  return {reduced ? out.to(input.dtype()) : out, mean.detach(), rstd.detach()};
+}
+
+Tensor layer_norm_impl(const Tensor& input, IntArrayRef normalized_shape,
+                       const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                       double eps, bool /*cudnn_enable*/) {
+  return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+// PyTorch's layer-norm gradient (layer_norm_backward_cpu) from the saved statistics.
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_impl(
+    const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean,
+    const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    IntArrayRef output_mask) {
+  EMBER_CHECK(output_mask.size() == 3, "native_layer_norm_backward: output_mask must have 3 entries");
+  const std::vector<int64_t> dims = normalized_dims(input, normalized_shape);
+  std::vector<int64_t> outer;
+  for (int64_t d = 0; d < input.dim() - static_cast<int64_t>(normalized_shape.size()); ++d) outer.push_back(d);
+  const Tensor xhat = (input - mean) * rstd;
+  Tensor gi, gw, gb;
+  if (output_mask[0]) {
+    const Tensor gx = weight && weight->defined() ? grad_out * *weight : grad_out;
+    gi = rstd * (gx - gx.mean(dims, true) - xhat * (gx * xhat).mean(dims, true));
+  }
+  if (output_mask[1] && weight && weight->defined()) gw = (grad_out * xhat).sum(outer);
+  if (output_mask[2] && bias && bias->defined()) gb = grad_out.sum(outer);
+  return {gi, gw, gb};
 }
 
 }  // namespace
@@ -76,7 +114,37 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape,
                                          eps, cudnn_enable);
 }
 
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
+                                                     IntArrayRef normalized_shape,
+                                                     const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, double eps) {
+  return dispatch::call<native_layer_norm_impl>(OpId::native_layer_norm, input, normalized_shape,
+                                                weight, bias, eps);
+}
+
+namespace {
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_op(
+    const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean,
+    const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    IntArrayRef output_mask) {
+  return dispatch::call<native_layer_norm_backward_impl>(OpId::native_layer_norm_backward,
+                                                         grad_out, input, normalized_shape, mean,
+                                                         rstd, weight, bias, output_mask);
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
+    const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean,
+    const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    std::array<bool, 3> output_mask) {
+  const std::vector<int64_t> mask{output_mask[0], output_mask[1], output_mask[2]};
+  return native_layer_norm_backward_op(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                                       mask);
+}
+
 EMBER_REGISTER_OP(layer_norm, &layer_norm);
+EMBER_REGISTER_OP(native_layer_norm, &native_layer_norm);
+EMBER_REGISTER_OP(native_layer_norm_backward, &native_layer_norm_backward_op);
 
 namespace nn::functional {
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ember/nn/functional.h"
+#include "ember/ops/nn_ops.h"
 #include "ember/nn/init.h"
 #include "ember/ops/factory.h"
 #include "module_util.h"
@@ -185,9 +186,9 @@ Value Conv2d::forward(const std::vector<Value>& inputs) {
 namespace {
 
 // _ConvTransposeNd refuses other padding modes before _ConvNd looks at anything.
-std::string zeros_only(std::string padding_mode) {
-  EMBER_CHECK_VALUE(padding_mode == "zeros",
-                    "Only \"zeros\" padding mode is supported for ConvTranspose2d");
+std::string zeros_only(std::string padding_mode, const char* type_name) {
+  EMBER_CHECK_VALUE(padding_mode == "zeros", "Only \"zeros\" padding mode is supported for ",
+                    type_name);
   return padding_mode;
 }
 
@@ -205,18 +206,18 @@ ConvTranspose2d::ConvTranspose2d(int64_t in, int64_t out, const IntOrTuple& kern
                                  const IntOrTuple& dilation, std::string padding_mode,
                                  TensorOptions options)
     : ConvNd("ConvTranspose2d", 2, in, out, kernel_size, stride, padding.expand(2), dilation,
-             true, output_padding, groups, bias, zeros_only(std::move(padding_mode)), options) {}
+             true, output_padding, groups, bias, zeros_only(std::move(padding_mode), "ConvTranspose2d"), options) {}
 
 // PyTorch's _ConvTransposeNd._output_padding: the output sizes reachable from this input are
 // [min, min + stride - 1] per dim; output_padding selects one of them.
-std::vector<int64_t> ConvTranspose2d::output_padding_for(const Tensor& input,
-                                                         std::vector<int64_t> output_size) const {
-  const size_t spatial = 2;
+std::vector<int64_t> ConvNd::transposed_output_padding(const Tensor& input,
+                                                       std::vector<int64_t> output_size) const {
+  const size_t spatial = kernel_size.size();
   const bool has_batch_dim = input.dim() == static_cast<int64_t>(spatial) + 2;
   const size_t non_spatial = has_batch_dim ? 2 : 1;
   if (output_size.size() == non_spatial + spatial)
     output_size.erase(output_size.begin(), output_size.begin() + static_cast<int64_t>(non_spatial));
-  EMBER_CHECK_VALUE(output_size.size() == spatial, "ConvTranspose2D: for ", input.dim(),
+  EMBER_CHECK_VALUE(output_size.size() == spatial, "ConvTranspose", spatial, "D: for ", input.dim(),
                     "D input, output_size must have ", spatial, " or ", non_spatial + spatial,
                     " elements (got ", output_size.size(), ")");
   std::vector<int64_t> min_sizes, max_sizes;
@@ -244,12 +245,67 @@ std::vector<int64_t> ConvTranspose2d::output_padding_for(const Tensor& input,
 Tensor ConvTranspose2d::forward(const Tensor& input,
                                 const std::optional<std::vector<int64_t>>& output_size) {
   const std::vector<int64_t> out_pad =
-      output_size ? output_padding_for(input, *output_size) : output_padding;
+      output_size ? transposed_output_padding(input, *output_size) : output_padding;
   return F::conv_transpose2d(input, weight(), detail::optional_tensor(bias()), stride, padding,
                              out_pad, groups, dilation);
 }
 
 Value ConvTranspose2d::forward(const std::vector<Value>& inputs) {
+  EMBER_CHECK_TYPE(inputs.size() <= 2, type_name(),
+                   ".forward() takes from 2 to 3 positional arguments but ", inputs.size() + 1,
+                   " were given");
+  if (inputs.size() < 2) {
+    detail::check_forward_inputs(type_name(), inputs, {"input"});
+    return forward(inputs[0].to_tensor());
+  }
+  std::optional<std::vector<int64_t>> output_size;
+  if (!inputs[1].is_none()) output_size = inputs[1].to_int_list();
+  return forward(inputs[0].to_tensor(), output_size);
+}
+
+// ---- Conv3d, ConvTranspose1d / 3d (issue 16) ----
+
+Conv3d::Conv3d(int64_t in, int64_t out, const IntOrTuple& kernel_size, const IntOrTuple& stride,
+               const ConvPadding& padding, const IntOrTuple& dilation, int64_t groups, bool bias,
+               std::string padding_mode, TensorOptions options)
+    : ConvNd("Conv3d", 3, in, out, kernel_size, stride, padding, dilation, false, 0, groups, bias,
+             std::move(padding_mode), options) {}
+
+Tensor Conv3d::forward(const Tensor& input) {
+  const std::optional<Tensor> b = detail::optional_tensor(bias());
+  if (padding_mode != "zeros") {
+    return F::conv3d(pad_input(input), weight(), b, stride, std::vector<int64_t>{0, 0, 0}, dilation,
+                     groups);
+  }
+  if (!padding_string.empty()) return ember::conv3d(input, weight(), b, stride, padding_string, dilation, groups);
+  return F::conv3d(input, weight(), b, stride, padding, dilation, groups);
+}
+
+Value Conv3d::forward(const std::vector<Value>& inputs) {
+  detail::check_forward_inputs(type_name(), inputs, {"input"});
+  return forward(inputs[0].to_tensor());
+}
+
+ConvTransposeNd::ConvTransposeNd(std::string type_name, size_t spatial, int64_t in, int64_t out,
+                                 const IntOrTuple& kernel_size, const IntOrTuple& stride,
+                                 const IntOrTuple& padding, const IntOrTuple& output_padding,
+                                 int64_t groups, bool bias, const IntOrTuple& dilation,
+                                 std::string padding_mode, TensorOptions options)
+    : ConvNd(type_name, spatial, in, out, kernel_size, stride, padding.expand(spatial), dilation,
+             true, output_padding, groups, bias, zeros_only(std::move(padding_mode), type_name.c_str()),
+             options) {}
+
+Tensor ConvTransposeNd::forward(const Tensor& input,
+                                const std::optional<std::vector<int64_t>>& output_size) {
+  const std::vector<int64_t> out_pad =
+      output_size ? transposed_output_padding(input, *output_size) : output_padding;
+  const std::optional<Tensor> b = detail::optional_tensor(bias());
+  if (kernel_size.size() == 1)
+    return F::conv_transpose1d(input, weight(), b, stride, padding, out_pad, groups, dilation);
+  return F::conv_transpose3d(input, weight(), b, stride, padding, out_pad, groups, dilation);
+}
+
+Value ConvTransposeNd::forward(const std::vector<Value>& inputs) {
   EMBER_CHECK_TYPE(inputs.size() <= 2, type_name(),
                    ".forward() takes from 2 to 3 positional arguments but ", inputs.size() + 1,
                    " were given");

@@ -76,8 +76,8 @@ std::string AvgPool2d::extra_repr() const {
 
 // ---- adaptive pools ----
 
-std::vector<int64_t> AdaptiveOutputSize::resolve(const Tensor& input) const {
-  if (is_int_) return {*values_[0], *values_[0]};
+std::vector<int64_t> AdaptiveOutputSize::resolve(const Tensor& input, size_t spatial) const {
+  if (is_int_) return std::vector<int64_t>(spatial, *values_[0]);
   const size_t n = values_.size();
   // torch's _list_with_default: None takes the size of the matching trailing input dim.
   EMBER_CHECK_VALUE(static_cast<size_t>(input.dim()) > n, "Input dimension should be at least ",

@@ -16,6 +16,15 @@ Upsample::Upsample(std::optional<IntOrTuple> size_, std::optional<std::vector<do
       align_corners(align_corners_),
       recompute_scale_factor(recompute_scale_factor_) {}
 
+Upsample::Upsample(std::string type_name, std::optional<IntOrTuple> size_,
+                   std::optional<std::vector<double>> scale_factor_, std::string mode_,
+                   std::optional<bool> align_corners_)
+    : Module(std::move(type_name)),
+      size(std::move(size_)),
+      scale_factor(std::move(scale_factor_)),
+      mode(std::move(mode_)),
+      align_corners(align_corners_) {}
+
 Tensor Upsample::forward(const Tensor& input) {
   std::optional<std::vector<int64_t>> sizes;
   if (size) sizes = size->values();

@@ -33,6 +33,13 @@ UNSUPPORTED = [
 
 # Where torch 1.13 itself misbehaves on the stub's signature: (kind, name, form) -> reason.
 TORCH_QUIRKS = {
+    **{("function", n, "required"):
+       "torch 1.13's binding reads the stub's legacy size_average / reduce as the int reduction "
+       "(none); ember's default is the schema's mean"
+       for n in ("kl_div", "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+                 "triplet_margin_loss")},
+    **{("function", n, "out"): "ember's " + n + " is a Composite row of ops.def with no out= overload"
+       for n in ("hardshrink", "threshold")},
     ("function", "binary_cross_entropy_with_logits", "required"):
         "torch 1.13's binding reads the default reduction as 0 (none); ember's is the schema's mean",
     ("function", "native_batch_norm", "out"):
@@ -213,6 +220,16 @@ OPS = {
                                  "padding_idx": -1, "scale_grad_by_freq": False},
     "_reshape_alias": {"size": [4, 3], "stride": [3, 1]},
 }
+
+# The nn ops of issue 16 (tests/python/core/ops_table_nn.py has their value tests).
+OPS.update({
+    "cosine_embedding_loss": {"input1": T(3, 4), "input2": T(3, 4), "target": T(3, kind="ones"), "margin": 0.1},
+    "hinge_embedding_loss": {"margin": 1.0},
+    "margin_ranking_loss": {"input1": T(4), "input2": T(4), "target": T(4, kind="ones"), "margin": 0.1},
+    "triplet_margin_loss": {"anchor": T(3, 4), "positive": T(3, 4), "negative": T(3, 4), "margin": 1.0,
+                            "eps": 1e-6, "p": 2.0},
+    "native_layer_norm": {"normalized_shape": [4], "weight": T(4), "bias": T(4), "eps": 1e-5},
+})
 
 # Ops whose values are random (or uninitialized): only dtypes, shapes and structure compare.
 RANDOM = {"empty", "empty_like", "empty_strided", "new_empty_strided", "rand", "randn", "randint", "bernoulli",

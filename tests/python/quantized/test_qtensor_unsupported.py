@@ -90,6 +90,14 @@ KNOWN = {
     "aten::conv1d": "float convolution: PyTorch names its internal conv kernels",
     "aten::conv_transpose2d.input": "float convolution: PyTorch names its internal conv kernels",
     "aten::convolution": "float convolution: PyTorch names its internal conv kernels",
+    # The nn ops of issue 16: PyTorch's message names its .out kernel or a promotion step; ember's
+    # composites fail in another primitive (both refuse quantized inputs).
+    **{f"aten::{n}": "issue 16 nn op: ember refuses the quantized input in another step than PyTorch"
+       for n in ("adaptive_max_pool3d", "affine_grid_generator", "binary_cross_entropy", "cdist", "celu",
+                 "conv3d", "conv_transpose1d", "conv_transpose3d.input", "elu", "elu_backward", "glu",
+                 "hardshrink", "huber_loss", "leaky_relu_backward", "log_sigmoid", "mish",
+                 "native_layer_norm", "native_layer_norm_backward", "prelu", "reflection_pad3d",
+                 "replication_pad3d", "rrelu", "selu", "soft_margin_loss", "softplus", "softshrink")},
 }
 
 

@@ -1,4 +1,4 @@
-// torch.nn.Conv1d, Conv2d and ConvTranspose2d: PyTorch 1.13's parameters (weight
+// torch.nn.Conv1d, Conv2d, Conv3d and ConvTranspose1d / 2d / 3d: PyTorch 1.13's parameters (weight
 // [out, in / groups, *k], transposed [in, out / groups, *k]; bias [out] or None), initialisation
 // (kaiming_uniform_(a = sqrt(5)), bias U(±1/sqrt(fan_in))), padding modes and repr.
 //
@@ -81,6 +81,10 @@ class ConvNd : public Module {
          int64_t groups, bool bias, std::string padding_mode, TensorOptions options);
   /// The input padded by F.pad for a padding_mode other than "zeros" (padding + conv).
   Tensor pad_input(const Tensor& input) const;
+  /// PyTorch's _ConvTransposeNd._output_padding: the output_padding that reaches output_size
+  /// (the spatial sizes, or with the batch and channel dims); ValueError out of range.
+  std::vector<int64_t> transposed_output_padding(const Tensor& input,
+                                                 std::vector<int64_t> output_size) const;
   /// F.pad's form of the padding: (left, right) pairs, last dim first (PyTorch's
   /// _reversed_padding_repeated_twice; "same" puts the odd extra on the right).
   std::vector<int64_t> reversed_padding_repeated_twice;
@@ -132,9 +136,54 @@ class ConvTranspose2d : public ConvNd {
   /// input, and optionally output_size (an int list or None).
   Value forward(const std::vector<Value>& inputs) override;
 
- private:
-  std::vector<int64_t> output_padding_for(const Tensor& input,
-                                          std::vector<int64_t> output_size) const;
+};
+
+class Conv3d : public ConvNd {
+ public:
+  Conv3d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+         const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
+         const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
+         std::string padding_mode = "zeros", TensorOptions options = {});
+  Tensor forward(const Tensor& input);
+  Value forward(const std::vector<Value>& inputs) override;
+};
+
+/// ConvTranspose1d and ConvTranspose3d: ConvTranspose2d in 1 and 3 spatial dims.
+class ConvTransposeNd : public ConvNd {
+ public:
+  Tensor forward(const Tensor& input,
+                 const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  Value forward(const std::vector<Value>& inputs) override;
+
+ protected:
+  ConvTransposeNd(std::string type_name, size_t spatial, int64_t in_channels, int64_t out_channels,
+                  const IntOrTuple& kernel_size, const IntOrTuple& stride, const IntOrTuple& padding,
+                  const IntOrTuple& output_padding, int64_t groups, bool bias,
+                  const IntOrTuple& dilation, std::string padding_mode, TensorOptions options);
+};
+
+class ConvTranspose1d : public ConvTransposeNd {
+ public:
+  ConvTranspose1d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+                  const IntOrTuple& stride = 1, const IntOrTuple& padding = 0,
+                  const IntOrTuple& output_padding = 0, int64_t groups = 1, bool bias = true,
+                  const IntOrTuple& dilation = 1, std::string padding_mode = "zeros",
+                  TensorOptions options = {})
+      : ConvTransposeNd("ConvTranspose1d", 1, in_channels, out_channels, kernel_size, stride,
+                        padding, output_padding, groups, bias, dilation, std::move(padding_mode),
+                        options) {}
+};
+
+class ConvTranspose3d : public ConvTransposeNd {
+ public:
+  ConvTranspose3d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+                  const IntOrTuple& stride = 1, const IntOrTuple& padding = 0,
+                  const IntOrTuple& output_padding = 0, int64_t groups = 1, bool bias = true,
+                  const IntOrTuple& dilation = 1, std::string padding_mode = "zeros",
+                  TensorOptions options = {})
+      : ConvTransposeNd("ConvTranspose3d", 3, in_channels, out_channels, kernel_size, stride,
+                        padding, output_padding, groups, bias, dilation, std::move(padding_mode),
+                        options) {}
 };
 
 }  // namespace ember::nn

@@ -67,7 +67,7 @@ class AdaptiveOutputSize {
   AdaptiveOutputSize(const std::vector<int64_t>& v) : values_(v.begin(), v.end()) {}  // NOLINT
   /// (H, W) for `input`: an int repeated, None replaced by the input's size (torch's
   /// _list_with_default).
-  std::vector<int64_t> resolve(const Tensor& input) const;
+  std::vector<int64_t> resolve(const Tensor& input, size_t spatial = 2) const;
   /// "7", "(1, 1)", "(None, 3)".
   std::string repr() const;
   const std::vector<std::optional<int64_t>>& values() const { return values_; }

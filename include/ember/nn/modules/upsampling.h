@@ -32,6 +32,12 @@ class Upsample : public Module {
   std::string mode;
   std::optional<bool> align_corners;
   std::optional<bool> recompute_scale_factor;
+
+ protected:
+  /// UpsamplingNearest2d / UpsamplingBilinear2d (layers_more.h) under their own names.
+  Upsample(std::string type_name, std::optional<IntOrTuple> size,
+           std::optional<std::vector<double>> scale_factor, std::string mode,
+           std::optional<bool> align_corners);
 };
 
 }  // namespace ember::nn
