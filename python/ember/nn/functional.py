@@ -211,3 +211,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+from ._functional_seq import *  # noqa: E402,F401,F403  (issue 16: attention, RNN, embedding_bag)
