@@ -45,7 +45,8 @@ Bags make_bags(const std::vector<int64_t>& offsets, int64_t num_indices, bool in
   Bags b;
   const int64_t n = static_cast<int64_t>(offsets.size());
   b.num_bags = include_last_offset ? std::max<int64_t>(n - 1, 0) : n;
-  b.offset2bag.assign(num_indices, 0);
+  // Indices after the last bag (include_last_offset) belong to none: -1, skipped everywhere.
+  b.offset2bag.assign(num_indices, -1);
   for (int64_t i = 0; i < b.num_bags; ++i) {
     const int64_t s = std::clamp<int64_t>(offsets[i], 0, num_indices);
     const int64_t e = i + 1 < n ? std::clamp<int64_t>(offsets[i + 1], s, num_indices) : num_indices;
@@ -136,7 +137,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_impl(
   const std::vector<int64_t> offs = int_values(offsets);
   if (!offs.empty()) {
     EMBER_CHECK(offs[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the "
-                "mini-batch has to start from position 0. However, got ", offs[0]);
+                "mini-batch has to start from position 0. However, got ", offs[0],
+                // PyTorch prints offsets[0] as a 0-d C++ tensor.
+                offsets.dtype() == kInt32 ? "\n[ ember.IntTensor{} ]" : "\n[ ember.LongTensor{} ]");
     EMBER_CHECK(offs.back() <= indices.size(0), "offsets[-1] can not be greater than input's "
                 "length ", indices.size(0), " but got offsets[-1] of ", offs.back());
   }
@@ -200,6 +203,7 @@ Tensor dense_backward_impl(const Tensor& grad, const Tensor& indices, const Tens
       const int64_t r = idx[k];
       if (r == padding_idx) continue;
       const int64_t b = o2b[k];
+      if (b < 0) continue;
       T s = ps ? ps[k] : T(1);
       if (mode == kMean && sizes[b] > 0) s /= static_cast<T>(sizes[b]);
       if (scale_grad_by_freq) s /= static_cast<T>(freq[r]);
@@ -226,7 +230,7 @@ Tensor psw_backward_impl(const Tensor& grad, const Tensor& weight, const Tensor&
     const T *pg = g.data_ptr<T>(), *pw = w.data_ptr<T>();
     T* po = out.data_ptr<T>();
     for (size_t k = 0; k < idx.size(); ++k) {
-      if (idx[k] == padding_idx) continue;
+      if (idx[k] == padding_idx || o2b[k] < 0) continue;
       T acc = 0;
       for (int64_t d = 0; d < dim; ++d) acc += pg[o2b[k] * dim + d] * pw[idx[k] * dim + d];
       po[k] = acc;

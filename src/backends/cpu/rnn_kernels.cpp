@@ -1,10 +1,17 @@
 // Fused LSTM / GRU gates: one loop over [B, H] per step instead of a dozen elementwise ops (the
-// gemms that make the gates run before, in matmul). Computed in the tensors' own type.
+// gemms that make the gates run before, in matmul). The *_ref kernels compute in the tensors'
+// own type with std::exp / std::tanh; float32 takes the fast kernels below them, which run the
+// sigmoids over whole rows with vec_math's vectorized sigmoid and tanh as 2 sigmoid(2x) - 1
+// (libm's scalar tanh costs about 70 ns here). tests/cpp/nn/test_seq_layers.cpp checks fast
+// against ref.
 #include "rnn_kernels.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "ember/parallel.h"
+#include "vec_math.h"
 
 namespace ember::cpu {
 
@@ -31,7 +38,7 @@ int64_t grain(int64_t H) { return std::max<int64_t>(1, 16384 / std::max<int64_t>
 
 }  // namespace
 
-void lstm_cell_kernel(Tensor& hy, Tensor& cy, Tensor& workspace, const Tensor& ig,
+void lstm_cell_kernel_ref(Tensor& hy, Tensor& cy, Tensor& workspace, const Tensor& ig,
                       const Tensor& hg, const Tensor& cx, const Tensor& ib, const Tensor& hb) {
   const int64_t B = cx.size(0), H = cx.size(1);
   by_dtype(cx, [&](auto tag) {
@@ -64,7 +71,7 @@ void lstm_cell_kernel(Tensor& hy, Tensor& cy, Tensor& workspace, const Tensor& i
   });
 }
 
-void lstm_cell_backward_kernel(Tensor& grad_gates, Tensor& grad_cx, const Tensor& grad_hy,
+void lstm_cell_backward_kernel_ref(Tensor& grad_gates, Tensor& grad_cx, const Tensor& grad_hy,
                                const Tensor& grad_cy, const Tensor& cx, const Tensor& cy,
                                const Tensor& workspace) {
   const int64_t B = cx.size(0), H = cx.size(1);
@@ -94,7 +101,7 @@ void lstm_cell_backward_kernel(Tensor& grad_gates, Tensor& grad_cx, const Tensor
   });
 }
 
-void gru_cell_kernel(Tensor& hy, Tensor& workspace, const Tensor& ig, const Tensor& hg,
+void gru_cell_kernel_ref(Tensor& hy, Tensor& workspace, const Tensor& ig, const Tensor& hg,
                      const Tensor& hx, const Tensor& ib, const Tensor& hb) {
   const int64_t B = hx.size(0), H = hx.size(1);
   by_dtype(hx, [&](auto tag) {
@@ -123,7 +130,7 @@ void gru_cell_kernel(Tensor& hy, Tensor& workspace, const Tensor& ig, const Tens
   });
 }
 
-void gru_cell_backward_kernel(Tensor& grad_ig, Tensor& grad_hg, Tensor& grad_hx,
+void gru_cell_backward_kernel_ref(Tensor& grad_ig, Tensor& grad_hg, Tensor& grad_hx,
                               const Tensor& grad_hy, const Tensor& workspace) {
   const int64_t B = grad_hy.size(0), H = grad_hy.size(1);
   by_dtype(grad_hy, [&](auto tag) {
@@ -148,6 +155,126 @@ void gru_cell_backward_kernel(Tensor& grad_ig, Tensor& grad_hg, Tensor& grad_hx,
       }
     });
   });
+}
+
+// ---- float32 fast kernels ----
+
+namespace {
+
+// tanh(x) = 2 sigmoid(2x) - 1 over n floats, in place.
+void tanh_fast_inplace(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= 2.0f;
+  sigmoid_fast_array(x, x, n);
+  for (int64_t i = 0; i < n; ++i) x[i] = 2.0f * x[i] - 1.0f;
+}
+
+bool fast_float(const Tensor& t) { return t.dtype() == kFloat32; }
+
+}  // namespace
+
+void lstm_cell_kernel(Tensor& hy, Tensor& cy, Tensor& workspace, const Tensor& ig,
+                      const Tensor& hg, const Tensor& cx, const Tensor& ib, const Tensor& hb) {
+  if (!fast_float(cx)) return lstm_cell_kernel_ref(hy, cy, workspace, ig, hg, cx, ib, hb);
+  const int64_t B = cx.size(0), H = cx.size(1);
+  const float *pi = ig.data_ptr<float>(), *ph = hg.data_ptr<float>(), *pc = cx.data_ptr<float>();
+  const float *bi = ptr_or_null<float>(ib), *bh = ptr_or_null<float>(hb);
+  float *phy = hy.data_ptr<float>(), *pcy = cy.data_ptr<float>(), *pw = workspace.data_ptr<float>();
+  parallel_for(0, B, grain(H), [&](int64_t b0, int64_t b1) {
+    std::vector<float> tc(static_cast<size_t>(H));
+    for (int64_t b = b0; b < b1; ++b) {
+      float* w = pw + b * 4 * H;
+      const float* gi = pi + b * 4 * H;
+      const float* gh = ph + b * 4 * H;
+      for (int64_t k = 0; k < 4 * H; ++k) {
+        float v = gi[k] + gh[k];
+        if (bi) v += bi[k];
+        if (bh) v += bh[k];
+        w[k] = v;
+      }
+      for (int64_t j = 2 * H; j < 3 * H; ++j) w[j] *= 2.0f;  // g's tanh, as a sigmoid
+      sigmoid_fast_array(w, w, 4 * H);
+      for (int64_t j = 2 * H; j < 3 * H; ++j) w[j] = 2.0f * w[j] - 1.0f;
+      const float* c0 = pc + b * H;
+      float* c1 = pcy + b * H;
+      for (int64_t j = 0; j < H; ++j) {
+        c1[j] = w[H + j] * c0[j] + w[j] * w[2 * H + j];
+        tc[j] = c1[j];
+      }
+      tanh_fast_inplace(tc.data(), H);
+      float* h1 = phy + b * H;
+      for (int64_t j = 0; j < H; ++j) h1[j] = w[3 * H + j] * tc[j];
+    }
+  });
+}
+
+void lstm_cell_backward_kernel(Tensor& grad_gates, Tensor& grad_cx, const Tensor& grad_hy,
+                               const Tensor& grad_cy, const Tensor& cx, const Tensor& cy,
+                               const Tensor& workspace) {
+  if (!fast_float(cx)) {
+    return lstm_cell_backward_kernel_ref(grad_gates, grad_cx, grad_hy, grad_cy, cx, cy, workspace);
+  }
+  const int64_t B = cx.size(0), H = cx.size(1);
+  const float *ghy = ptr_or_null<float>(grad_hy), *gcy = ptr_or_null<float>(grad_cy);
+  const float *pc = cx.data_ptr<float>(), *pcy = cy.data_ptr<float>(), *pw = workspace.data_ptr<float>();
+  float *pg = grad_gates.data_ptr<float>(), *pgcx = grad_cx.data_ptr<float>();
+  parallel_for(0, B, grain(H), [&](int64_t b0, int64_t b1) {
+    std::vector<float> tc(static_cast<size_t>(H));
+    for (int64_t b = b0; b < b1; ++b) {
+      std::copy(pcy + b * H, pcy + (b + 1) * H, tc.begin());
+      tanh_fast_inplace(tc.data(), H);
+      const float* w = pw + b * 4 * H;
+      float* g = pg + b * 4 * H;
+      for (int64_t j = 0; j < H; ++j) {
+        const int64_t e = b * H + j;
+        const float i = w[j], f = w[H + j], gg = w[2 * H + j], o = w[3 * H + j];
+        const float t = tc[j];
+        const float dh = ghy ? ghy[e] : 0.0f;
+        const float dc = (gcy ? gcy[e] : 0.0f) + dh * o * (1.0f - t * t);
+        g[j] = dc * gg * i * (1.0f - i);
+        g[H + j] = dc * pc[e] * f * (1.0f - f);
+        g[2 * H + j] = dc * i * (1.0f - gg * gg);
+        g[3 * H + j] = dh * t * o * (1.0f - o);
+        pgcx[e] = dc * f;
+      }
+    }
+  });
+}
+
+void gru_cell_kernel(Tensor& hy, Tensor& workspace, const Tensor& ig, const Tensor& hg,
+                     const Tensor& hx, const Tensor& ib, const Tensor& hb) {
+  if (!fast_float(hx)) return gru_cell_kernel_ref(hy, workspace, ig, hg, hx, ib, hb);
+  const int64_t B = hx.size(0), H = hx.size(1);
+  const float *pi = ig.data_ptr<float>(), *ph = hg.data_ptr<float>(), *px = hx.data_ptr<float>();
+  const float *bi = ptr_or_null<float>(ib), *bh = ptr_or_null<float>(hb);
+  float *phy = hy.data_ptr<float>(), *pw = workspace.data_ptr<float>();
+  parallel_for(0, B, grain(H), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const float* gi = pi + b * 3 * H;
+      const float* gh = ph + b * 3 * H;
+      float* w = pw + b * 5 * H;  // r, z, n, hx, hn
+      for (int64_t k = 0; k < 2 * H; ++k) {
+        w[k] = gi[k] + gh[k] + (bi ? bi[k] : 0.0f) + (bh ? bh[k] : 0.0f);
+      }
+      sigmoid_fast_array(w, w, 2 * H);
+      for (int64_t j = 0; j < H; ++j) {
+        const float hn = gh[2 * H + j] + (bh ? bh[2 * H + j] : 0.0f);
+        w[4 * H + j] = hn;
+        w[2 * H + j] = gi[2 * H + j] + (bi ? bi[2 * H + j] : 0.0f) + w[j] * hn;
+        w[3 * H + j] = px[b * H + j];
+      }
+      tanh_fast_inplace(w + 2 * H, H);
+      for (int64_t j = 0; j < H; ++j) {
+        const float n = w[2 * H + j];
+        phy[b * H + j] = n + w[H + j] * (w[3 * H + j] - n);
+      }
+    }
+  });
+}
+
+void gru_cell_backward_kernel(Tensor& grad_ig, Tensor& grad_hg, Tensor& grad_hx,
+                              const Tensor& grad_hy, const Tensor& workspace) {
+  // No transcendental here: the reference loop is the fast one.
+  gru_cell_backward_kernel_ref(grad_ig, grad_hg, grad_hx, grad_hy, workspace);
 }
 
 }  // namespace ember::cpu

@@ -22,4 +22,16 @@ void gru_cell_kernel(Tensor& hy, Tensor& workspace, const Tensor& ig, const Tens
 void gru_cell_backward_kernel(Tensor& grad_ig, Tensor& grad_hg, Tensor& grad_hx,
                               const Tensor& grad_hy, const Tensor& workspace);
 
+/// The scalar references (std::exp / std::tanh in the tensors' type) of the four kernels above,
+/// which use them for float64 and run vectorized sigmoids for float32.
+void lstm_cell_kernel_ref(Tensor& hy, Tensor& cy, Tensor& workspace, const Tensor& ig,
+                          const Tensor& hg, const Tensor& cx, const Tensor& ib, const Tensor& hb);
+void lstm_cell_backward_kernel_ref(Tensor& grad_gates, Tensor& grad_cx, const Tensor& grad_hy,
+                                   const Tensor& grad_cy, const Tensor& cx, const Tensor& cy,
+                                   const Tensor& workspace);
+void gru_cell_kernel_ref(Tensor& hy, Tensor& workspace, const Tensor& ig, const Tensor& hg,
+                         const Tensor& hx, const Tensor& ib, const Tensor& hb);
+void gru_cell_backward_kernel_ref(Tensor& grad_ig, Tensor& grad_hg, Tensor& grad_hx,
+                                  const Tensor& grad_hy, const Tensor& workspace);
+
 }  // namespace ember::cpu

@@ -168,8 +168,6 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& data_in,
                                                 const Tensor& hx, const Tensor& cx) {
   const bool lstm = mode == "LSTM", gru = mode == "GRU";
   const int64_t D = bidirectional ? 2 : 1, T = static_cast<int64_t>(bs.size());
-  std::vector<int64_t> offsets(T + 1, 0);
-  for (int64_t t = 0; t < T; ++t) offsets[t + 1] = offsets[t] + bs[t];
   const auto weights = flat_weights();
   const size_t per = weights.size() / static_cast<size_t>(num_layers * D);
   Tensor layer_input = data_in;
@@ -186,11 +184,14 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& data_in,
       const Tensor w_hh_t = w_hh.t();
       // Every step's input gates in one gemm (with b_ih).
       const Tensor igates = F::linear(layer_input, w_ih, b_ih);
+      // One split (not a narrow per step): its backward concatenates the steps' gradients once,
+      // where T narrows would each scatter into a zero tensor of the whole sequence.
+      const std::vector<Tensor> step_gates = split_with_sizes(igates, bs, 0);
       const Tensor h0 = hx.select(0, layer * D + dir);
       const Tensor c0 = lstm ? cx.select(0, layer * D + dir) : Tensor();
       std::vector<Tensor> outs(T);
       auto step = [&](int64_t t, const Tensor& h, const Tensor& c, Tensor& h1, Tensor& c1) {
-        const Tensor ig = igates.narrow(0, offsets[t], bs[t]);
+        const Tensor& ig = step_gates[t];
         const Tensor hg = matmul(h, w_hh_t);
         if (lstm) {
           if (fusable(ig)) {
@@ -343,12 +344,6 @@ Value RNN::forward(const std::vector<Value>& in) {
   detail::check_seq_forward_inputs(type_name(), in, {"input"}, 1);
   auto [out, h] = forward_single(in[0].to_tensor(), detail::value_opt_tensor(in, 1));
   return Value(std::vector<Tensor>{out, h});
-}
-
-std::string RNN::extra_repr() const {
-  std::string s = RNNBase::extra_repr();
-  if (nonlinearity != "tanh") s += ", nonlinearity=" + nonlinearity;
-  return s;
 }
 
 GRU::GRU(const RNNOptions& o) : RNNBase("GRU", no_proj(o), "GRU") {}

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "../testing.h"
+#include "backends/cpu/rnn_kernels.h"
 #include "ember/autograd/gradcheck.h"
 #include "ember/nn.h"
 #include "ember/ops/rnn.h"
@@ -133,6 +134,34 @@ TEST(SeqRnn, FusedCellsEqualUnfusedMathAndGradcheck) {
     return autograd::tensor_list{std::get<0>(_thnn_fused_gru_cell(in[0], in[1], in[2], in[3], in[3]))};
   };
   EXPECT_TRUE(autograd::gradcheck(gru, {ig3, hg3, hx, b3}));
+}
+
+TEST(SeqRnn, FastGateKernelsEqualRef) {
+  // float32 takes the vectorized kernels; they agree with the scalar std:: references.
+  manual_seed(3);
+  const int64_t B = 5, H = 37;
+  Tensor ig = randn({B, 4 * H}) * 3.0, hg = randn({B, 4 * H}), cx = randn({B, H});
+  Tensor ib = randn({4 * H}), hb = randn({4 * H});
+  auto run_lstm = [&](bool ref) {
+    Tensor hy = empty({B, H}), cy = empty({B, H}), ws = empty({B, 4 * H});
+    if (ref) cpu::lstm_cell_kernel_ref(hy, cy, ws, ig, hg, cx, ib, hb);
+    else cpu::lstm_cell_kernel(hy, cy, ws, ig, hg, cx, ib, hb);
+    Tensor gg = empty({B, 4 * H}), gcx = empty({B, H});
+    Tensor ghy = ones({B, H}), gcy = full({B, H}, 0.5);
+    if (ref) cpu::lstm_cell_backward_kernel_ref(gg, gcx, ghy, gcy, cx, cy, ws);
+    else cpu::lstm_cell_backward_kernel(gg, gcx, ghy, gcy, cx, cy, ws);
+    return std::vector<Tensor>{hy, cy, ws, gg, gcx};
+  };
+  auto fast = run_lstm(false), ref = run_lstm(true);
+  for (size_t i = 0; i < fast.size(); ++i)
+    expect_values(fast[i], ref[i].sizes(), values(ref[i]), 2e-6, 2e-6);
+  Tensor ig3 = randn({B, 3 * H}) * 3.0, hg3 = randn({B, 3 * H}), hx = randn({B, H});
+  Tensor hy_f = empty({B, H}), ws_f = empty({B, 5 * H}), hy_r = empty({B, H}), ws_r = empty({B, 5 * H});
+  Tensor none;
+  cpu::gru_cell_kernel(hy_f, ws_f, ig3, hg3, hx, none, none);
+  cpu::gru_cell_kernel_ref(hy_r, ws_r, ig3, hg3, hx, none, none);
+  expect_values(hy_f, {B, H}, values(hy_r), 2e-6, 2e-6);
+  expect_values(ws_f, {B, 5 * H}, values(ws_r), 2e-6, 2e-6);
 }
 
 // Parameters p_i = linspace(-0.5, 0.5) * (i + 1) / 2 in named_parameters order; the numbers are

@@ -97,7 +97,7 @@ class RNN : public RNNBase {
   }
   /// (input, hx=None) -> (output, h_n)
   Value forward(const std::vector<Value>& inputs) override;
-  std::string extra_repr() const override;
+  /// As PyTorch 1.13's RNN, the repr does not show the nonlinearity (RNNCell's does).
   std::string nonlinearity;
 };
 
