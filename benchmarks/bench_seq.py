@@ -3,8 +3,8 @@
 
 One JSON line per figure, as benchmarks/bench_python.py prints:
   char_transformer_train_step_1t / _2t: examples/python/char_transformer.py's model (vocabulary
-      76, context 64, d_model 64, 4 heads, 2 pre-norm GELU encoder layers, feed-forward 256,
-      dropout 0.1), batch 16: forward, cross entropy, backward, clip_grad_norm_, AdamW step;
+      76, context 64, d_model 64, 4 heads, 2 pre-norm GELU encoder layers, feed-forward 128,
+      no dropout), batch 16: forward, cross entropy, backward, clip_grad_norm_, AdamW step;
       one and two intra-op threads.
   lstm_train_step_1t: a 2-layer LSTM (input 64, hidden 128), 32 steps of batch 16, a linear head
       on every step, cross entropy, backward, SGD; one thread.

@@ -22,7 +22,7 @@ else
 fi
 echo
 echo "== a character-level transformer language model (C++; the Python twin runs below) =="
-"$build/examples/cpp/char_transformer" 300
+"$build/examples/cpp/char_transformer" 200
 echo
 echo "== Python: PyTorch's extension tutorials and everyday code, run as they are after \`import ember as torch\` =="
 for script in examples/python/*.py; do
