@@ -58,13 +58,11 @@ TEST(SeqAttention, MultiheadAttentionReprKeysAndShapes) {
   EXPECT_EQ(mha.repr(),
             "MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear(in_features=4, "
             "out_features=4, bias=True)\n)");
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : mha.state_dict()) keys.push_back(k);
+  std::vector<std::string> keys = mha.state_dict().keys();
   EXPECT_EQ(keys, (std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight",
                                             "out_proj.bias"}));
   nn::MultiheadAttention sep(4, 2, 0.0, true, true, false, 3, 5);
-  keys.clear();
-  for (const auto& [k, v] : sep.state_dict()) keys.push_back(k);
+  keys = sep.state_dict().keys();
   EXPECT_EQ(keys, (std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight",
                                             "in_proj_bias", "bias_k", "bias_v",
                                             "out_proj.weight", "out_proj.bias"}));
