@@ -161,10 +161,19 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_impl(
   };
   if (ct == kFloat64) run(double{}); else run(float{});
   const Device dev = weight.device();
+  // PyTorch's secondary outputs: bag_size counts the bags' (non-padding) entries for mean and
+  // max and is zeros for sum; max_indices is [bags, dim] for max (0 in empty bags, whose
+  // gradient the backward skips by bag_size), a copy of bag_size for mean, zeros for sum.
+  if (mode == kSum) std::fill(bag_size.begin(), bag_size.end(), 0);
+  for (auto& m : max_idx) m = std::max<int64_t>(m, 0);
   Tensor max_indices = mode == kMax ? int_tensor(max_idx, {bags.num_bags, dim}, dev)
                                     : int_tensor(bag_size, {bags.num_bags}, dev);
-  return {out.to(weight.dtype()),
-          int_tensor(bags.offset2bag, {indices.size(0)}, dev).to(indices.dtype()),
+  // PyTorch's float32 sum over a contiguous weight runs a kernel that makes no offset2bag (an empty tensor; the
+  // backward then rebuilds it from the offsets).
+  const bool no_offset2bag = mode == kSum && weight.dtype() == kFloat32 && weight.is_contiguous();
+  Tensor offset2bag = no_offset2bag ? empty({0}, TensorOptions(kInt64).device(dev))
+                                    : int_tensor(bags.offset2bag, {indices.size(0)}, dev);
+  return {out.to(weight.dtype()), offset2bag.to(indices.dtype()),
           int_tensor(bag_size, {bags.num_bags}, dev).to(indices.dtype()),
           max_indices.to(indices.dtype())};
 }
@@ -191,11 +200,10 @@ Tensor dense_backward_impl(const Tensor& grad, const Tensor& indices, const Tens
     if (mode == kMax) {
       const std::vector<int64_t> mi = int_values(maximum_indices);
       const int64_t bags = g.size(0);
-      for (int64_t b = 0; b < bags; ++b)
-        for (int64_t d = 0; d < dim; ++d) {
-          const int64_t r = mi[b * dim + d];
-          if (r >= 0) pw[r * dim + d] += pg[b * dim + d];
-        }
+      for (int64_t b = 0; b < bags; ++b) {
+        if (sizes[b] == 0) continue;  // an empty bag's output is a constant 0
+        for (int64_t d = 0; d < dim; ++d) pw[mi[b * dim + d] * dim + d] += pg[b * dim + d];
+      }
       return;
     }
     const T* ps = p.defined() ? p.data_ptr<T>() : nullptr;
@@ -279,7 +287,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_autograd(
                                               include_last_offset, padding_idx);
   });
   if (!r) return outs;
-  const int64_t num_weights = weight.size(0);
+  const int64_t num_weights = weight.size(0), indices_size = indices.size(0);
+  const Device grad_device = weight.device();
   const size_t w_ = r.save_if(r.needs(1), weight);
   const size_t idx_ = r.save(indices);
   const size_t off_ = r.save(offsets);
@@ -288,7 +297,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_autograd(
   auto list = r.finish(
       std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs), std::get<2>(outs), std::get<3>(outs)},
       [=](autograd::OpNode& n, const autograd::tensor_list& g) -> autograd::tensor_list {
-        const Tensor o2b = n.saved(psw_ + 1), bsz = n.saved(psw_ + 2), mi = n.saved(psw_ + 3);
+        Tensor o2b = n.saved(psw_ + 1);
+        const Tensor bsz = n.saved(psw_ + 2), mi = n.saved(psw_ + 3);
+        if (o2b.numel() == 0 && indices_size > 0) {
+          const Bags b = make_bags(int_values(n.saved(off_)), indices_size, include_last_offset);
+          o2b = int_tensor(b.offset2bag, {indices_size}, grad_device);
+        }
         const std::optional<Tensor> p = psw ? std::optional<Tensor>(n.saved(psw_)) : std::nullopt;
         Tensor gw, gp;
         if (n.needs(0)) {

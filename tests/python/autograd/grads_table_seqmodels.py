@@ -20,3 +20,15 @@ GRAD_CASES = [
     op("_embedding_bag", [T, IDX, OFFSETS, False, 2], [((5, 3),)], diff=[0], check=False),
     op("_embedding_bag", [T, IDX, OFFSETS, False, 0, False, Tensor(1)], [((5, 3), (7,))], diff=[0, 6], check=False),
 ]
+
+GRAD_FN_ALLOWLIST = [
+    (r"::gru_cell$", "AddBackward0", "ThnnFusedGruCellBackward0",
+     "torch 1.13's CPU gru_cell ends with an add of unfused gate ops; ember runs the fused gate "
+     "kernel (aten::_thnn_fused_gru_cell, which PyTorch uses on CUDA)"),
+    (r"::lstm_cell$", "AddBackward0", "ThnnFusedLstmCellBackward0",
+     "torch 1.13's CPU lstm_cell computes c' = f * c + i * g with unfused ops; ember runs the "
+     "fused gate kernel"),
+    (r"::lstm_cell$", "MulBackward0", "ThnnFusedLstmCellBackward0",
+     "torch 1.13's CPU lstm_cell ends with o * tanh(c); ember runs the fused gate kernel "
+     "(aten::_thnn_fused_lstm_cell, which PyTorch uses on CUDA)"),
+]

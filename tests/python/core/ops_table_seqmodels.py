@@ -37,6 +37,6 @@ CASES = [
     Op("aten::_embedding_bag", [T, IDX, OFFSETS, False, 0], FL, [((5, 3), (7,))], vary_layout=False),
     Op("aten::_embedding_bag", [T, IDX, OFFSETS, False, 1], FL, [((5, 3), (7,))], vary_layout=False),
     Op("aten::_embedding_bag", [T, IDX, OFFSETS, False, 2], FL, [((5, 3), (7,))], vary_layout=False),
-    Op("aten::embedding_bag", [T, IDX, OFFSETS, False, 0, False, None, True], FL, [((5, 3), (7,))],
-       vary_layout=False),
+    Op("aten::embedding_bag", [T, IDX, OFFSETS, False, 1, False, None, False], FL,
+       [((5, 3), (7,))], vary_layout=False),
 ]
