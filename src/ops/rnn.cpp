@@ -42,6 +42,18 @@ bool fusable(const Tensor& a, const Tensor& b) {
          a.device().is_cpu() && a.dim() == 2;
 }
 
+// Whether the weights have the cell's shapes (`gates` gates of hidden size H): PyTorch's cells
+// do not check them (other shapes broadcast through its elementwise ops), so the unfused path
+// takes whatever the fused kernel cannot.
+bool gate_shapes(int64_t gates, int64_t H, const Tensor& w_ih, const Tensor& w_hh,
+                 const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+  auto bias_ok = [&](const std::optional<Tensor>& b) {
+    return !b || (b->dim() == 1 && b->size(0) == gates * H && b->dtype() == w_ih.dtype());
+  };
+  return w_ih.dim() == 2 && w_hh.dim() == 2 && w_ih.size(0) == gates * H &&
+         w_hh.size(0) == gates * H && w_hh.dtype() == w_ih.dtype() && bias_ok(b_ih) && bias_ok(b_hh);
+}
+
 // ---- fused primitives ----
 
 std::tuple<Tensor, Tensor, Tensor> fused_lstm_impl(const Tensor& ig, const Tensor& hg,
@@ -121,7 +133,7 @@ std::tuple<Tensor, Tensor> lstm_cell_impl(const Tensor& input, ArrayRef<Tensor> 
   const Tensor h = batched ? hx[0] : hx[0].unsqueeze(0);
   const Tensor c = batched ? hx[1] : hx[1].unsqueeze(0);
   Tensor hy, cy;
-  if (fusable(x, w_ih)) {
+  if (fusable(x, w_ih) && fusable(h, w_ih) && fusable(c, w_ih) && gate_shapes(4, H, w_ih, w_hh, b_ih, b_hh)) {
     auto [h1, c1, ws] = _thnn_fused_lstm_cell(matmul(x, w_ih.t()), matmul(h, w_hh.t()), c, b_ih, b_hh);
     hy = h1, cy = c1;
   } else {
@@ -142,7 +154,7 @@ Tensor gru_cell_impl(const Tensor& input, const Tensor& hx, const Tensor& w_ih, 
   const Tensor x = batched ? input : input.unsqueeze(0);
   const Tensor h = batched ? hx : hx.unsqueeze(0);
   Tensor hy;
-  if (fusable(x, w_ih)) {
+  if (fusable(x, w_ih) && fusable(h, w_ih) && gate_shapes(3, h.size(1), w_ih, w_hh, b_ih, b_hh)) {
     hy = std::get<0>(_thnn_fused_gru_cell(matmul(x, w_ih.t()), matmul(h, w_hh.t()), h, b_ih, b_hh));
   } else {
     auto ig = linear(x, w_ih, b_ih).chunk(3, 1);
