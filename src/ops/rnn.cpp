@@ -37,6 +37,15 @@ void check_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, int64
               hx.size(-1), ", expected ", hidden_size);
 }
 
+// With biases the gates start with addmm, whose dtype check PyTorch reports before any kernel
+// sees a quantized or mixed-dtype input (without biases its mm refuses them, as ember's does).
+void check_addmm_dtypes(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
+                        const std::optional<Tensor>& b_ih) {
+  if (!b_ih) return;
+  EMBER_CHECK(input.dtype() == w_ih.dtype() && hx.dtype() == w_ih.dtype(),
+              "mat1 and mat2 must have the same dtype");
+}
+
 bool fusable(const Tensor& a, const Tensor& b) {
   return (a.dtype() == kFloat32 || a.dtype() == kFloat64) && a.dtype() == b.dtype() &&
          a.device().is_cpu() && a.dim() == 2;
@@ -128,6 +137,7 @@ std::tuple<Tensor, Tensor> lstm_cell_impl(const Tensor& input, ArrayRef<Tensor> 
   const int64_t H = w_hh.size(1);
   check_cell(input, hx[0], w_ih, H, "[0]");
   check_cell(input, hx[1], w_ih, H, "[1]");
+  check_addmm_dtypes(input, hx[0], w_ih, b_ih);
   const bool batched = input.dim() == 2;
   const Tensor x = batched ? input : input.unsqueeze(0);
   const Tensor h = batched ? hx[0] : hx[0].unsqueeze(0);
@@ -150,6 +160,7 @@ std::tuple<Tensor, Tensor> lstm_cell_impl(const Tensor& input, ArrayRef<Tensor> 
 Tensor gru_cell_impl(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
   check_cell(input, hx, w_ih, w_hh.size(1), "");
+  check_addmm_dtypes(input, hx, w_ih, b_ih);
   const bool batched = input.dim() == 2;
   const Tensor x = batched ? input : input.unsqueeze(0);
   const Tensor h = batched ? hx : hx.unsqueeze(0);
@@ -170,6 +181,7 @@ Tensor simple_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, co
                    const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh,
                    bool use_tanh) {
   check_cell(input, hx, w_ih, w_hh.size(1), "");
+  check_addmm_dtypes(input, hx, w_ih, b_ih);
   Tensor pre = linear(input, w_ih, b_ih) + linear(hx, w_hh, b_hh);
   return use_tanh ? pre.tanh() : relu(pre);
 }

@@ -90,6 +90,7 @@ KNOWN = {
     "aten::conv1d": "float convolution: PyTorch names its internal conv kernels",
     "aten::conv_transpose2d.input": "float convolution: PyTorch names its internal conv kernels",
     "aten::convolution": "float convolution: PyTorch names its internal conv kernels",
+    "aten::embedding_bag": "ember has no _embedding_bag_forward_only: embedding_bag runs _embedding_bag",
 }
 
 
