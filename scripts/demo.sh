@@ -21,6 +21,9 @@ else
   echo "(digits_cnn not built: zlib1g-dev missing)"
 fi
 echo
+echo "== a character-level transformer language model (C++; the Python twin runs below) =="
+"$build/examples/cpp/char_transformer" 200
+echo
 echo "== Python: PyTorch's extension tutorials and everyday code, run as they are after \`import ember as torch\` =="
 for script in examples/python/*.py; do
   echo "-- $script"

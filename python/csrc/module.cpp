@@ -31,6 +31,8 @@ void init_serialization(py::module_& m);  // serialization.cpp
 void init_quantized_ops_conv_nd(py::module_& m);  // quantized_ops_conv_nd.cpp
 void init_quantization_fuse(py::module_& m);  // quantization_fuse.cpp
 void init_quantization(py::module_& m);  // quantization_qconfig.cpp
+void init_nn_seq(py::module_& m);  // nn_seq.cpp
+void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -55,6 +57,8 @@ PYBIND11_MODULE(_C, m) {
   init_swap(m);
   init_nn(m);
   init_nn_cnn(m);
+  init_nn_seq(m);
+  init_nn_rnn(m);
   init_nn_quantized(m);
   init_nn_quantized_more(m);
   init_quantization_fuse(m);

@@ -119,6 +119,11 @@ template <class T, class = std::enable_if_t<std::is_base_of_v<CustomClassHolder,
 Stack box_result(intrusive_ptr<T> obj) {
   return {Value(std::move(obj))};
 }
+/// Four or more Tensors (_embedding_bag, the fused GRU cell's backward).
+template <class... Ts, class = std::enable_if_t<(sizeof...(Ts) > 3) && (std::is_same_v<Ts, Tensor> && ...)>>
+Stack box_result(std::tuple<Ts...> ts) {
+  return std::apply([](auto&&... t) { return Stack{Value(std::move(t))...}; }, std::move(ts));
+}
 inline Stack box_result(std::tuple<Tensor, std::optional<Tensor>> ts) {
   return {Value(std::move(std::get<0>(ts))), Value(std::get<1>(ts))};
 }

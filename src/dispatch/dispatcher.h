@@ -115,10 +115,28 @@ struct IsObjectPtr<intrusive_ptr<T>> : std::is_base_of<CustomClassHolder, T> {
 
 /// An override's boxed results as the op's C++ return type: specialised below per type; ops
 /// returning an object (intrusive_ptr<T>, T a CustomClassHolder) take the primary template.
+template <class T>
+struct IsTensorTuple : std::false_type {};
+template <class... Ts>
+struct IsTensorTuple<std::tuple<Ts...>>
+    : std::bool_constant<(sizeof...(Ts) > 3) && (std::is_same_v<Ts, Tensor> && ...)> {};
+
 template <class Ret>
 Ret unbox_result(Stack&& out, const OpHandle& op) {
-  static_assert(IsObjectPtr<Ret>::value, "no unbox_result for this return type");
-  return unbox_object_result<typename IsObjectPtr<Ret>::Class>(std::move(out), op);
+  if constexpr (IsTensorTuple<Ret>::value) {
+    // Four or more Tensors (_embedding_bag, the fused GRU cell's backward).
+    constexpr size_t n = std::tuple_size_v<Ret>;
+    bool ok = out.size() == n;
+    for (size_t i = 0; ok && i < n; ++i) ok = out[i].is_tensor();
+    EMBER_CHECK_TYPE(ok, op.full_name(), ": an override must return ", n, " Tensors, got ",
+                     out.size(), " values");
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return Ret{std::move(out[I].to_tensor())...};
+    }(std::make_index_sequence<n>{});
+  } else {
+    static_assert(IsObjectPtr<Ret>::value, "no unbox_result for this return type");
+    return unbox_object_result<typename IsObjectPtr<Ret>::Class>(std::move(out), op);
+  }
 }
 
 template <>

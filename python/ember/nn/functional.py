@@ -212,3 +212,6 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
     return interpolate(input, size, scale_factor, mode, align_corners)
 from ._functional_nnlayers import *  # noqa: F401,F403,E402  (issue 16: the remaining functions)
+
+
+from ._functional_seq import *  # noqa: E402,F401,F403  (issue 16: attention, RNN, embedding_bag)

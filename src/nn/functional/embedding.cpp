@@ -2,6 +2,7 @@
 // then aten::embedding (src/ops/index_ops.cpp).
 #include "ember/grad_mode.h"
 #include "ember/nn/functional.h"
+#include "ember/nn/functional_embedding_bag.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/indexing.h"
@@ -10,7 +11,7 @@
 
 namespace ember::nn::functional {
 
-namespace {
+namespace detail {
 
 // torch.embedding_renorm_: each row of `weight` that `indices` name and whose norm exceeds
 // max_norm is scaled to max_norm / (norm + 1e-7), in place and outside autograd. Rows named
@@ -26,7 +27,7 @@ void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_n
   index_put_(w, {idx}, rows * scale);
 }
 
-}  // namespace
+}  // namespace detail
 
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
                  std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
@@ -44,7 +45,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
       padding = 0;
     }
   }
-  if (max_norm.has_value()) embedding_renorm_(weight, input.contiguous(), *max_norm, norm_type);
+  if (max_norm.has_value()) detail::embedding_renorm_(weight, input.contiguous(), *max_norm, norm_type);
   return ember::embedding(weight, input, padding, scale_grad_by_freq, sparse);
 }
 

@@ -38,7 +38,8 @@ import tutorial_compare as tc  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "examples" / "python"
 SCRIPTS = sorted(p.stem for p in EXAMPLES.glob("*.py"))
-ON_TORCH_1_13 = ["everyday_training", "extending_autograd", "extending_nn", "extending_torch_function"]
+ON_TORCH_1_13 = ["char_transformer", "everyday_training", "extending_autograd", "extending_nn",
+                 "extending_torch_function"]
 NOT_ON_TORCH_1_13 = {
     "custom_quantization": "the notebook's cells follow torchvision 0.12: torchvision 0.14's "
                            "quantize_model calls fuse_model() without is_qat, and its "

@@ -5,3 +5,5 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters  # no
 from .fusion import (  # noqa: F401
     fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,
 )
+from . import rnn  # noqa: F401,E402  (issue 16: PackedSequence and packing)
+from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_  # noqa: F401,E402
