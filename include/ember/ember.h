@@ -25,6 +25,7 @@
 #include "ember/ops/random.h"
 #include "ember/ops/random_sampling.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
 #include "ember/ops/view.h"
 #include "ember/parallel.h"
 #include "ember/print.h"
