@@ -10,6 +10,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
+#include "ember/warning.h"
 
 namespace ember {
 
@@ -28,23 +29,33 @@ OptionalTensorList at_dim(int64_t d, const Tensor& index) {
 // A 0-d operand seen as 1-d (PyTorch's index_* ops treat a scalar self as one element).
 Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
 
-// Index values in [-n, n) (CPU indices only; meta ones cannot be read).
-void check_flat_range(const Tensor& index, int64_t n) {
-  if (index.is_meta() || index.numel() == 0) return;
+// Index values in [-n, n) (CPU indices only; meta ones cannot be read): the first one outside,
+// if any.
+std::optional<int64_t> out_of_range(const Tensor& index, int64_t n, bool allow_negative = true) {
+  if (index.is_meta() || index.numel() == 0) return std::nullopt;
   Tensor c = index.to(kInt64).contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    EMBER_CHECK_INDEX(p[i] >= -n && p[i] < n, "out of range: tried to access index ", p[i], " on a tensor of ", n,
-                      " elements.");
-  }
+  for (int64_t i = 0; i < c.numel(); ++i)
+    if (p[i] < (allow_negative ? -n : 0) || p[i] >= n) return p[i];
+  return std::nullopt;
+}
+
+// take / put_: flat indices in [-n, n).
+void check_flat_range(const Tensor& index, int64_t n) {
+  auto bad = out_of_range(index, n);
+  EMBER_CHECK_INDEX(!bad, "out of range: tried to access index ", bad.value_or(0), " on a tensor of ", n, " elements.");
 }
 
 // ---- masked_select / masked_scatter_ ----
 
 Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
-  EMBER_CHECK(mask.dtype() == kBool, "masked_select: expected BoolTensor for mask");
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8, "masked_select: expected BoolTensor or ByteTensor for mask");
+  if (mask.dtype() == kUInt8) {
+    EMBER_WARN("masked_select received a mask with dtype torch.uint8, this behavior is now deprecated,please use a "
+               "mask with dtype torch.bool instead.");
+  }
   DimVector shape = ops::broadcast_all({self, mask});
-  return ember::index(self.expand(shape), {mask.expand(shape)});
+  return ember::index(self.expand(shape), {mask.to(kBool).expand(shape)});
 }
 
 Tensor masked_scatter__impl(const Tensor& self, const Tensor& mask, const Tensor& source) {
@@ -80,7 +91,7 @@ Tensor put__impl(const Tensor& self, const Tensor& index, const Tensor& source, 
               scalar_type_name(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got "
               "self.dtype = ", scalar_type_name(self.dtype()), " and source.dtype = ", scalar_type_name(source.dtype()));
-  EMBER_CHECK(source.numel() == index.numel(), "put_(): Expected source and index to have the same number of "
+  EMBER_CHECK_INDEX(source.numel() == index.numel(), "put_(): Expected source and index to have the same number of "
               "elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
   const int64_t n = self.numel();
   EMBER_CHECK_INDEX(n > 0 || index.numel() == 0, "put_(): Tried to put elements into an empty tensor");
@@ -106,15 +117,16 @@ Tensor put__impl(const Tensor& self, const Tensor& index, const Tensor& source, 
 Tensor index_add__impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                        const Scalar& alpha) {
   const int64_t d = wrap_dim(dim, self.dim());
-  EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
+                    " with type: ", scalar_type_name(index.dtype()), " and size: ", index.sizes());
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
-              "index_add_(): Expected dtype int32/int64 for index");
+              "index_add_(): Expected dtype int32/int64 for index but got: ", scalar_type_name(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", scalar_type_name(self.dtype()),
               ") and source (", scalar_type_name(source.dtype()), ") must have the same scalar type");
   EMBER_CHECK(index.numel() == (source.dim() == 0 ? 1 : source.size(wrap_dim(d, source.dim()))),
-              "index_add_(): Number of indices (", index.numel(), ") should be equal to source.size(dim) (",
-              source.dim() == 0 ? 1 : source.size(wrap_dim(d, source.dim())), ")");
-  check_flat_range(index, self.dim() == 0 ? 1 : self.size(d));
+              "index_add_(): Number of indices (", index.numel(), ") should be equal to source.size(dim): (",
+              source.dim() == 0 ? 1 : source.size(wrap_dim(d, source.dim())), "), for dim: ", d);
+  EMBER_CHECK_INDEX(!out_of_range(index, self.dim() == 0 ? 1 : self.size(d), false), "index out of range in self");
   if (self.is_meta() || index.numel() == 0) return ops::mark_written(self);
   Tensor s = as_1d(self);
   Tensor vals = as_1d(source);
@@ -133,7 +145,10 @@ Tensor index_copy__impl(const Tensor& self, int64_t dim, const Tensor& index, co
   const int64_t src_len = source.dim() == 0 ? 1 : source.size(wrap_dim(d, source.dim()));
   EMBER_CHECK_INDEX(index.numel() == src_len, "index_copy_(): Number of indices (", index.numel(),
                     ") should be equal to source.size(dim) (", src_len, ")");
-  check_flat_range(index, self.dim() == 0 ? 1 : self.size(d));
+  if (auto bad = out_of_range(index, self.dim() == 0 ? 1 : self.size(d), false)) {
+    EMBER_CHECK_INDEX(false, "index_copy_(): index ", *bad, " is out of bounds for dimension ", d, " with size ",
+                      self.dim() == 0 ? 1 : self.size(d));
+  }
   if (self.is_meta() || index.numel() == 0) return ops::mark_written(self);
   Tensor s = as_1d(self);
   ember::index_put_(s, at_dim(d, index.reshape({-1})), as_1d(source), false);
@@ -142,11 +157,14 @@ Tensor index_copy__impl(const Tensor& self, int64_t dim, const Tensor& index, co
 
 Tensor index_fill__tensor_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   const int64_t d = wrap_dim(dim, self.dim());
-  EMBER_CHECK(index.dtype() == kInt64, "index_fill_(): Expected dtype int64 for index.");
+  EMBER_CHECK_INDEX(index.dtype() == kInt64, "index_fill_(): Expected dtype int64 for index.");
   EMBER_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
   EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  check_flat_range(index, self.dim() == 0 ? 1 : self.size(d));
+  if (auto bad = out_of_range(index, self.dim() == 0 ? 1 : self.size(d))) {
+    EMBER_CHECK_INDEX(false, "index ", *bad, " is out of bounds for dimension ", d, " with size ",
+                      self.dim() == 0 ? 1 : self.size(d));
+  }
   if (self.is_meta() || index.numel() == 0) return ops::mark_written(self);
   Tensor s = as_1d(self);
   ember::index_put_(s, at_dim(d, index.reshape({-1})), value.to(self.dtype()), false);
@@ -167,7 +185,7 @@ Tensor masked_select_autograd(const Tensor& self, const Tensor& mask) {
   if (!r) return out;
   const size_t mask_ = r.save(mask);
   return r.finish(out, [mask_, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
-    Tensor m = n.saved(mask_);
+    Tensor m = n.saved(mask_).to(kBool);
     DimVector shape = broadcast_shapes(sizes, m.sizes());
     Tensor grad = zeros(shape, TensorOptions(g[0].dtype()).device(g[0].device()));
     ember::masked_scatter_(grad, m.expand(shape), g[0]);

@@ -30,7 +30,7 @@ Reduce parse_reduce(const std::string& reduce) {
 }
 
 void check_scatter_reduce(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
-  EMBER_CHECK(index.dtype() == kInt64, "scatter_reduce(): Expected dtype int64 for index");
+  EMBER_CHECK(index.dtype() == kInt64, "scatter(): Expected dtype int64 for index");
   EMBER_CHECK(self.dtype() == src.dtype(), "scatter_reduce(): Expected self.dtype to be equal to src.dtype");
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd || index.numel() == 0,
@@ -68,7 +68,7 @@ void scatter_reduce_data(const Tensor& self, int64_t d, const Tensor& index, con
   const int64_t total = index.numel();
   for (int64_t k = 0; k < total; ++k) {
     const int64_t i = idx[k];
-    EMBER_CHECK_INDEX(i >= -self_sizes[static_cast<size_t>(d)] && i < self_sizes[static_cast<size_t>(d)], "index ", i,
+    EMBER_CHECK(i >= -self_sizes[static_cast<size_t>(d)] && i < self_sizes[static_cast<size_t>(d)], "index ", i,
                       " is out of bounds for dimension ", d, " with size ", self_sizes[static_cast<size_t>(d)]);
     int64_t so = 0, ro = 0;
     for (int64_t j = 0; j < nd; ++j) {

@@ -116,15 +116,16 @@ Tensor triangle_zero_mask(const Tensor& self, int64_t k, bool lower) {
   return lower ? diff > wrapped_scalar_tensor(k) : diff < wrapped_scalar_tensor(k);
 }
 
+// As PyTorch 1.13, a 1-d or 0-d input fails on its dim -2.
 template <bool lower>
 Tensor triangle_impl(const Tensor& self, int64_t k) {
-  EMBER_CHECK(self.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
+  (void)wrap_dim(-2, self.dim());
   return ember::masked_fill(self.clone(MemoryFormat::Contiguous), triangle_zero_mask(self, k, lower), 0);
 }
 
 template <bool lower>
 Tensor triangle__impl(const Tensor& self, int64_t k) {
-  EMBER_CHECK(self.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");
+  (void)wrap_dim(-2, self.dim());
   Tensor s = self;
   ember::masked_fill_(s, triangle_zero_mask(self, k, lower), 0);
   return self;
@@ -255,7 +256,7 @@ Tensor diag_embed_impl(const Tensor& self, int64_t offset, int64_t dim1, int64_t
 }
 
 Tensor diag_impl(const Tensor& self, int64_t diagonal) {
-  EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
+  EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "matrix or a vector expected");
   if (self.dim() == 1) return ember::diag_embed(self, diagonal, 0, 1);
   return self.diagonal(diagonal).clone(MemoryFormat::Contiguous);
 }

@@ -152,10 +152,11 @@ Tensor tensordot_impl(const Tensor& self, const Tensor& other, IntArrayRef dims_
 // Labels: 'A'-'Z' are 0-25, 'a'-'z' 26-51 (the implicit output's order), ellipsis dims 52 + i.
 constexpr int kEllipsisBase = 52;
 
-int label_of(char c) {
+// `at`: the character's index in the equation (for the error).
+int label_of(char c, size_t at) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
   if (c >= 'a' && c <= 'z') return 26 + (c - 'a');
-  EMBER_CHECK(false, "einsum(): invalid subscript given at index ", 0,
+  EMBER_CHECK(false, "einsum(): invalid subscript given at index ", at,
               " in the equation string, subscripts must be in [a-zA-Z]");
   return -1;
 }
@@ -165,7 +166,7 @@ struct Term {
   bool has_ellipsis = false;
 };
 
-Term parse_term(const std::string& s) {
+Term parse_term(const std::string& s, size_t offset) {
   Term t;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '.') {
@@ -176,7 +177,7 @@ Term parse_term(const std::string& s) {
       i += 2;
       continue;
     }
-    t.labels.push_back(label_of(s[i]));
+    t.labels.push_back(label_of(s[i], offset + i));
   }
   return t;
 }
@@ -260,9 +261,9 @@ Labeled contract(Labeled a, Labeled b, const std::vector<bool>& keep) {
   }
   Tensor at = a.t.permute(a_perm).expand(a_exp).reshape({B, M, K});
   Tensor bt = b.t.permute(b_perm).expand(b_exp).reshape({B, K, N});
-  Tensor r = is_floating(promote_types(at.dtype(), bt.dtype()))
-                 ? at.to(promote_types(at.dtype(), bt.dtype())).bmm(bt.to(promote_types(at.dtype(), bt.dtype())))
-                 : (at.unsqueeze(-1) * bt.unsqueeze(1)).sum({2});
+  const ScalarType dt = promote_types(at.dtype(), bt.dtype());
+  // Integer operands (no integer GEMM): products summed, kept in their dtype as PyTorch's bmm.
+  Tensor r = is_floating(dt) ? at.to(dt).bmm(bt.to(dt)) : (at.unsqueeze(-1) * bt.unsqueeze(1)).sum({2}).to(dt);
   Labeled out{r.reshape(out_shape), batch};
   out.labels.insert(out.labels.end(), left.begin(), left.end());
   out.labels.insert(out.labels.end(), right.begin(), right.end());
@@ -278,7 +279,7 @@ Tensor einsum_impl(const std::string& equation, ArrayRef<Tensor> tensors, std::o
   std::vector<Term> terms;
   for (size_t start = 0;;) {
     const size_t comma = lhs.find(',', start);
-    terms.push_back(parse_term(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    terms.push_back(parse_term(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), start));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -337,7 +338,7 @@ Tensor einsum_impl(const std::string& equation, ArrayRef<Tensor> tensors, std::o
   }
   std::vector<int> out_labels;
   if (arrow != std::string::npos) {
-    Term out = parse_term(eq.substr(arrow + 2));
+    Term out = parse_term(eq.substr(arrow + 2), arrow + 2);
     for (int l : out.labels) {
       if (l < 0) {
         for (int64_t j = 0; j < ell; ++j) out_labels.push_back(static_cast<int>(kEllipsisBase + j));
@@ -378,7 +379,6 @@ Tensor einsum_impl(const std::string& equation, ArrayRef<Tensor> tensors, std::o
 Tensor diff_impl(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
                  const std::optional<Tensor>& append) {
   EMBER_CHECK(self.dim() >= 1, "diff expects input to be at least one-dimensional");
-  EMBER_CHECK(n >= 0, "order must be non-negative but got ", n);
   const int64_t d = wrap_dim(dim, self.dim());
   Tensor x = self;
   if (prepend || append) {

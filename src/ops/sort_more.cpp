@@ -45,8 +45,6 @@ std::tuple<Tensor, Tensor> mode_impl(const Tensor& self, int64_t dim, bool keepd
   ops::check_not_quantized("aten::mode", {self});
   const int64_t d = wrap_dim(dim, self.dim());
   const int64_t len = self.dim() == 0 ? 1 : self.size(d);
-  EMBER_CHECK_INDEX(len > 0 || self.numel() > 0 || self.dim() == 0, "mode(): Expected reduction dim ", d,
-                    " to have non-zero size.");
   EMBER_CHECK_INDEX(len > 0, "mode(): Expected reduction dim ", d, " to have non-zero size.");
   DimVector out_shape = self.sizes().vec();
   if (self.dim() > 0) {
@@ -107,10 +105,13 @@ Tensor quantile_common(const Tensor& self, const Tensor& q, std::optional<int64_
   else if (interpolation == "higher") mode = Interp::Higher;
   else if (interpolation == "midpoint") mode = Interp::Midpoint;
   else if (interpolation == "nearest") mode = Interp::Nearest;
-  else EMBER_CHECK(false, fn, " interpolation must be one of linear, lower, higher, midpoint or nearest. Got ",
+  else EMBER_CHECK(false, fn, " interpolation must be one of linear, lower, higher, midpoint or nearest, but got ",
                    interpolation);
   std::vector<double> qs = as_doubles(q);
-  for (double v : qs) EMBER_CHECK(v >= 0 && v <= 1, fn, " q values must be in the range [0, 1]");
+  for (double v : qs) {
+    if (q.dim() == 0) EMBER_CHECK(v >= 0 && v <= 1, fn, " q must be in the range [0, 1] but got ", v);
+    EMBER_CHECK(v >= 0 && v <= 1, fn, " q values must be in the range [0, 1]");
+  }
   // Rows of the reduced values, sorted (NaN last).
   DimVector out_shape;
   Tensor rows;
@@ -247,7 +248,8 @@ Tensor searchsorted_scalar_impl(const Tensor& seq, const Scalar& self, bool out_
                                 const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
   EMBER_CHECK(seq.dim() == 1, "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
               "dimension is 1, but we got boundaries tensor dim(", seq.dim(), ") and input value's dim(0) numel(1)");
-  return ember::searchsorted(seq, scalar_tensor(self, TensorOptions(seq.dtype())), out_int32, right, side, sorter);
+  return ember::searchsorted(seq, scalar_tensor(self.to<double>(), TensorOptions(kFloat64).device(seq.device())),
+                             out_int32, right, side, sorter);
 }
 
 Tensor bucketize_impl(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
@@ -256,7 +258,8 @@ Tensor bucketize_impl(const Tensor& self, const Tensor& boundaries, bool out_int
 }
 Tensor bucketize_scalar_impl(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
   EMBER_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
-  return ember::searchsorted(boundaries, scalar_tensor(self, TensorOptions(boundaries.dtype())), out_int32, right);
+  return ember::searchsorted(boundaries, scalar_tensor(self.to<double>(), TensorOptions(kFloat64).device(boundaries.device())),
+                             out_int32, right);
 }
 
 // ---- histc / bincount ----

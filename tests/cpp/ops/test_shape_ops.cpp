@@ -49,7 +49,8 @@ TEST(ShapeCopies, FlipRollRepeatTril) {
   m.tril_();
   EXPECT_GT(m._version(), v);
   expect_values(m, {2, 2}, {0, 0, 2, 3});
-  expect_error([&] { iota({3}).tril(); }, "tril: input tensor must have at least 2 dimensions");
+  expect_error([&] { iota({3}).tril(); }, "Dimension out of range (expected to be in range of [-1, 0], but got -2)",
+               ErrorKind::Index);
   expect_error([&] { t.repeat({2}); },
                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
   expect_values(tril_indices(3, 3), {2, 6}, {0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2});
@@ -86,7 +87,7 @@ TEST(IndexMore, AccumulatingIndexAddAndPut) {
   expect_values(take(iota({2, 3}), from_values({-1, 0}, {2}, kInt64)), {2}, {5, 0});
   Tensor before = iota({3});
   expect_error([&] { before.index_add_(0, from_values({5}, {1}, kInt64), ones({1})); },
-               "out of range: tried to access index 5 on a tensor of 3 elements.", ErrorKind::Index);
+               "index out of range in self", ErrorKind::Index);
   expect_values(before, {3}, {0, 1, 2});
 }
 

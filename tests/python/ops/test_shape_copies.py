@@ -56,7 +56,7 @@ def test_diag_family():
     same(E(m).trace(), m.trace())
     same(ember.trace(E(m.long())), torch.trace(m.long()))
     same(ember.block_diag(E(m), E(v), ember.tensor(5.)), torch.block_diag(m, v, torch.tensor(5.)))
-    with pytest.raises(RuntimeError, match="diag\\(\\): Supports 1D or 2D tensors. Got 3D"):
+    with pytest.raises(RuntimeError, match="matrix or a vector expected"):
         ember.diag(ember.zeros(2, 2, 2))
 
 

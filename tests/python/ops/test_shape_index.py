@@ -75,7 +75,7 @@ def test_masked_select_and_scatter():
     e = E(t)
     e.masked_scatter_(E(m), E(src))
     same(e, t.clone().masked_scatter_(m, src))
-    with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor for mask"):
+    with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor or ByteTensor for mask"):
         E(t).masked_select(E(m.float()))
     with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
         E(t).masked_scatter(E(m), ember.zeros(2))
@@ -97,7 +97,7 @@ def test_take_and_put():
     same(e, t.t().clone().put_(torch.tensor([1, -2]), torch.tensor([9., 8.])))
     with pytest.raises(IndexError, match="out of range: tried to access index 12 on a tensor of 12 elements."):
         E(t).take(ember.tensor([12]))
-    with pytest.raises(RuntimeError, match="put_\\(\\): Expected source and index to have the same number of "
+    with pytest.raises(IndexError, match="put_\\(\\): Expected source and index to have the same number of "
                                            "elements, but got source.numel\\(\\) = 1, index.numel\\(\\) = 2"):
         E(t).put_(ember.tensor([0, 1]), ember.tensor([1.]))
 
