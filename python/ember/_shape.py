@@ -176,3 +176,7 @@ def _install_methods(Tensor):
     unique_consecutive_method.__name__ = "unique_consecutive"
     Tensor.unique = unique_method
     Tensor.unique_consecutive = unique_consecutive_method
+    # aten::repeat_interleave.Tensor takes no self, so the table gives no method: the two self
+    # overloads make Tensor.repeat_interleave, as in PyTorch.
+    Tensor.repeat_interleave = _C._make_op_function(
+        "repeat_interleave", ["aten::repeat_interleave.self_Tensor", "aten::repeat_interleave.self_int"], True)

@@ -284,8 +284,8 @@ Tensor einsum_impl(const std::string& equation, ArrayRef<Tensor> tensors, std::o
     start = comma + 1;
   }
   EMBER_CHECK(!tensors.empty(), "einsum(): must provide at least one operand");
-  EMBER_CHECK(terms.size() <= tensors.size(), "einsum(): more operands were provided than specified in the equation");
-  EMBER_CHECK(terms.size() >= tensors.size(), "einsum(): fewer operands were provided than specified in the equation");
+  EMBER_CHECK(terms.size() <= tensors.size(), "einsum(): fewer operands were provided than specified in the equation");
+  EMBER_CHECK(terms.size() >= tensors.size(), "einsum(): more operands were provided than specified in the equation");
   // The ellipsis covers as many dims as the operand with the most.
   int64_t ell = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
