@@ -8,7 +8,7 @@ import warnings
 from . import _C
 from .overrides import handle_torch_function, has_torch_function
 
-__all__ = ["einsum", "meshgrid", "cartesian_prod", "block_diag", "broadcast_tensors", "atleast_1d",
+__all__ = ["index_fill", "einsum", "meshgrid", "cartesian_prod", "block_diag", "broadcast_tensors", "atleast_1d",
            "atleast_2d", "atleast_3d", "unique", "unique_consecutive", "tensordot"]
 
 _op = _C._op_functions
@@ -19,6 +19,10 @@ def _unpack(tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return tuple(tensors[0])
     return tensors
+
+
+index_fill = _C._make_op_function("index_fill", ["aten::index_fill.int_Tensor", "aten::index_fill.int_Scalar"], False)
+index_fill.__module__ = "ember"
 
 
 def broadcast_tensors(*tensors):
@@ -178,5 +182,10 @@ def _install_methods(Tensor):
     Tensor.unique_consecutive = unique_consecutive_method
     # aten::repeat_interleave.Tensor takes no self, so the table gives no method: the two self
     # overloads make Tensor.repeat_interleave, as in PyTorch.
+    # A 0-d tensor value fits the Scalar overloads too: the Tensor ones go first, as PyTorch's
+    # binding orders them, so that the value's gradient is recorded.
+    for name in ("index_fill", "index_fill_"):
+        overloads = [f"aten::{name}.int_Tensor", f"aten::{name}.int_Scalar"]
+        setattr(Tensor, name, _C._make_op_function(name, overloads, True))
     Tensor.repeat_interleave = _C._make_op_function(
         "repeat_interleave", ["aten::repeat_interleave.self_Tensor", "aten::repeat_interleave.self_int"], True)

@@ -51,10 +51,10 @@ void check_flat_range(const Tensor& index, int64_t n) {
 Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8, "masked_select: expected BoolTensor or ByteTensor for mask");
   if (mask.dtype() == kUInt8) {
-    EMBER_WARN("masked_select received a mask with dtype torch.uint8, this behavior is now deprecated,please use a "
-               "mask with dtype torch.bool instead.");
+    EMBER_WARN("masked_select received a mask with dtype ember.uint8, this behavior is now deprecated,please use a "
+               "mask with dtype ember.bool instead.");
   }
-  DimVector shape = ops::broadcast_all({self, mask});
+  DimVector shape = ops::broadcast_all({mask, self});  // (mask first: PyTorch's message order)
   return ember::index(self.expand(shape), {mask.to(kBool).expand(shape)});
 }
 
@@ -319,7 +319,9 @@ Tensor index_fill__tensor_autograd(const Tensor& self, const int64_t& dim, const
   r.finish_inplace(self, [index_, d](OpNode& n, const tensor_list& g) {
     Tensor idx = n.saved(index_);
     return tensor_list{n.needs(0) ? ember::index_fill(g[0], d, idx, Scalar(0)) : Tensor(),
-                       n.needs(1) ? selected(g[0], d, idx, {-1}).sum() : Tensor()};
+                       // each filled position once, duplicates in index or not (PyTorch's rule)
+                       n.needs(1) ? selected(g[0], d, std::get<0>(ember::unique(idx.reshape({-1}))), {-1}).sum()
+                                  : Tensor()};
   });
   return self;
 }
@@ -345,11 +347,11 @@ Tensor masked_scatter_impl(const Tensor& self, const Tensor& mask, const Tensor&
   return ember::masked_scatter_(out, mask.expand(shape), source);
 }
 Tensor take_along_dim_impl(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
-  EMBER_CHECK(indices.dtype() == kInt64, "torch.take_along_dim(): dtype of indices should be Long but got ",
+  EMBER_CHECK(indices.dtype() == kInt64, "ember.take_along_dim(): dtype of indices should be Long but got ",
               scalar_type_name(indices.dtype()));
   if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
   const int64_t d = wrap_dim(*dim, self.dim());
-  EMBER_CHECK(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number "
+  EMBER_CHECK(self.dim() == indices.dim(), "ember.take_along_dim(): input and indices should have the same number "
               "of dimensions, but got ", self.dim(), " dimensions for input, and ", indices.dim(),
               " dimensions for indices");
   DimVector self_shape = self.sizes().vec(), idx_shape = indices.sizes().vec();

@@ -25,7 +25,7 @@ Reduce parse_reduce(const std::string& reduce) {
   if (reduce == "mean") return Reduce::Mean;
   if (reduce == "amax") return Reduce::Amax;
   if (reduce == "amin") return Reduce::Amin;
-  EMBER_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  EMBER_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin.");
   return Reduce::Sum;
 }
 

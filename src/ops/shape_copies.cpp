@@ -277,7 +277,7 @@ Tensor block_diag_impl(ArrayRef<Tensor> tensors) {
   std::vector<Tensor> mats;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    EMBER_CHECK(t.dim() <= 2, "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input ", i,
+    EMBER_CHECK(t.dim() <= 2, "ember.block_diag: Input tensors must have 2 or fewer dimensions. Input ", i,
                 " has ", t.dim(), " dimensions");
     Tensor m = t.dim() == 0 ? t.reshape({1, 1}) : t.dim() == 1 ? t.unsqueeze(0) : t;
     dtype = promote_types(dtype, t.dtype());

@@ -53,14 +53,14 @@ Tensor column_stack_impl(ArrayRef<Tensor> tensors) {
 std::vector<Tensor> meshgrid_indexing_impl(ArrayRef<Tensor> tensors, const std::string& indexing) {
   EMBER_CHECK(!tensors.empty(), "meshgrid expects a non-empty TensorList");
   EMBER_CHECK(indexing == "xy" || indexing == "ij",
-              "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", indexing);
+              "ember.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", indexing);
   for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
+    EMBER_CHECK(tensors[i].dim() <= 1, "ember.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
                 tensors[i].to_string());
     EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(),
-                "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype.");
+                "ember.meshgrid: Expected all tensors in the tensor list to have the same dtype.");
     EMBER_CHECK(tensors[i].device() == tensors[0].device(),
-                "torch.meshgrid: Expected all tensors in the tensor list to have the same device.");
+                "ember.meshgrid: Expected all tensors in the tensor list to have the same device.");
   }
   const size_t n = tensors.size();
   // With "xy" the first two inputs vary along dims 1 and 0 (Cartesian indexing).
@@ -333,7 +333,11 @@ Tensor einsum_impl(const std::string& equation, ArrayRef<Tensor> tensors, std::o
         }
       }
     }
-    for (int l : x.labels) ++count[static_cast<size_t>(l)];
+    // The implicit output counts subscripts as written ("ii" sums its diagonal).
+    for (int l : terms[i].labels)
+      if (l >= 0) ++count[static_cast<size_t>(l)];
+    for (int l : x.labels)
+      if (l >= kEllipsisBase) count[static_cast<size_t>(l)] = 1;
     ops.push_back(std::move(x));
   }
   std::vector<int> out_labels;

@@ -226,7 +226,7 @@ template <int kind>
 int64_t split_dim_checked(const Tensor& self) {
   static constexpr const char* names[] = {"hsplit", "vsplit", "dsplit"};
   static constexpr int64_t min_dims[] = {1, 2, 3};
-  EMBER_CHECK(self.dim() >= min_dims[kind], "torch.", names[kind], " requires a tensor with at least ",
+  EMBER_CHECK(self.dim() >= min_dims[kind], "ember.", names[kind], " requires a tensor with at least ",
               min_dims[kind], " dimension, but got a tensor with ", self.dim(), " dimensions!");
   if (kind == 0) return self.dim() == 1 ? 0 : 1;
   return kind == 1 ? 0 : 2;
@@ -235,7 +235,7 @@ template <int kind>
 std::vector<Tensor> hvd_split_int_impl(const Tensor& self, int64_t sections) {
   static constexpr const char* names[] = {"hsplit", "vsplit", "dsplit"};
   const int64_t d = split_dim_checked<kind>(self);
-  EMBER_CHECK(sections != 0 && self.size(d) % sections == 0, "torch.", names[kind],
+  EMBER_CHECK(sections != 0 && self.size(d) % sections == 0, "ember.", names[kind],
               " attempted to split along dimension ", d, ", but the size of the dimension ", self.size(d),
               " is not divisible by the split_size ", sections, "!");
   return ember::tensor_split(self, sections, d);

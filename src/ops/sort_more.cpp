@@ -203,26 +203,26 @@ Tensor nanquantile_scalar_impl(const Tensor& self, double q, std::optional<int64
 Tensor searchsorted_impl(const Tensor& seq, const Tensor& self, bool out_int32, bool right,
                          const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
   if (side) {
-    EMBER_CHECK(*side == "left" || *side == "right", "torch.searchsorted(): side can only be 'left' or 'right' but ",
+    EMBER_CHECK(*side == "left" || *side == "right", "ember.searchsorted(): side can only be 'left' or 'right' but ",
                 "got ", *side);
-    EMBER_CHECK(!(right && *side == "left"), "torch.searchsorted(): side and right can't be set to opposites, got "
+    EMBER_CHECK(!(right && *side == "left"), "ember.searchsorted(): side and right can't be set to opposites, got "
                 "side of left while right was True");
     right = *side == "right";
   }
-  EMBER_CHECK(seq.dim() > 0, "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+  EMBER_CHECK(seq.dim() > 0, "ember.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
               "dimension");
   const bool one_d = seq.dim() == 1;
   if (!one_d) {
     bool match = self.dim() == seq.dim();
     for (int64_t i = 0; match && i + 1 < seq.dim(); ++i) match = seq.size(i) == self.size(i);
-    EMBER_CHECK(match, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+    EMBER_CHECK(match, "ember.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
                 "boundaries tensor and input value tensor must match, but we got boundaries tensor ", seq.sizes(),
                 " and input value tensor ", self.sizes());
   }
   if (sorter) {
-    EMBER_CHECK(sorter->dtype() == kInt64, "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype ",
+    EMBER_CHECK(sorter->dtype() == kInt64, "ember.searchsorted(): sorter must be a tensor of long dtype but got dtype ",
                 scalar_type_name(sorter->dtype()));
-    EMBER_CHECK(sorter->sizes().equals(seq.sizes()), "torch.searchsorted(): boundary and sorter must have the same size, "
+    EMBER_CHECK(sorter->sizes().equals(seq.sizes()), "ember.searchsorted(): boundary and sorter must have the same size, "
                 "but got boundary tensor ", seq.sizes(), "and got sorter tensor ", sorter->sizes());
   }
   const ScalarType out_dtype = out_int32 ? kInt32 : kInt64;
@@ -246,7 +246,7 @@ Tensor searchsorted_impl(const Tensor& seq, const Tensor& self, bool out_int32, 
 
 Tensor searchsorted_scalar_impl(const Tensor& seq, const Scalar& self, bool out_int32, bool right,
                                 const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
-  EMBER_CHECK(seq.dim() == 1, "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+  EMBER_CHECK(seq.dim() == 1, "ember.searchsorted(): input value can be a scalar only when boundaries tensor "
               "dimension is 1, but we got boundaries tensor dim(", seq.dim(), ") and input value's dim(0) numel(1)");
   return ember::searchsorted(seq, scalar_tensor(self.to<double>(), TensorOptions(kFloat64).device(seq.device())),
                              out_int32, right, side, sorter);
@@ -267,7 +267,7 @@ Tensor bucketize_scalar_impl(const Scalar& self, const Tensor& boundaries, bool 
 Tensor histc_impl(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
   EMBER_CHECK(self.dtype() == kFloat32 || self.dtype() == kFloat64, "\"histogram_cpu\" not implemented for '",
               scalar_type_name(self.dtype()), "'");
-  EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  EMBER_CHECK(bins > 0, "ember.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
   double lo = min.to<double>(), hi = max.to<double>();
   if (self.is_meta()) return empty({bins}, TensorOptions(self.dtype()).device(kMeta));
   std::vector<double> v = as_doubles(self);
@@ -285,8 +285,8 @@ Tensor histc_impl(const Tensor& self, int64_t bins, const Scalar& min, const Sca
     lo -= 1;
     hi += 1;
   }
-  EMBER_CHECK(!(lo > hi), "torch.histc: max must be larger than min");
-  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  EMBER_CHECK(!(lo > hi), "ember.histc: max must be larger than min");
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "ember.histc: range of [", lo, ", ", hi, "] is not finite");
   std::vector<double> counts(static_cast<size_t>(bins), 0.0);
   for (double x : v) {
     if (!(x >= lo && x <= hi)) continue;

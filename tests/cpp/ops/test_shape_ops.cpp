@@ -101,7 +101,7 @@ TEST(ScatterMore, ScatterReduceModes) {
   expect_values(scatter_reduce(self, 0, idx, src, "amax"), {3}, {5, 2, 7});
   expect_values(scatter_reduce(self, 0, idx, src, "amin", false), {3}, {4, 2, 6});
   expect_error([&] { scatter_reduce(self, 0, idx, src, "max"); },
-               "reduce argument must be either sum, prod, mean, amax or amin, got max");
+               "reduce argument must be either sum, prod, mean, amax or amin.");
   expect_values(slice_scatter(zeros({4}), ones({2}), 0, 1, 3), {4}, {0, 1, 1, 0});
   expect_values(select_scatter(zeros({2, 2}), ones({2}), 1, 0), {2, 2}, {1, 0, 1, 0});
 }
