@@ -111,9 +111,10 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
         continue;
       }
       std::string held = v.type_name();
-      if (t.starts_with("int["))
+      if (t.starts_with("int[") || t.starts_with("SymInt["))
         EXPECT_EQ(held, "int[]") << a.name;
-      else if (t.starts_with("int") || t.starts_with("MemoryFormat") || t.starts_with("Layout"))
+      else if (t.starts_with("int") || t.starts_with("SymInt") || t.starts_with("MemoryFormat") ||
+               t.starts_with("Layout"))
         EXPECT_EQ(held, "int") << a.name;
       else if (t.starts_with("float"))
         EXPECT_EQ(held, "float") << a.name;
