@@ -42,6 +42,7 @@
 #include "ember/ops/random.h"
 #include "ember/ops/random_sampling.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
 #include "ember/ops/view.h"
 #include "ember/optim.h"
 #include "ember/parallel.h"

@@ -59,6 +59,14 @@ const std::unordered_set<std::string>& out_overloads() {
       "nanmedian.dim", "rand.generator", "randn.generator", "randint.low_generator",
       "randperm.default", "randperm.generator", "normal.Tensor_float", "normal.float_Tensor",
       "normal.Tensor_Tensor", "normal.float_float", "multinomial.default",
+      // shape, indexing, scatter and sorting ops (atenshape)
+      "flip.default", "roll.default", "rot90.default", "tril.default", "triu.default",
+      "masked_select.default", "outer.default", "ger.default", "kron.default", "diag.default",
+      "take.default", "take_along_dim.default", "index_add.default", "index_copy.default",
+      "msort.default", "mode.default", "quantile.default", "quantile.scalar", "nanquantile.default",
+      "nanquantile.scalar", "searchsorted.Tensor", "bucketize.Tensor", "histc.default",
+      "hstack.default", "vstack.default", "row_stack.default", "dstack.default",
+      "column_stack.default", "diff.default", "tril_indices.default", "triu_indices.default",
       // torch.norm calls _VF.norm(..., out=): ember.functional.norm does the same
       "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype",
       // pointwise math and math reductions (atenpw)

@@ -42,6 +42,9 @@ del _fn
 # Tensor.dequantize is the one-tensor overload (dequantize.tensors takes a list).
 Tensor.dequantize = _C._make_op_function("dequantize", ["aten::dequantize.self"], True)
 from ._creation import *  # noqa: E402,F401,F403  tensor, from_numpy, from_dlpack, arange(end), ...
+from ._shape import *  # noqa: E402,F401,F403  einsum, meshgrid, unique, tensordot, ... (torch.functional)
+from ._shape import _install_methods as _shape_methods  # noqa: E402
+_shape_methods(Tensor)
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401
 from . import nn, optim  # noqa: E402,F401
 from . import ao  # noqa: E402,F401  (ao.nn.quantized: the quantized modules)

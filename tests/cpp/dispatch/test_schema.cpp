@@ -91,7 +91,7 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "ScalarType",   "ScalarType?",   "Layout?",    "Device",    "Device?",
       "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?",
       "int[2]",       "int[4]",        "SymInt",     "SymInt[2]", "SymInt[4]",
-      "SymInt[]?",    "SymInt[]",     "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      "SymInt[]?",    "SymInt[]",     "SymInt?",    "int[]?",     "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
       // objects of C++ classes (Value kind Object): the quantized ops' packed params
       "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
       "__torch__.torch.classes.quantized.Conv3dPackedParamsBase",
@@ -111,9 +111,10 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
         continue;
       }
       std::string held = v.type_name();
-      if (t.starts_with("int["))
+      if (t.starts_with("int[") || t.starts_with("SymInt["))
         EXPECT_EQ(held, "int[]") << a.name;
-      else if (t.starts_with("int") || t.starts_with("MemoryFormat") || t.starts_with("Layout"))
+      else if (t.starts_with("int") || t.starts_with("SymInt") || t.starts_with("MemoryFormat") ||
+               t.starts_with("Layout"))
         EXPECT_EQ(held, "int") << a.name;
       else if (t.starts_with("float"))
         EXPECT_EQ(held, "float") << a.name;

@@ -46,6 +46,14 @@ TORCH_QUIRKS = {
         "torch 1.13 has no CPU kernel for native_batch_norm.out",
     ("method", "copy_", "keywords"):
         "torch 1.13's Tensor.copy_ binding calls its argument 'other' (the stub says 'src')",
+    ("function", "slice_scatter", "required"):
+        "torch 1.13's binding reads the defaulted SymInt? start / end as garbage ints",
+    ("method", "slice_scatter", "required"):
+        "torch 1.13's binding reads the defaulted SymInt? start / end as garbage ints",
+    **{("function", "unique_dim", form): "torch 1.13 binds unique_dim only inside torch.unique(dim=)"
+       for form in ("required", "every", "keywords")},
+    ("method", "repeat", "keywords"):
+        "torch 1.13's binding refuses repeats=<int> by keyword (a SymInt[] takes no single int there)",
     # A 4-tuple names one overload by its stub text (the other overloads of the name still run).
     ("function", "normal", "out",
      "mean: Tensor, std: _float=1, *, generator: Optional[Generator]=None, out: Optional[Tensor]=None"):
@@ -219,6 +227,7 @@ OPS = {
     "embedding_dense_backward": {"grad_output": T(2, 3), "indices": I(2, high=4), "num_weights": 4,
                                  "padding_idx": -1, "scale_grad_by_freq": False},
     "_reshape_alias": {"size": [4, 3], "stride": [3, 1]},
+    "movedim": {"source": [0], "destination": [1]}, "moveaxis": {"source": [0], "destination": [1]},
 }
 
 # The nn ops of issue 16 (tests/python/core/ops_table_nn.py has their value tests).

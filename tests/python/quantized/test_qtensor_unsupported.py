@@ -99,6 +99,18 @@ KNOWN = {
                  "native_layer_norm", "native_layer_norm_backward", "prelu", "reflection_pad3d",
                  "replication_pad3d", "rrelu", "selu", "soft_margin_loss", "softplus", "softshrink")},
     "aten::embedding_bag": "ember has no _embedding_bag_forward_only: embedding_bag runs _embedding_bag",
+    # The shape / indexing family (atenshape): both refuse quantized inputs; PyTorch fails in its
+    # out= kernel or a dtype check, ember at the first op its body reaches.
+    **{f"aten::{n}": "both refuse: PyTorch's structured out= kernel (aten::<op>.out) comes first"
+       for n in ("tril", "triu", "tril_", "triu_")},
+    **{f"aten::{n}": "both refuse: PyTorch fails in its out= / zero_ step, ember at its dtype switch"
+       for n in ("diag", "diag_embed", "diagflat")},
+    "aten::trace": "both refuse: ember's trace is a composite that reaches diagonal first",
+    "aten::copy": "both refuse: PyTorch fails allocating (empty_strided), ember in the quantized copy_",
+    **{f"aten::{n}": "both refuse: PyTorch checks self / source dtypes before the missing kernel"
+       for n in ("index_add", "index_add_", "index_copy", "index_copy_")},
+    **{f"aten::{n}": "both refuse: PyTorch fails in its quantized copy_, ember at the missing kernel"
+       for n in ("slice_scatter", "diagonal_scatter")},
 }
 
 
