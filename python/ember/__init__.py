@@ -48,6 +48,8 @@ from . import quantization  # noqa: E402,F401  (torch.quantization: the same mod
 from ._C._quantization import fused_moving_avg_obs_fake_quant  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
 from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.functional.norm)
+from . import linalg  # noqa: E402,F401  (ember.linalg, as torch.linalg)
+from .functional import chain_matmul  # noqa: E402,F401
 Tensor.allclose = allclose
 Tensor.equal = equal
 from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)
