@@ -199,10 +199,10 @@ Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, con
 }
 
 Tensor qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R, const std::string& mode) {
-  const int64_t m = Q.size(-2), n = R.size(-1);
   EMBER_CHECK(mode != "r",
               "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
               "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+  const int64_t m = Q.size(-2), n = R.size(-1);
   EMBER_CHECK(mode == "reduced" || m <= n,
               "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
   if (m >= n) return qr_backward_tall(gQ, gR, Q, R);

@@ -15,10 +15,16 @@ namespace {
 
 // ---- primitives ----
 
+// Note [LU of A^T]: PyTorch's solve (and inv, which is solve(A, I)) factors A^T when A is
+// contiguous -- its memory is then A^T's column-major buffer -- and solves with the transposed
+// factors. The LU of A^T pivots differently from A's, so which diagonal element comes out zero
+// for a singular A (the number in "The diagonal element 2 is zero") depends on it: ember
+// factors the same matrix to report the same numbers.
 std::tuple<Tensor, Tensor> inv_ex_impl(const Tensor& A, bool check_errors) {
   check_float_square("linalg.inv", A);
+  const bool use_A_T = A.is_contiguous();
   const DimVector batch = batch_shape(A);
-  Tensor lu = column_major_copy(A);
+  Tensor lu = column_major_copy(use_A_T ? mT(A) : A);
   DimVector piv_shape = batch;
   piv_shape.push_back(A.size(-1));
   Tensor pivots = empty_int(piv_shape, A.device());
@@ -28,7 +34,8 @@ std::tuple<Tensor, Tensor> inv_ex_impl(const Tensor& A, bool check_errors) {
     cpu::lapack::getri(lu, pivots, info);
     if (check_errors) raise_if_errors("linalg.inv_ex", info, A.dim() == 2);
   }
-  return {lu, info};
+  // inv(A^T)^T = inv(A), kept column-major as PyTorch's result.
+  return {use_A_T ? column_major_copy(mT(lu)) : lu, info};
 }
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_impl(const Tensor& A, bool pivot, bool check_errors) {
@@ -65,13 +72,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> slogdet_impl(const Tensor& A) {
   return {sign, logabsdet, lu, pivots};
 }
 
-// The equation's text in PyTorch's shape message: "AX = B (3x3 and 4x2)".
-void check_solve_shapes(const char* api, const Tensor& A, const Tensor& B, bool left, bool vector) {
+// The equation's text in PyTorch's shape message: "AX = B (3x3 and 4x2)". A vector B counts as
+// the column B.unsqueeze(-1), also for X A = B (where it then fits only 1 x 1 matrices).
+void check_solve_shapes(const char* api, const Tensor& A, const Tensor& B, bool left) {
   const int64_t n = A.size(-1);
-  const int64_t b_rows = vector ? B.size(-1) : B.size(-2), b_cols = vector ? 1 : B.size(-1);
-  const bool ok = vector ? b_rows == n : (left ? B.size(-2) == n : B.size(-1) == n);
+  const bool ok = left ? B.size(-2) == n : B.size(-1) == n;
   EMBER_CHECK(ok, api, ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B",
-              " (", A.size(-2), "x", A.size(-1), " and ", b_rows, "x", b_cols, ")");
+              " (", A.size(-2), "x", A.size(-1), " and ", B.size(-2), "x", B.size(-1), ")");
 }
 
 // B broadcast against A's batch, as a batched column-major copy of the matrices (k columns).
@@ -89,21 +96,24 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_impl(const Tensor& A, const 
   check_same_dtype("linalg.solve", A, B);
   const bool vector = is_vector_rhs(A, B);
   EMBER_CHECK(vector || B.dim() >= 2, "linalg.solve: The input tensor B must have at least 2 dimensions.");
-  check_solve_shapes("linalg.solve", A, B, left, vector);
-  // X A = B is A^T X^T = B^T.
-  const Tensor A_ = left ? A : mT(A);
-  const Tensor B_ = vector ? B.unsqueeze(-1) : (left ? B : mT(B));
-  auto [lu, x] = broadcast_solve_operands(A_, B_);
+  const Tensor Bm = vector ? B.unsqueeze(-1) : B;
+  check_solve_shapes("linalg.solve", A, Bm, left);
+  // X A = B is A^T X^T = B^T; the factored matrix is A^T when A is contiguous (Note [LU of
+  // A^T]), so the solve transposes when exactly one of the two holds.
+  const bool use_A_T = A.is_contiguous();
+  const bool transpose = left == use_A_T;
+  auto [lu, x] = broadcast_solve_operands(use_A_T ? mT(A) : A, left ? Bm : mT(Bm));
   DimVector piv_shape = batch_shape(lu);
   piv_shape.push_back(A.size(-1));
   Tensor pivots = empty_int(piv_shape, A.device());
   Tensor info = empty_int(batch_shape(lu), A.device());
   if (!x.is_meta()) {
     cpu::lapack::getrf(lu, pivots, info);
-    cpu::lapack::getrs(lu, pivots, x, false);
+    cpu::lapack::getrs(lu, pivots, x, transpose);
     if (check_errors) raise_if_errors("ember.linalg.solve_ex", info, lu.dim() == 2);
   }
-  Tensor result = vector ? x.squeeze(-1) : (left ? x : mT(x));
+  Tensor result = left ? x : mT(x);
+  if (vector) result = result.squeeze(-1);
   return {result, lu, pivots, info};
 }
 

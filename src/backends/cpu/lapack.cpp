@@ -276,6 +276,7 @@ void syevd(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Ten
   visit_real(a, [&]<class T>() {
     char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
     blasint n = to_blas(b.rows), lda = std::max<blasint>(1, n), inf = 0, lwork = -1, liwork = -1;
+    for (int64_t i = 0; i < b.count; ++i) ptr<blasint>(info)[i] = 0;
     if (n == 0) return;
     T query{};
     blasint iquery = 0;

@@ -8,7 +8,7 @@ from linalg_helpers import assert_close, random_matrix, to_ember
 
 
 def _sym(x):
-    return x @ x.mT + x.shape[-1] * (torch.eye(x.shape[-1], dtype=x.dtype) if isinstance(x, torch.Tensor)
+    return x @ x.transpose(-2, -1) + x.shape[-1] * (torch.eye(x.shape[-1], dtype=x.dtype) if isinstance(x, torch.Tensor)
                                      else ember.eye(x.shape[-1], dtype=x.dtype))
 
 
@@ -52,7 +52,7 @@ CASES = [
     ("lu_factor", lambda L, a: L.linalg.lu_factor(a).LU, [(3, 3, "wellcond")], "LinalgLuFactorExBackward0"),
     ("lu_unpack", lambda L, a: tuple(L.lu_unpack(a, L.tensor([1, 2, 3], dtype=L.int32))[1:]), [(3, 3, "general")], "LuUnpackBackward0"),
     ("matrix_power", lambda L, a: L.linalg.matrix_power(a, -2), [(3, 3, "wellcond")], None),
-    ("multi_dot", lambda L, a, b: L.linalg.multi_dot([a, b, a.mT]), [(2, 3, "general"), (3, 3, "general")], None),
+    ("multi_dot", lambda L, a, b: L.linalg.multi_dot([a, b, a.transpose(0, 1)]), [(2, 3, "general"), (3, 3, "general")], None),
 ]
 
 
