@@ -131,7 +131,7 @@ std::tuple<Tensor, Tensor> cholesky_ex_impl(const Tensor& A, bool upper, bool ch
 std::tuple<Tensor, Tensor, Tensor> lu_unpack_impl(const Tensor& LU, const Tensor& pivots,
                                                   bool unpack_data, bool unpack_pivots) {
   check_matrix("ember.lu_unpack", LU, "LU_data");
-  EMBER_CHECK(pivots.dtype() == kInt32,
+  EMBER_CHECK(!unpack_pivots || pivots.dtype() == kInt32,
               "ember.lu_unpack: LU_pivots is expected to be a contiguous tensor of ember.int32 dtype.\n"
               "Note: this function is intended to be used with the output produced by ember.linalg.lu_factor");
   check_float("ember.lu_unpack", LU);
