@@ -57,7 +57,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_impl(const Tensor& A, bool pivot
 
 std::tuple<Tensor, Tensor, Tensor> det_impl(const Tensor& A) {
   check_float_square("linalg.det", A);
-  auto [lu, pivots, info] = lu_factor_ex_impl(A, true, false);
+  // det(A^T) = det(A): the LU PyTorch returns is A^T's for a contiguous A (Note [LU of A^T]).
+  auto [lu, pivots, info] = lu_factor_ex_impl(A.is_contiguous() ? mT(A) : A, true, false);
   Tensor det = empty(batch_shape(A), TensorOptions(A.dtype()).device(A.device()));
   if (!det.is_meta()) cpu::lapack::det_from_lu(lu, pivots, det);
   return {det, lu, pivots};
@@ -65,7 +66,7 @@ std::tuple<Tensor, Tensor, Tensor> det_impl(const Tensor& A) {
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> slogdet_impl(const Tensor& A) {
   check_float_square("linalg.slogdet", A);
-  auto [lu, pivots, info] = lu_factor_ex_impl(A, true, false);
+  auto [lu, pivots, info] = lu_factor_ex_impl(A.is_contiguous() ? mT(A) : A, true, false);
   const auto opts = TensorOptions(A.dtype()).device(A.device());
   Tensor sign = empty(batch_shape(A), opts), logabsdet = empty(batch_shape(A), opts);
   if (!sign.is_meta()) cpu::lapack::slogdet_from_lu(lu, pivots, sign, logabsdet);
