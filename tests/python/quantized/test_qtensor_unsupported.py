@@ -90,6 +90,11 @@ KNOWN = {
     "aten::conv1d": "float convolution: PyTorch names its internal conv kernels",
     "aten::conv_transpose2d.input": "float convolution: PyTorch names its internal conv kernels",
     "aten::convolution": "float convolution: PyTorch names its internal conv kernels",
+    # linalg: PyTorch's checks run in CompositeImplicit / meta functions before its dispatch
+    # (dtype texts, or the .out kernel's name); ember's primitives reach the QuantizedCPU key first.
+    **{f"aten::{n}": "linalg: PyTorch checks the dtype (or names its out= kernel) before dispatching"
+       for n in ("linalg_inv_ex", "_linalg_det", "linalg_vector_norm", "linalg_cross", "linalg_qr",
+                 "linalg_lu_factor_ex", "linalg_matrix_exp")},
 }
 
 
