@@ -17,7 +17,9 @@ namespace ember {
 
 /// Assertion: a check PyTorch writes as a Python `assert` (the quantization workflow's), raised
 /// in Python as AssertionError with the same text.
-enum class ErrorKind { Runtime, Type, Value, Index, Key, NotImplemented, Attribute, Assertion };
+// LinAlg: a failed factorization (singular, not positive-definite), PyTorch's
+// torch.linalg.LinAlgError (a RuntimeError subclass).
+enum class ErrorKind { Runtime, Type, Value, Index, Key, NotImplemented, Attribute, Assertion, LinAlg };
 
 class Error : public std::exception {
  public:

@@ -13,8 +13,15 @@ namespace ember::python {
 
 namespace {
 
+// ember._C._LinAlgError (ember.linalg.LinAlgError), a RuntimeError like PyTorch's.
+PyObject* linalg_error_type() {
+  static PyObject* type = PyErr_NewException("ember._C._LinAlgError", PyExc_RuntimeError, nullptr);
+  return type;
+}
+
 PyObject* exception_type(ErrorKind kind) {
   switch (kind) {
+    case ErrorKind::LinAlg: return linalg_error_type();
     case ErrorKind::Type: return PyExc_TypeError;
     case ErrorKind::Value: return PyExc_ValueError;
     case ErrorKind::Index: return PyExc_IndexError;
@@ -74,6 +81,7 @@ void init_errors(py::module_& m) {
     }
   });
   set_warning_handler(&g_warning_handler);
+  m.attr("_LinAlgError") = py::handle(linalg_error_type());
   m.def("_warn", [](const std::string& msg) { warn(msg); });  // tests: a C++ warning from Python
 }
 

@@ -93,7 +93,9 @@ const std::unordered_set<std::string>& out_overloads() {
       "mvlgamma.default", "clamp_min.default", "clamp_min.Tensor", "clamp_max.default",
       "clamp_max.Tensor", "logsumexp.default", "nansum.default", "nanmean.default",
       "renorm.default", "cumprod.default", "cummax.default", "cummin.default",
-      "logcumsumexp.default"};
+      "logcumsumexp.default",
+      // ember.linalg (src/ops/linalg_*.cpp)
+      "linalg_inv_ex.default", "linalg_inv.default", "inverse.default", "_linalg_det.default", "linalg_det.default", "_linalg_slogdet.default", "linalg_slogdet.default", "slogdet.default", "linalg_cholesky_ex.default", "linalg_cholesky.default", "cholesky.default", "cholesky_solve.default", "cholesky_inverse.default", "linalg_qr.default", "qr.default", "_linalg_svd.default", "linalg_svd.default", "linalg_svdvals.default", "svd.default", "_linalg_eigh.default", "linalg_eigh.default", "linalg_eigvalsh.default", "_linalg_solve_ex.default", "linalg_solve_ex.default", "linalg_solve.default", "linalg_lstsq.default", "linalg_vector_norm.default", "linalg_matrix_norm.default", "linalg_matrix_norm.str_ord", "linalg_norm.default", "linalg_norm.ord_str", "frobenius_norm.default", "frobenius_norm.dim", "nuclear_norm.default", "nuclear_norm.dim", "linalg_pinv.atol_rtol_tensor", "linalg_pinv.atol_rtol_float", "linalg_pinv.default", "linalg_pinv.rcond_tensor", "linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_rank.default", "linalg_matrix_rank.tol_tensor", "linalg_matrix_power.default", "matrix_power.default", "linalg_matrix_exp.default", "linalg_cross.default", "cross.default", "linalg_vecdot.default", "linalg_multi_dot.default", "chain_matmul.default", "linalg_tensorinv.default", "linalg_tensorsolve.default", "linalg_cond.default", "linalg_cond.p_str", "linalg_lu_factor_ex.default", "linalg_lu_factor.default", "lu_unpack.default", "linalg_lu.default", "linalg_lu_solve.default", "lu_solve.default", "linalg_solve_triangular.default", "triangular_solve.default"};
   return set;
 }
 

@@ -56,6 +56,8 @@ from ._pointwise_aliases import functions as _aliases  # noqa: E402  (arccos, cl
 globals().update(_aliases)
 from . import special  # noqa: E402,F401
 from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.functional.norm)
+from . import linalg  # noqa: E402,F401  (ember.linalg, as torch.linalg)
+from .functional import chain_matmul  # noqa: E402,F401
 Tensor.allclose = allclose
 Tensor.equal = equal
 from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)

@@ -1,24 +1,15 @@
-"""Functions PyTorch writes in Python over its ops (torch.functional): norm."""
+"""Functions PyTorch writes in Python over its ops (torch.functional): norm, chain_matmul."""
 from . import _C
-from .overrides import handle_torch_function, has_torch_function_unary
+from .overrides import handle_torch_function, has_torch_function, has_torch_function_unary
 
-__all__ = ["norm"]
+__all__ = ["norm", "chain_matmul"]
 
 _op = _C._op_functions
 
 
 def _frobenius_norm(input, dim, keepdim, out):
-    # aten::frobenius_norm.dim: one dim or none is the 2-norm; two dims are sqrt(sum(x * x)).
-    dim = list(dim)
-    if len(dim) > 2:
-        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
     kwargs = {} if out is None else {"out": out}
-    if len(dim) <= 1:
-        return _op["norm"](input, 2, dim, keepdim, **kwargs)
-    ndim = max(input.dim(), 1)
-    if dim[0] % ndim == dim[1] % ndim:
-        raise RuntimeError(f"Expected dims to be different, got {dim} instead")
-    return _op["sqrt"](_op["sum"](input * input, dim, keepdim), **kwargs)
+    return _op["frobenius_norm"](input, list(dim), keepdim, **kwargs)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -40,9 +31,12 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
                 raise ValueError("dtype argument is not supported in frobenius norm")
             return _frobenius_norm(input, list(range(ndim)) if _dim is None else _dim, keepdim, out)
         if p == "nuc":
-            # the nuclear norm is a sum of singular values; ember has no SVD (docs/compatibility.md)
-            raise NotImplementedError("ember.norm(p='nuc'): the nuclear norm needs an SVD, which "
-                                      "ember does not have")
+            if dtype is not None:
+                raise ValueError("dtype argument is not supported in nuclear norm")
+            kwargs = {} if out is None else {"out": out}
+            if _dim is None:
+                return _op["nuclear_norm"](input, keepdim=keepdim, **kwargs)
+            return _op["nuclear_norm"](input, _dim, keepdim=keepdim, **kwargs)
         raise RuntimeError(f"only valid string values are 'fro' and 'nuc', found {p}")
     if _dim is None:
         _dim = list(range(ndim))
@@ -50,3 +44,12 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if dtype is not None:
         kwargs["dtype"] = dtype
     return _op["norm"](input, p, _dim, keepdim, **kwargs)
+
+
+def chain_matmul(*matrices, out=None):
+    """The product of the matrices in the cheapest order (torch.chain_matmul, deprecated in favour
+    of linalg.multi_dot)."""
+    if has_torch_function(matrices):
+        return handle_torch_function(chain_matmul, matrices, *matrices)
+    kwargs = {} if out is None else {"out": out}
+    return _op["chain_matmul"](list(matrices), **kwargs)

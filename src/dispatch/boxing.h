@@ -135,6 +135,10 @@ inline Stack box_result(std::tuple<Tensor, Tensor, Tensor> ts) {
   return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts))),
           Value(std::move(std::get<2>(ts)))};
 }
+inline Stack box_result(std::tuple<Tensor, Tensor, Tensor, Tensor> ts) {
+  return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts))),
+          Value(std::move(std::get<2>(ts))), Value(std::move(std::get<3>(ts)))};
+}
 
 template <class Sig>
 struct FnTraits;

@@ -163,6 +163,16 @@ inline std::tuple<Tensor, Tensor, Tensor> unbox_result<std::tuple<Tensor, Tensor
   return {std::move(out[0].to_tensor()), std::move(out[1].to_tensor()),
           std::move(out[2].to_tensor())};
 }
+template <>
+inline std::tuple<Tensor, Tensor, Tensor, Tensor>
+unbox_result<std::tuple<Tensor, Tensor, Tensor, Tensor>>(Stack&& out, const OpHandle& op) {
+  EMBER_CHECK_TYPE(out.size() == 4 && out[0].is_tensor() && out[1].is_tensor() &&
+                       out[2].is_tensor() && out[3].is_tensor(),
+                   op.full_name(), ": an override must return four Tensors, got ", out.size(),
+                   " values");
+  return {std::move(out[0].to_tensor()), std::move(out[1].to_tensor()),
+          std::move(out[2].to_tensor()), std::move(out[3].to_tensor())};
+}
 // Number results (q_scale -> float, q_per_channel_axis -> int).
 template <>
 inline double unbox_result<double>(Stack&& out, const OpHandle& op) {

@@ -34,6 +34,11 @@ int64_t reduced_numel(IntArrayRef sizes, IntArrayRef dims);
 Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                                 IntArrayRef sizes, bool keepdim);
 
+/// PyTorch's norm_backward (reduce_stats.cpp): the gradient of the p-norm `norm` of `self`
+/// over `dims` (linalg.vector_norm's rule too).
+Tensor norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm,
+                     const std::vector<int64_t>& dims, bool keepdim);
+
 /// Saves output `t` of a recorded call (after finish) into slot `slot`: the formula, made before
 /// finish, captured that number (the count of tensors saved before).
 inline void save_output_at(autograd::Recorder& r, const Tensor& t, size_t slot) {

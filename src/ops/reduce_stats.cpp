@@ -56,6 +56,31 @@ Tensor norm_impl(const Tensor& self, std::optional<Scalar> p, IntArrayRef dim, b
 }  // namespace
 
 // ---- autograd ----
+// PyTorch's norm_backward: the gradient of (sum |x|^p)^(1/p) for each p, 0 where the norm is 0.
+Tensor ops::norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm,
+                     const std::vector<int64_t>& dims, bool keepdim) {
+  if (!keepdim && self.dim() != 0) {
+    grad = ops::unsqueeze_to(grad, dims, self.dim());
+    norm = ops::unsqueeze_to(norm, dims, self.dim());
+  }
+  if (p == 0.0) return Tensor();  // the count of non-zeros is piecewise constant
+  if (p == 1.0) return self.sign() * grad;
+  if (p == 2.0) return grad * (self / norm).masked_fill(norm == 0, 0);
+  if (std::isinf(p)) {
+    // amax(|x|) respecting NaNs: ties and NaNs share the gradient.
+    Tensor self_abs = self.abs();
+    Tensor mask = self_abs.eq(norm).logical_or(self_abs != self_abs);
+    return self.sign() * ((grad / mask.sum(dims, true)) * mask);
+  }
+  if (p < 1.0) {
+    Tensor self_scaled = self.sign() * self.abs().pow(p - 1).masked_fill(self == 0, 0);
+    return self_scaled * grad * norm.pow(1 - p);
+  }
+  Tensor self_scaled = p < 2.0 ? self.sign() * self.abs().pow(p - 1) : self * self.abs().pow(p - 2);
+  Tensor scale_v = (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0);
+  return self_scaled * scale_v;
+}
+
 namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
@@ -100,31 +125,6 @@ Tensor var_std_autograd(const Tensor& self, const std::optional<std::vector<int6
   return out;
 }
 
-// PyTorch's norm_backward: the gradient of (sum |x|^p)^(1/p) for each p, 0 where the norm is 0.
-Tensor norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm,
-                     const std::vector<int64_t>& dims, bool keepdim) {
-  if (!keepdim && self.dim() != 0) {
-    grad = ops::unsqueeze_to(grad, dims, self.dim());
-    norm = ops::unsqueeze_to(norm, dims, self.dim());
-  }
-  if (p == 0.0) return Tensor();  // the count of non-zeros is piecewise constant
-  if (p == 1.0) return self.sign() * grad;
-  if (p == 2.0) return grad * (self / norm).masked_fill(norm == 0, 0);
-  if (std::isinf(p)) {
-    // amax(|x|) respecting NaNs: ties and NaNs share the gradient.
-    Tensor self_abs = self.abs();
-    Tensor mask = self_abs.eq(norm).logical_or(self_abs != self_abs);
-    return self.sign() * ((grad / mask.sum(dims, true)) * mask);
-  }
-  if (p < 1.0) {
-    Tensor self_scaled = self.sign() * self.abs().pow(p - 1).masked_fill(self == 0, 0);
-    return self_scaled * grad * norm.pow(1 - p);
-  }
-  Tensor self_scaled = p < 2.0 ? self.sign() * self.abs().pow(p - 1) : self * self.abs().pow(p - 2);
-  Tensor scale_v = (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0);
-  return self_scaled * scale_v;
-}
-
 Tensor norm_autograd(const Tensor& self, const std::optional<Scalar>& p, const IntArrayRef& dim,
                      const bool& keepdim) {
   autograd::Recorder r("NormBackward1", self);
@@ -134,7 +134,7 @@ Tensor norm_autograd(const Tensor& self, const std::optional<Scalar>& p, const I
   const size_t self_ = r.save(self), result_ = 1;
   const double pv = p ? p->to_double() : 2.0;
   r.finish(out, [=, dims = dim.vec()](OpNode& n, const tensor_list& g) {
-    return tensor_list{norm_backward(g[0], n.saved(self_), pv, n.saved(result_), dims, keepdim)};
+    return tensor_list{ops::norm_backward(g[0], n.saved(self_), pv, n.saved(result_), dims, keepdim)};
   });
   ops::save_output_at(r, out, result_);
   return out;

@@ -131,6 +131,7 @@ inline const char* kind_name(ErrorKind k) {
     case ErrorKind::NotImplemented: return "NotImplementedError";
     case ErrorKind::Attribute: return "AttributeError";
     case ErrorKind::Assertion: return "AssertionError";
+    case ErrorKind::LinAlg: return "LinAlgError";
   }
   return "RuntimeError";
 }

@@ -111,6 +111,11 @@ KNOWN = {
        for n in ("index_add", "index_add_", "index_copy", "index_copy_")},
     **{f"aten::{n}": "both refuse: PyTorch fails in its quantized copy_, ember at the missing kernel"
        for n in ("slice_scatter", "diagonal_scatter")},
+    # linalg: PyTorch's checks run in CompositeImplicit / meta functions before its dispatch
+    # (dtype texts, or the .out kernel's name); ember's primitives reach the QuantizedCPU key first.
+    **{f"aten::{n}": "linalg: PyTorch checks the dtype (or names its out= kernel) before dispatching"
+       for n in ("linalg_inv_ex", "_linalg_det", "linalg_vector_norm", "linalg_cross", "linalg_qr",
+                 "linalg_lu_factor_ex", "linalg_matrix_exp")},
 }
 
 

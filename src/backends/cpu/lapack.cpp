@@ -1,0 +1,472 @@
+// Batched LAPACK kernels over OpenBLAS's LAPACK (Note [LAPACK layout] in lapack.h).
+//
+// Note [LAPACK through the Fortran symbols]: Debian's libopenblas0 exports the whole of LAPACK
+// under its Fortran names (dgetrf_, dsyevd_, ...), and ember already links it for GEMM
+// (cmake/gemm.cmake). LAPACKE would add a second package (liblapacke-dev) and a C layer that,
+// for row-major input, transposes into a scratch copy on every call; ember instead hands LAPACK
+// matrices that are already column-major, so the Fortran entry points are called directly with
+// the prototypes below (gfortran's calling convention: every argument by pointer, and a hidden
+// trailing length per CHARACTER argument). blasint is OpenBLAS's 32-bit integer; sizes beyond
+// it are refused rather than truncated.
+#include "lapack.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "ember/error.h"
+
+extern "C" {
+#define EMBER_LAPACK_DECL(T, p)                                                                   \
+  void p##getrf_(blasint* m, blasint* n, T* a, blasint* lda, blasint* ipiv, blasint* info);       \
+  void p##getri_(blasint* n, T* a, blasint* lda, blasint* ipiv, T* work, blasint* lwork,          \
+                 blasint* info);                                                                  \
+  void p##getrs_(char* trans, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b, \
+                 blasint* ldb, blasint* info, size_t);                                            \
+  void p##potrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* info, size_t);              \
+  void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
+                 blasint* info);                                                                  \
+  void p##orgqr_(blasint* m, blasint* n, blasint* k, T* a, blasint* lda, T* tau, T* work,         \
+                 blasint* lwork, blasint* info);                                                  \
+  void p##gesdd_(char* jobz, blasint* m, blasint* n, T* a, blasint* lda, T* s, T* u,              \
+                 blasint* ldu, T* vt, blasint* ldvt, T* work, blasint* lwork, blasint* iwork,     \
+                 blasint* info, size_t);                                                          \
+  void p##syevd_(char* jobz, char* uplo, blasint* n, T* a, blasint* lda, T* w, T* work,           \
+                 blasint* lwork, blasint* iwork, blasint* liwork, blasint* info, size_t, size_t); \
+  void p##gels_(char* trans, blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,     \
+                blasint* ldb, T* work, blasint* lwork, blasint* info, size_t);                    \
+  void p##gelsy_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
+                 blasint* jpvt, T* rcond, blasint* rank, T* work, blasint* lwork, blasint* info); \
+  void p##gelsd_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
+                 T* s, T* rcond, blasint* rank, T* work, blasint* lwork, blasint* iwork,          \
+                 blasint* info);                                                                  \
+  void p##gelss_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
+                 T* s, T* rcond, blasint* rank, T* work, blasint* lwork, blasint* info);
+EMBER_LAPACK_DECL(float, s)
+EMBER_LAPACK_DECL(double, d)
+#undef EMBER_LAPACK_DECL
+}
+
+namespace ember::cpu::lapack {
+
+namespace {
+
+// One name per routine for both precisions.
+#define EMBER_LAPACK_PICK(name)                        \
+  inline auto name##_fn(float) { return &s##name##_; } \
+  inline auto name##_fn(double) { return &d##name##_; }
+EMBER_LAPACK_PICK(getrf)
+EMBER_LAPACK_PICK(getri)
+EMBER_LAPACK_PICK(getrs)
+EMBER_LAPACK_PICK(potrf)
+EMBER_LAPACK_PICK(geqrf)
+EMBER_LAPACK_PICK(orgqr)
+EMBER_LAPACK_PICK(gesdd)
+EMBER_LAPACK_PICK(syevd)
+EMBER_LAPACK_PICK(gels)
+EMBER_LAPACK_PICK(gelsy)
+EMBER_LAPACK_PICK(gelsd)
+EMBER_LAPACK_PICK(gelss)
+#undef EMBER_LAPACK_PICK
+
+blasint to_blas(int64_t v) {
+  EMBER_CHECK(v <= std::numeric_limits<blasint>::max(), "linalg: dimension ", v,
+              " is too large for LAPACK's 32-bit integers");
+  return static_cast<blasint>(v);
+}
+
+// The matrices of a batched column-major tensor: count, rows, cols, and a pointer per batch.
+struct Batch {
+  int64_t count, rows, cols;
+  explicit Batch(const Tensor& t) : rows(t.size(-2)), cols(t.size(-1)) {
+    count = 1;
+    for (int64_t d = 0; d + 2 < t.dim(); ++d) count *= t.size(d);
+  }
+  int64_t stride() const { return rows * cols; }
+};
+
+template <class T>
+T* ptr(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+// Runs f.template operator()<T>() for the tensor's float dtype.
+template <class F>
+void visit_real(const Tensor& t, F&& f) {
+  if (t.dtype() == kFloat64) {
+    f.template operator()<double>();
+  } else {
+    EMBER_ASSERT(t.dtype() == kFloat32, "lapack kernels take float32 / float64");
+    f.template operator()<float>();
+  }
+}
+
+// The element count of a workspace query's answer (LAPACK returns it as a floating number).
+template <class T>
+blasint work_size(T query) {
+  return std::max<blasint>(1, static_cast<blasint>(std::ceil(static_cast<double>(query))));
+}
+
+// Zeroes the strict lower (upper = true keeps the upper) or strict upper triangle.
+template <class T>
+void keep_triangle(T* a, int64_t rows, int64_t cols, bool upper) {
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i)
+      if (upper ? i > j : i < j) a[i + j * rows] = T(0);
+}
+
+}  // namespace
+
+void getrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  const Batch b(a);
+  const int64_t k = std::min(b.rows, b.cols);
+  visit_real(a, [&]<class T>() {
+    blasint m = to_blas(b.rows), n = to_blas(b.cols), lda = std::max<blasint>(1, m);
+    for (int64_t i = 0; i < b.count; ++i) {
+      blasint* ipiv = ptr<blasint>(pivots) + i * k;
+      blasint* inf = ptr<blasint>(info) + i;
+      *inf = 0;
+      if (k == 0) continue;
+      getrf_fn(T{})(&m, &n, ptr<T>(a) + i * b.stride(), &lda, ipiv, inf);
+    }
+  });
+}
+
+void getri(const Tensor& lu, const Tensor& pivots, const Tensor& info) {
+  const Batch b(lu);
+  visit_real(lu, [&]<class T>() {
+    blasint n = to_blas(b.rows), lda = std::max<blasint>(1, n), lwork = -1, inf = 0;
+    if (n == 0) return;
+    T query{};
+    getri_fn(T{})(&n, nullptr, &lda, nullptr, &query, &lwork, &inf);
+    lwork = work_size(query);
+    std::vector<T> work(lwork);
+    for (int64_t i = 0; i < b.count; ++i) {
+      if (ptr<blasint>(info)[i] != 0) continue;
+      getri_fn(T{})(&n, ptr<T>(lu) + i * b.stride(), &lda, ptr<blasint>(pivots) + i * n,
+                    work.data(), &lwork, &inf);
+    }
+  });
+}
+
+void getrs(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool transpose) {
+  const Batch a(lu), b(rhs);
+  visit_real(lu, [&]<class T>() {
+    char trans = transpose ? 'T' : 'N';
+    blasint n = to_blas(a.rows), nrhs = to_blas(b.cols), lda = std::max<blasint>(1, n),
+            ldb = lda, inf = 0;
+    if (n == 0 || nrhs == 0) return;
+    for (int64_t i = 0; i < b.count; ++i) {
+      getrs_fn(T{})(&trans, &n, &nrhs, ptr<T>(lu) + i * a.stride(), &lda,
+                    ptr<blasint>(pivots) + i * n, ptr<T>(rhs) + i * b.stride(), &ldb, &inf, 1);
+    }
+  });
+}
+
+void potrf(const Tensor& a, const Tensor& info, bool upper) {
+  const Batch b(a);
+  visit_real(a, [&]<class T>() {
+    char uplo = upper ? 'U' : 'L';
+    blasint n = to_blas(b.rows), lda = std::max<blasint>(1, n);
+    for (int64_t i = 0; i < b.count; ++i) {
+      T* m = ptr<T>(a) + i * b.stride();
+      blasint* inf = ptr<blasint>(info) + i;
+      *inf = 0;
+      if (n > 0) potrf_fn(T{})(&uplo, &n, m, &lda, inf, 1);
+      keep_triangle(m, n, n, upper);
+    }
+  });
+}
+
+void geqrf_orgqr(const Tensor& a, const Tensor& q, const Tensor& r) {
+  const Batch b(a);
+  const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
+  const int64_t qcols = q.defined() ? q.size(-1) : 0, rrows = r.size(-2);
+  visit_real(a, [&]<class T>() {
+    // Scratch m x max(n, qcols): the factored A, then (its first qcols columns) Q.
+    const int64_t wcols = std::max(n, qcols);
+    std::vector<T> work_a(static_cast<size_t>(std::max<int64_t>(1, m * wcols)));
+    std::vector<T> tau(static_cast<size_t>(std::max<int64_t>(1, k)));
+    blasint bm = to_blas(m), bn = to_blas(n), bk = to_blas(k), bq = to_blas(qcols),
+            lda = std::max<blasint>(1, bm), inf = 0, lwork = -1;
+    T query{};
+    blasint lwork_qr = 1, lwork_q = 1;
+    if (k > 0) {
+      geqrf_fn(T{})(&bm, &bn, work_a.data(), &lda, tau.data(), &query, &lwork, &inf);
+      lwork_qr = work_size(query);
+      if (qcols > 0) {
+        orgqr_fn(T{})(&bm, &bq, &bk, work_a.data(), &lda, tau.data(), &query, &lwork, &inf);
+        lwork_q = work_size(query);
+      }
+    }
+    std::vector<T> work(static_cast<size_t>(std::max(lwork_qr, lwork_q)));
+    for (int64_t i = 0; i < b.count; ++i) {
+      const T* src = ptr<T>(a) + i * b.stride();
+      std::copy(src, src + m * n, work_a.begin());
+      std::fill(work_a.begin() + m * n, work_a.end(), T(0));
+      if (k > 0) {
+        blasint lw = lwork_qr;
+        geqrf_fn(T{})(&bm, &bn, work_a.data(), &lda, tau.data(), work.data(), &lw, &inf);
+      }
+      T* rp = ptr<T>(r) + i * rrows * n;
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t row = 0; row < rrows; ++row)
+          rp[row + j * rrows] = row <= j && row < m ? work_a[row + j * m] : T(0);
+      if (!q.defined()) continue;
+      if (qcols > 0 && m > 0) {
+        blasint lw = lwork_q;
+        if (k > 0) {
+          orgqr_fn(T{})(&bm, &bq, &bk, work_a.data(), &lda, tau.data(), work.data(), &lw, &inf);
+        } else {  // no reflectors: Q is the identity
+          std::fill(work_a.begin(), work_a.end(), T(0));
+          for (int64_t d = 0; d < std::min(m, qcols); ++d) work_a[d + d * m] = T(1);
+        }
+      }
+      std::copy(work_a.begin(), work_a.begin() + m * qcols, ptr<T>(q) + i * m * qcols);
+    }
+  });
+}
+
+void gesdd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info) {
+  const Batch b(a);
+  const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
+  const bool vectors = u.defined();
+  const int64_t ucols = vectors ? u.size(-1) : 0, vrows = vectors ? vh.size(-2) : 0;
+  visit_real(a, [&]<class T>() {
+    char jobz = !vectors ? 'N' : (ucols == m && vrows == n) ? 'A' : 'S';
+    blasint bm = to_blas(m), bn = to_blas(n), lda = std::max<blasint>(1, bm),
+            ldu = std::max<blasint>(1, bm), ldvt = std::max<blasint>(1, to_blas(vrows)), inf = 0,
+            lwork = -1;
+    std::vector<blasint> iwork(static_cast<size_t>(std::max<int64_t>(1, 8 * k)));
+    T query{};
+    T dummy_u{}, dummy_vt{};
+    if (k > 0) {
+      gesdd_fn(T{})(&jobz, &bm, &bn, nullptr, &lda, nullptr, &dummy_u, &ldu, &dummy_vt, &ldvt,
+                    &query, &lwork, iwork.data(), &inf, 1);
+    }
+    lwork = work_size(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < b.count; ++i) {
+      T* up = vectors ? ptr<T>(u) + i * m * ucols : &dummy_u;
+      T* vp = vectors ? ptr<T>(vh) + i * vrows * n : &dummy_vt;
+      blasint* ip = ptr<blasint>(info) + i;
+      *ip = 0;
+      if (k == 0) {
+        // An empty side: the full factor of the other side is the identity (PyTorch's too).
+        if (vectors) {
+          for (int64_t j = 0; j < ucols * m; ++j) up[j] = T(0);
+          for (int64_t d = 0; d < std::min(m, ucols); ++d) up[d + d * m] = T(1);
+          for (int64_t j = 0; j < vrows * n; ++j) vp[j] = T(0);
+          for (int64_t d = 0; d < std::min(n, vrows); ++d) vp[d + d * vrows] = T(1);
+        }
+        continue;
+      }
+      gesdd_fn(T{})(&jobz, &bm, &bn, ptr<T>(a) + i * b.stride(), &lda, ptr<T>(s) + i * k, up, &ldu,
+                    vp, &ldvt, work.data(), &lwork, iwork.data(), ip, 1);
+    }
+  });
+}
+
+void syevd(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) {
+  const Batch b(a);
+  visit_real(a, [&]<class T>() {
+    char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+    blasint n = to_blas(b.rows), lda = std::max<blasint>(1, n), inf = 0, lwork = -1, liwork = -1;
+    for (int64_t i = 0; i < b.count; ++i) ptr<blasint>(info)[i] = 0;
+    if (n == 0) return;
+    T query{};
+    blasint iquery = 0;
+    syevd_fn(T{})(&jobz, &uplo, &n, nullptr, &lda, nullptr, &query, &lwork, &iquery, &liwork, &inf,
+                  1, 1);
+    lwork = work_size(query);
+    liwork = std::max<blasint>(1, iquery);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    std::vector<blasint> iwork(static_cast<size_t>(liwork));
+    for (int64_t i = 0; i < b.count; ++i) {
+      blasint* ip = ptr<blasint>(info) + i;
+      syevd_fn(T{})(&jobz, &uplo, &n, ptr<T>(a) + i * b.stride(), &lda, ptr<T>(w) + i * n,
+                    work.data(), &lwork, iwork.data(), &liwork, ip, 1, 1);
+    }
+  });
+}
+
+void gels(const std::string& driver, const Tensor& a, const Tensor& rhs, double rcond,
+          const Tensor& rank, const Tensor& s, const Tensor& info) {
+  const Batch ba(a), bb(rhs);
+  const int64_t m = ba.rows, n = ba.cols, k = std::min(m, n);
+  visit_real(a, [&]<class T>() {
+    blasint bm = to_blas(m), bn = to_blas(n), nrhs = to_blas(bb.cols),
+            lda = std::max<blasint>(1, bm), ldb = std::max<blasint>(1, to_blas(bb.rows)), inf = 0,
+            lwork = -1, rk = 0;
+    T rc = static_cast<T>(rcond), query{};
+    char trans = 'N';
+    std::vector<blasint> jpvt(static_cast<size_t>(std::max<int64_t>(1, n)));
+    std::vector<T> sv(static_cast<size_t>(std::max<int64_t>(1, k)));
+    // gelsd's integer workspace (LAPACK's documented bound; its query answers it too).
+    blasint iq = 1;
+    std::vector<blasint> iwork(1);
+    if (k > 0 && nrhs > 0) {
+      if (driver == "gels") {
+        gels_fn(T{})(&trans, &bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, &query, &lwork, &inf, 1);
+      } else if (driver == "gelsy") {
+        gelsy_fn(T{})(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, jpvt.data(), &rc, &rk, &query,
+                      &lwork, &inf);
+      } else if (driver == "gelsd") {
+        gelsd_fn(T{})(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, sv.data(), &rc, &rk, &query,
+                      &lwork, &iq, &inf);
+        iwork.resize(static_cast<size_t>(std::max<blasint>(1, iq)));
+      } else {
+        gelss_fn(T{})(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, sv.data(), &rc, &rk, &query,
+                      &lwork, &inf);
+      }
+    }
+    lwork = work_size(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < ba.count; ++i) {
+      T* ap = ptr<T>(a) + i * ba.stride();
+      T* bp = ptr<T>(rhs) + i * bb.stride();
+      rk = 0;
+      inf = 0;
+      if (k > 0 && nrhs > 0) {
+        std::fill(jpvt.begin(), jpvt.end(), 0);
+        if (driver == "gels") {
+          gels_fn(T{})(&trans, &bm, &bn, &nrhs, ap, &lda, bp, &ldb, work.data(), &lwork, &inf, 1);
+        } else if (driver == "gelsy") {
+          gelsy_fn(T{})(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, jpvt.data(), &rc, &rk, work.data(),
+                        &lwork, &inf);
+        } else if (driver == "gelsd") {
+          gelsd_fn(T{})(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, sv.data(), &rc, &rk, work.data(),
+                        &lwork, iwork.data(), &inf);
+        } else {
+          gelss_fn(T{})(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, sv.data(), &rc, &rk, work.data(),
+                        &lwork, &inf);
+        }
+      } else if (k > 0 && driver != "gels" && driver != "gelsy") {
+        // No right-hand sides: the singular values (and the rank) still come from A's SVD.
+        blasint one = 1, ldb1 = std::max<blasint>(1, std::max(bm, bn));
+        std::vector<T> b1(static_cast<size_t>(ldb1), T(0));
+        std::vector<T> w1(1);
+        blasint lq = -1;
+        T q1{};
+        gelss_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, sv.data(), &rc, &rk, &q1, &lq, &inf);
+        lq = work_size(q1);
+        w1.resize(static_cast<size_t>(lq));
+        gelss_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, sv.data(), &rc, &rk, w1.data(),
+                      &lq, &inf);
+      } else if (k > 0 && driver == "gelsy") {
+        // The rank needs the factorization even without right-hand sides.
+        blasint one = 1, ldb1 = std::max<blasint>(1, std::max(bm, bn)), lq = -1;
+        std::vector<T> b1(static_cast<size_t>(ldb1), T(0));
+        T q1{};
+        gelsy_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, jpvt.data(), &rc, &rk, &q1, &lq, &inf);
+        lq = work_size(q1);
+        std::vector<T> w1(static_cast<size_t>(lq));
+        gelsy_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, jpvt.data(), &rc, &rk, w1.data(),
+                      &lq, &inf);
+      }
+      ptr<blasint>(info)[i] = inf;
+      if (rank.defined()) ptr<int64_t>(rank)[i] = rk;
+      if (s.defined()) std::copy(sv.begin(), sv.begin() + k, ptr<T>(s) + i * k);
+    }
+  });
+}
+
+void trsm(const Tensor& a, const Tensor& rhs, bool upper, bool left, bool transpose, bool unit) {
+  const Batch ba(a), bb(rhs);
+  visit_real(a, [&]<class T>() {
+    const blasint m = to_blas(bb.rows), n = to_blas(bb.cols), lda = std::max<blasint>(1, to_blas(ba.rows)),
+                  ldb = std::max<blasint>(1, m);
+    if (m == 0 || n == 0) return;
+    for (int64_t i = 0; i < bb.count; ++i) {
+      const auto side = left ? CblasLeft : CblasRight;
+      const auto uplo = upper ? CblasUpper : CblasLower;
+      const auto tr = transpose ? CblasTrans : CblasNoTrans;
+      const auto diag = unit ? CblasUnit : CblasNonUnit;
+      if constexpr (std::is_same_v<T, double>) {
+        cblas_dtrsm(CblasColMajor, side, uplo, tr, diag, m, n, 1.0, ptr<T>(a) + i * ba.stride(), lda,
+                    ptr<T>(rhs) + i * bb.stride(), ldb);
+      } else {
+        cblas_strsm(CblasColMajor, side, uplo, tr, diag, m, n, 1.0f, ptr<T>(a) + i * ba.stride(),
+                    lda, ptr<T>(rhs) + i * bb.stride(), ldb);
+      }
+    }
+  });
+}
+
+void det_from_lu(const Tensor& lu, const Tensor& pivots, const Tensor& det) {
+  const Batch b(lu);
+  const int64_t n = b.rows;
+  visit_real(lu, [&]<class T>() {
+    for (int64_t i = 0; i < b.count; ++i) {
+      const T* a = ptr<T>(lu) + i * b.stride();
+      const int32_t* piv = ptr<int32_t>(pivots) + i * n;
+      T d = T(1);
+      for (int64_t j = 0; j < n; ++j) d *= piv[j] != j + 1 ? -a[j + j * n] : a[j + j * n];
+      ptr<T>(det)[i] = d;
+    }
+  });
+}
+
+void slogdet_from_lu(const Tensor& lu, const Tensor& pivots, const Tensor& sign,
+                     const Tensor& logabsdet) {
+  const Batch b(lu);
+  const int64_t n = b.rows;
+  visit_real(lu, [&]<class T>() {
+    for (int64_t i = 0; i < b.count; ++i) {
+      const T* a = ptr<T>(lu) + i * b.stride();
+      const int32_t* piv = ptr<int32_t>(pivots) + i * n;
+      T s = T(1), l = T(0);
+      for (int64_t j = 0; j < n; ++j) {
+        const T v = a[j + j * n];
+        if (piv[j] != j + 1) s = -s;
+        if (v < T(0)) s = -s;
+        if (v == T(0)) s = T(0);
+        l += std::log(std::abs(v));
+      }
+      ptr<T>(sign)[i] = s;
+      ptr<T>(logabsdet)[i] = l;
+    }
+  });
+}
+
+// P, L, U are row-major contiguous here (they are fresh outputs); lu is batched column-major.
+void lu_unpack(const Tensor& lu, const Tensor& pivots, const Tensor& p, const Tensor& l,
+               const Tensor& u) {
+  const Batch b(lu);
+  const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
+  visit_real(lu, [&]<class T>() {
+    std::vector<int64_t> perm(static_cast<size_t>(m));
+    for (int64_t i = 0; i < b.count; ++i) {
+      const T* a = ptr<T>(lu) + i * b.stride();
+      if (l.defined()) {
+        T* lp = ptr<T>(l) + i * m * k;
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t c = 0; c < k; ++c) lp[r * k + c] = r == c ? T(1) : r > c ? a[r + c * m] : T(0);
+      }
+      if (u.defined()) {
+        T* up = ptr<T>(u) + i * k * n;
+        for (int64_t r = 0; r < k; ++r)
+          for (int64_t c = 0; c < n; ++c) up[r * n + c] = r <= c ? a[r + c * m] : T(0);
+      }
+      if (p.defined()) {
+        // getrf swapped row j with row piv[j] - 1, in order: replay the swaps on 0..m-1.
+        for (int64_t r = 0; r < m; ++r) perm[r] = r;
+        const int32_t* piv = ptr<int32_t>(pivots) + i * k;
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t to = piv[j] - 1;
+          EMBER_CHECK(to >= 0 && to < m, "lu_unpack: pivots must be in 1..", m, ", got ", piv[j]);
+          std::swap(perm[j], perm[to]);
+        }
+        T* pp = ptr<T>(p) + i * m * m;
+        std::fill(pp, pp + m * m, T(0));
+        for (int64_t c = 0; c < m; ++c) pp[perm[c] * m + c] = T(1);  // A = P L U
+      }
+    }
+  });
+}
+
+}  // namespace ember::cpu::lapack
