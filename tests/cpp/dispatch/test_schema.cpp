@@ -91,7 +91,9 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "ScalarType",   "ScalarType?",   "Layout?",    "Device",    "Device?",
       "MemoryFormat", "MemoryFormat?", "Generator?", "str",       "str?",
       "int[2]",       "int[4]",        "SymInt",     "SymInt[2]", "SymInt[4]",
-      "SymInt[]?",    "SymInt[]",     "SymInt?",    "int[]?",     "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      "SymInt[]?",    "SymInt[]",     "SymInt?",    "int[]?",     "int[3]",      "int[6]",
+      "SymInt[3]",    "float[]?",
+      "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
       // objects of C++ classes (Value kind Object): the quantized ops' packed params
       "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
       "__torch__.torch.classes.quantized.Conv3dPackedParamsBase",
