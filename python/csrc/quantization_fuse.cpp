@@ -70,11 +70,14 @@ void bind_intrinsic(py::module_& m) {
   py::class_<nni::FusedModule, nn::Sequential, std::shared_ptr<nni::FusedModule>>(m, "_FusedModule");
   bind_fused2<nni::ConvReLU1d, nn::Conv1d, nn::ReLU>(m, "ConvReLU1d", "conv", "relu");
   bind_fused2<nni::ConvReLU2d, nn::Conv2d, nn::ReLU>(m, "ConvReLU2d", "conv", "relu");
+  bind_fused2<nni::ConvReLU3d, nn::Conv3d, nn::ReLU>(m, "ConvReLU3d", "conv", "relu");
   bind_fused2<nni::LinearReLU, nn::Linear, nn::ReLU>(m, "LinearReLU", "linear", "relu");
   bind_fused2<nni::ConvBn1d, nn::Conv1d, nn::BatchNorm1d>(m, "ConvBn1d", "conv", "bn");
   bind_fused2<nni::ConvBn2d, nn::Conv2d, nn::BatchNorm2d>(m, "ConvBn2d", "conv", "bn");
+  bind_fused2<nni::ConvBn3d, nn::Conv3d, nn::BatchNorm3d>(m, "ConvBn3d", "conv", "bn");
   bind_fused3<nni::ConvBnReLU1d, nn::Conv1d, nn::BatchNorm1d, nn::ReLU>(m, "ConvBnReLU1d");
   bind_fused3<nni::ConvBnReLU2d, nn::Conv2d, nn::BatchNorm2d, nn::ReLU>(m, "ConvBnReLU2d");
+  bind_fused3<nni::ConvBnReLU3d, nn::Conv3d, nn::BatchNorm3d, nn::ReLU>(m, "ConvBnReLU3d");
   bind_fused2<nni::BNReLU2d, nn::BatchNorm2d, nn::ReLU>(m, "BNReLU2d", "batch_norm", "relu");
   bind_fused2<nni::BNReLU3d, nn::BatchNorm3d, nn::ReLU>(m, "BNReLU3d", "batch_norm", "relu");
   bind_fused2<nni::LinearBn1d, nn::Linear, nn::BatchNorm1d>(m, "LinearBn1d", "linear", "bn");

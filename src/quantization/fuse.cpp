@@ -78,6 +78,7 @@ ModulePtr fuse_conv_bn(bool is_qat, const ModulePtr& conv, const ModulePtr& bn) 
     check_qat_bn(b, c.out_channels, true);
     if (is_exactly(conv, typeid(nn::Conv1d))) return std::make_shared<nni::ConvBn1d>(conv, bn);
     if (is_exactly(conv, typeid(nn::Conv2d))) return std::make_shared<nni::ConvBn2d>(conv, bn);
+    if (is_exactly(conv, typeid(nn::Conv3d))) return std::make_shared<nni::ConvBn3d>(conv, bn);
     EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Cannot fuse train modules: ",
                     modules_str({conv, bn}));
   }
@@ -97,6 +98,8 @@ ModulePtr fuse_conv_bn_relu(bool is_qat, const ModulePtr& conv, const ModulePtr&
       return std::make_shared<nni::ConvBnReLU1d>(conv, bn, relu);
     if (is_exactly(conv, typeid(nn::Conv2d)))
       return std::make_shared<nni::ConvBnReLU2d>(conv, bn, relu);
+    if (is_exactly(conv, typeid(nn::Conv3d)))
+      return std::make_shared<nni::ConvBnReLU3d>(conv, bn, relu);
     EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Cannot fuse train modules: ",
                     modules_str({conv, bn, relu}));
   }
@@ -104,6 +107,8 @@ ModulePtr fuse_conv_bn_relu(bool is_qat, const ModulePtr& conv, const ModulePtr&
     return std::make_shared<nni::ConvReLU1d>(nn::utils::fuse_conv_bn_eval(c, b), relu);
   if (is_exactly(conv, typeid(nn::Conv2d)))
     return std::make_shared<nni::ConvReLU2d>(nn::utils::fuse_conv_bn_eval(c, b), relu);
+  if (is_exactly(conv, typeid(nn::Conv3d)))
+    return std::make_shared<nni::ConvReLU3d>(nn::utils::fuse_conv_bn_eval(c, b), relu);
   EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Cannot fuse eval modules: ",
                   modules_str({conv, bn, relu}));
 }
@@ -144,13 +149,18 @@ const FuserMethodMapping& default_op_list_to_fuser_method() {
     t[{typeid(nn::Conv1d), typeid(nn::BatchNorm1d), typeid(nn::ReLU)}] = conv_bn_relu;
     t[{typeid(nn::Conv2d), typeid(nn::BatchNorm2d)}] = method2(fuse_conv_bn);
     t[{typeid(nn::Conv2d), typeid(nn::BatchNorm2d), typeid(nn::ReLU)}] = conv_bn_relu;
+    t[{typeid(nn::Conv3d), typeid(nn::BatchNorm3d)}] = method2(fuse_conv_bn);
+    t[{typeid(nn::Conv3d), typeid(nn::BatchNorm3d), typeid(nn::ReLU)}] = conv_bn_relu;
     t[{typeid(nn::Conv1d), typeid(nn::ReLU)}] = wrap2<nni::ConvReLU1d>();
     t[{typeid(nn::Conv2d), typeid(nn::ReLU)}] = wrap2<nni::ConvReLU2d>();
+    t[{typeid(nn::Conv3d), typeid(nn::ReLU)}] = wrap2<nni::ConvReLU3d>();
     t[{typeid(nn::Linear), typeid(nn::BatchNorm1d)}] = method2(fuse_linear_bn);
     t[{typeid(nn::Linear), typeid(nn::ReLU)}] = wrap2<nni::LinearReLU>();
     t[{typeid(nn::BatchNorm2d), typeid(nn::ReLU)}] = wrap2<nni::BNReLU2d>();
     t[{typeid(nn::BatchNorm3d), typeid(nn::ReLU)}] = wrap2<nni::BNReLU3d>();
+    t[{typeid(nn::ConvTranspose1d), typeid(nn::BatchNorm1d)}] = method2(fuse_convtranspose_bn);
     t[{typeid(nn::ConvTranspose2d), typeid(nn::BatchNorm2d)}] = method2(fuse_convtranspose_bn);
+    t[{typeid(nn::ConvTranspose3d), typeid(nn::BatchNorm3d)}] = method2(fuse_convtranspose_bn);
     return t;
   }();
   return table;

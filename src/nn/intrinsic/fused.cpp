@@ -25,6 +25,7 @@ std::string names_of(const std::vector<std::string>& names) {
 std::string layer_name(const std::type_info& t) {
   if (t == typeid(Conv1d)) return "Conv1d";
   if (t == typeid(Conv2d)) return "Conv2d";
+  if (t == typeid(Conv3d)) return "Conv3d";
   if (t == typeid(Linear)) return "Linear";
   if (t == typeid(ReLU)) return "ReLU";
   if (t == typeid(BatchNorm1d)) return "BatchNorm1d";
@@ -64,6 +65,10 @@ ConvReLU2d::ConvReLU2d(std::shared_ptr<Module> conv, std::shared_ptr<Module> rel
     : FusedModule("ConvReLU2d", {std::move(conv), std::move(relu)},
                   {&typeid(Conv2d), &typeid(ReLU)}) {}
 
+ConvReLU3d::ConvReLU3d(std::shared_ptr<Module> conv, std::shared_ptr<Module> relu)
+    : FusedModule("ConvReLU3d", {std::move(conv), std::move(relu)},
+                  {&typeid(Conv3d), &typeid(ReLU)}) {}
+
 LinearReLU::LinearReLU(std::shared_ptr<Module> linear, std::shared_ptr<Module> relu)
     : FusedModule("LinearReLU", {std::move(linear), std::move(relu)},
                   {&typeid(Linear), &typeid(ReLU)}) {}
@@ -76,6 +81,10 @@ ConvBn2d::ConvBn2d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn)
     : FusedModule("ConvBn2d", {std::move(conv), std::move(bn)},
                   {&typeid(Conv2d), &typeid(BatchNorm2d)}) {}
 
+ConvBn3d::ConvBn3d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn)
+    : FusedModule("ConvBn3d", {std::move(conv), std::move(bn)},
+                  {&typeid(Conv3d), &typeid(BatchNorm3d)}) {}
+
 ConvBnReLU1d::ConvBnReLU1d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn,
                            std::shared_ptr<Module> relu)
     : FusedModule("ConvBnReLU1d", {std::move(conv), std::move(bn), std::move(relu)},
@@ -85,6 +94,11 @@ ConvBnReLU2d::ConvBnReLU2d(std::shared_ptr<Module> conv, std::shared_ptr<Module>
                            std::shared_ptr<Module> relu)
     : FusedModule("ConvBnReLU2d", {std::move(conv), std::move(bn), std::move(relu)},
                   {&typeid(Conv2d), &typeid(BatchNorm2d), &typeid(ReLU)}) {}
+
+ConvBnReLU3d::ConvBnReLU3d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn,
+                           std::shared_ptr<Module> relu)
+    : FusedModule("ConvBnReLU3d", {std::move(conv), std::move(bn), std::move(relu)},
+                  {&typeid(Conv3d), &typeid(BatchNorm3d), &typeid(ReLU)}) {}
 
 BNReLU2d::BNReLU2d(std::shared_ptr<Module> batch_norm, std::shared_ptr<Module> relu)
     : FusedModule("BNReLU2d", {std::move(batch_norm), std::move(relu)},
@@ -102,6 +116,9 @@ namespace {
 const bool registered = [] {
   register_cloneable<ConvReLU1d>();
   register_cloneable<ConvReLU2d>();
+  register_cloneable<ConvReLU3d>();
+  register_cloneable<ConvBn3d>();
+  register_cloneable<ConvBnReLU3d>();
   register_cloneable<LinearReLU>();
   register_cloneable<ConvBn1d>();
   register_cloneable<ConvBn2d>();

@@ -107,6 +107,22 @@ TEST(FuseModules, PatternTable) {
   auto b1 = std::make_shared<nn::BatchNorm1d>(4);
   EXPECT_TRUE(std::dynamic_pointer_cast<nni::ConvBnReLU1d>(q::fuse_known_modules({c1, b1, relu}, true)[0]));
   EXPECT_TRUE(std::dynamic_pointer_cast<nni::ConvBn1d>(q::fuse_known_modules({c1, b1}, true)[0]));
+  // 3-d: QAT keeps the modules in ConvBn3d / ConvBnReLU3d; eval folds into a Conv3d (+ ReLU).
+  auto c3 = std::make_shared<nn::Conv3d>(2, 2, 3);
+  auto b3 = std::make_shared<nn::BatchNorm3d>(2);
+  EXPECT_TRUE(std::dynamic_pointer_cast<nni::ConvBn3d>(q::fuse_known_modules({c3, b3}, true)[0]));
+  EXPECT_TRUE(std::dynamic_pointer_cast<nni::ConvBnReLU3d>(q::fuse_known_modules({c3, b3, relu}, true)[0]));
+  EXPECT_TRUE(std::dynamic_pointer_cast<nni::ConvReLU3d>(q::fuse_known_modules({c3, relu}, false)[0]));
+  c3->eval();
+  b3->eval();
+  relu->eval();
+  EXPECT_EQ(typeid(*q::fuse_known_modules({c3, b3}, false)[0]), typeid(nn::Conv3d));
+  auto eval3 = std::dynamic_pointer_cast<nni::ConvReLU3d>(q::fuse_known_modules({c3, b3, relu}, false)[0]);
+  ASSERT_TRUE(eval3);
+  EXPECT_EQ(typeid(*(*eval3)[0]), typeid(nn::Conv3d));
+  auto t3 = std::make_shared<nn::ConvTranspose3d>(2, 2, 2);
+  t3->eval();
+  EXPECT_EQ(typeid(*q::fuse_known_modules({t3, b3}, false)[0]), typeid(nn::ConvTranspose3d));
 }
 
 TEST(FuseModules, Errors) {

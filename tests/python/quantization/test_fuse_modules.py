@@ -74,6 +74,10 @@ RELU = ("relu", lambda n: n.ReLU(), lambda n: n.ReLU())
 LIN = ("lin", lambda n: n.Linear(5, 4), lambda n: n.Linear(5, 4))
 LIN_NB = ("lin", lambda n: n.Linear(5, 4, bias=False), lambda n: n.Linear(5, 4, bias=False))
 CONVT = ("convt", lambda n: n.ConvTranspose2d(3, 4, 3, stride=2), lambda n: n.ConvTranspose2d(3, 4, 3, stride=2))
+CONV3 = ("conv", lambda n: n.Conv3d(3, 4, 3, padding=1), lambda n: n.Conv3d(3, 4, 3, padding=1))
+CONV3_NB = ("conv", lambda n: n.Conv3d(3, 4, 2, bias=False), lambda n: n.Conv3d(3, 4, 2, bias=False))
+CONVT1 = ("convt", lambda n: n.ConvTranspose1d(3, 4, 3, stride=2), lambda n: n.ConvTranspose1d(3, 4, 3, stride=2))
+CONVT3 = ("convt", lambda n: n.ConvTranspose3d(3, 4, 2), lambda n: n.ConvTranspose3d(3, 4, 2))
 
 PATTERNS = {
     "conv2d_bn": ([CONV2, BN2], (2, 3, 6, 6)),
@@ -88,6 +92,11 @@ PATTERNS = {
     "bn2d_relu": ([BN2, RELU], (2, 4, 3, 3)),
     "bn3d_relu": ([BN3, RELU], (2, 4, 2, 3, 3)),
     "convtranspose2d_bn": ([CONVT, BN2], (2, 3, 4, 4)),
+    "conv3d_bn": ([CONV3_NB, BN3], (2, 3, 4, 4, 4)),
+    "conv3d_bias_bn_relu": ([CONV3, BN3, RELU], (2, 3, 3, 4, 4)),
+    "conv3d_relu": ([CONV3, RELU], (2, 3, 3, 4, 4)),
+    "convtranspose1d_bn": ([CONVT1, BN1], (2, 3, 5)),
+    "convtranspose3d_bn": ([CONVT3, BN3], (2, 3, 2, 3, 3)),
 }
 
 
@@ -109,7 +118,7 @@ def test_eval_fusion_matches_torch(name):
     assert_same_state(e, t)
 
 
-@pytest.mark.parametrize("name", sorted(k for k in PATTERNS if k != "convtranspose2d_bn"))
+@pytest.mark.parametrize("name", sorted(k for k in PATTERNS if not k.startswith("convtranspose")))
 def test_qat_fusion_matches_torch(name):
     layers, shape = PATTERNS[name]
     t, e = make_pair(layers)
@@ -240,6 +249,9 @@ def test_fused_module_reprs_keys_and_types():
         "ConvBn2d": lambda n: (n.Conv2d(2, 3, 1, bias=False), n.BatchNorm2d(3)),
         "ConvBnReLU1d": lambda n: (n.Conv1d(2, 3, 1), n.BatchNorm1d(3), n.ReLU()),
         "ConvBnReLU2d": lambda n: (n.Conv2d(2, 3, 1), n.BatchNorm2d(3, momentum=0.3), n.ReLU()),
+        "ConvReLU3d": lambda n: (n.Conv3d(2, 3, 3), n.ReLU()),
+        "ConvBn3d": lambda n: (n.Conv3d(2, 3, 1, bias=False), n.BatchNorm3d(3)),
+        "ConvBnReLU3d": lambda n: (n.Conv3d(2, 3, 1), n.BatchNorm3d(3), n.ReLU()),
         "BNReLU2d": lambda n: (n.BatchNorm2d(3), n.ReLU()),
         "BNReLU3d": lambda n: (n.BatchNorm3d(3), n.ReLU()),
         "LinearBn1d": lambda n: (n.Linear(2, 3), n.BatchNorm1d(3)),

@@ -11,8 +11,6 @@
 //   //   (0): Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1))
 //   //   (1): ReLU()
 //   // )
-//
-// The 3-d convolution ones (ConvReLU3d, ConvBn3d, ConvBnReLU3d) wait for a float Conv3d.
 #pragma once
 
 #include <memory>
@@ -43,6 +41,11 @@ class ConvReLU2d : public FusedModule {
  public:
   ConvReLU2d(std::shared_ptr<Module> conv, std::shared_ptr<Module> relu);
 };
+/// Conv3d, ReLU.
+class ConvReLU3d : public FusedModule {
+ public:
+  ConvReLU3d(std::shared_ptr<Module> conv, std::shared_ptr<Module> relu);
+};
 /// Linear, ReLU.
 class LinearReLU : public FusedModule {
  public:
@@ -58,6 +61,11 @@ class ConvBn2d : public FusedModule {
  public:
   ConvBn2d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn);
 };
+/// Conv3d, BatchNorm3d.
+class ConvBn3d : public FusedModule {
+ public:
+  ConvBn3d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn);
+};
 /// Conv1d, BatchNorm1d, ReLU.
 class ConvBnReLU1d : public FusedModule {
  public:
@@ -68,6 +76,12 @@ class ConvBnReLU1d : public FusedModule {
 class ConvBnReLU2d : public FusedModule {
  public:
   ConvBnReLU2d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn,
+               std::shared_ptr<Module> relu);
+};
+/// Conv3d, BatchNorm3d, ReLU.
+class ConvBnReLU3d : public FusedModule {
+ public:
+  ConvBnReLU3d(std::shared_ptr<Module> conv, std::shared_ptr<Module> bn,
                std::shared_ptr<Module> relu);
 };
 /// BatchNorm2d, ReLU.

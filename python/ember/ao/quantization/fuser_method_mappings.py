@@ -30,6 +30,7 @@ def fuse_conv_bn(is_qat, conv, bn):
     fused_module_class_map = {
         nn.Conv1d: nni.ConvBn1d,
         nn.Conv2d: nni.ConvBn2d,
+        nn.Conv3d: nni.ConvBn3d,
     }
 
     if is_qat:
@@ -60,6 +61,7 @@ def fuse_conv_bn_relu(is_qat, conv, bn, relu):
         map_to_fused_module_train = {
             nn.Conv1d: nni.ConvBnReLU1d,
             nn.Conv2d: nni.ConvBnReLU2d,
+            nn.Conv3d: nni.ConvBnReLU3d,
         }
         assert bn.num_features == conv.out_channels, \
             'Output channel of Conv must match num_features of BatchNorm'
@@ -73,6 +75,7 @@ def fuse_conv_bn_relu(is_qat, conv, bn, relu):
     map_to_fused_module_eval = {
         nn.Conv1d: nni.ConvReLU1d,
         nn.Conv2d: nni.ConvReLU2d,
+        nn.Conv3d: nni.ConvReLU3d,
     }
     fused_module = map_to_fused_module_eval.get(type(conv), None)
     if fused_module is not None:
@@ -134,13 +137,18 @@ DEFAULT_OP_LIST_TO_FUSER_METHOD: Dict[Tuple, Union[nn.Sequential, Callable]] = {
     (nn.Conv1d, nn.BatchNorm1d, nn.ReLU): fuse_conv_bn_relu,
     (nn.Conv2d, nn.BatchNorm2d): fuse_conv_bn,
     (nn.Conv2d, nn.BatchNorm2d, nn.ReLU): fuse_conv_bn_relu,
+    (nn.Conv3d, nn.BatchNorm3d): fuse_conv_bn,
+    (nn.Conv3d, nn.BatchNorm3d, nn.ReLU): fuse_conv_bn_relu,
     (nn.Conv1d, nn.ReLU): sequential_wrapper2(nni.ConvReLU1d),
     (nn.Conv2d, nn.ReLU): sequential_wrapper2(nni.ConvReLU2d),
+    (nn.Conv3d, nn.ReLU): sequential_wrapper2(nni.ConvReLU3d),
     (nn.Linear, nn.BatchNorm1d): fuse_linear_bn,
     (nn.Linear, nn.ReLU): sequential_wrapper2(nni.LinearReLU),
     (nn.BatchNorm2d, nn.ReLU): sequential_wrapper2(nni.BNReLU2d),
     (nn.BatchNorm3d, nn.ReLU): sequential_wrapper2(nni.BNReLU3d),
+    (nn.ConvTranspose1d, nn.BatchNorm1d): fuse_convtranspose_bn,
     (nn.ConvTranspose2d, nn.BatchNorm2d): fuse_convtranspose_bn,
+    (nn.ConvTranspose3d, nn.BatchNorm3d): fuse_convtranspose_bn,
 }
 
 
