@@ -133,6 +133,7 @@ void init_quantization_qat(py::module_& parent) {
   py::module_ qat = parent.def_submodule("_nnqat", "ember::nn::qat");
   bind_qat_conv<nnqat::Conv1d, nn::Conv1d, true>(qat, "Conv1d");
   bind_qat_conv<nnqat::Conv2d, nn::Conv2d, true>(qat, "Conv2d");
+  bind_qat_conv<nnqat::Conv3d, nn::Conv3d, true>(qat, "Conv3d");
   py::class_<nnqat::Linear, PyLayer<nnqat::Linear>, nn::Linear, std::shared_ptr<nnqat::Linear>>
       linear(qat, "Linear");
   linear.def(
@@ -150,14 +151,19 @@ void init_quantization_qat(py::module_& parent) {
   py::module_ iqat = parent.def_submodule("_nniqat", "ember::nn::intrinsic::qat");
   bind_conv_bn_base<nn::Conv1d, nn::BatchNorm1d>(iqat, "_ConvBnNd1d");
   bind_conv_bn_base<nn::Conv2d, nn::BatchNorm2d>(iqat, "_ConvBnNd2d");
+  bind_conv_bn_base<nn::Conv3d, nn::BatchNorm3d>(iqat, "_ConvBnNd3d");
   using B1 = nniqat::ConvBnNd<nn::Conv1d, nn::BatchNorm1d>;
   using B2 = nniqat::ConvBnNd<nn::Conv2d, nn::BatchNorm2d>;
+  using B3 = nniqat::ConvBnNd<nn::Conv3d, nn::BatchNorm3d>;
   bind_conv_bn<nniqat::ConvBn1d, B1>(iqat, "ConvBn1d");
   bind_conv_bn<nniqat::ConvBnReLU1d, B1>(iqat, "ConvBnReLU1d");
   bind_conv_bn<nniqat::ConvBn2d, B2>(iqat, "ConvBn2d");
   bind_conv_bn<nniqat::ConvBnReLU2d, B2>(iqat, "ConvBnReLU2d");
+  bind_conv_bn<nniqat::ConvBn3d, B3>(iqat, "ConvBn3d");
+  bind_conv_bn<nniqat::ConvBnReLU3d, B3>(iqat, "ConvBnReLU3d");
   bind_qat_conv<nniqat::ConvReLU1d, nnqat::Conv1d, false>(iqat, "ConvReLU1d");
   bind_qat_conv<nniqat::ConvReLU2d, nnqat::Conv2d, false>(iqat, "ConvReLU2d");
+  bind_qat_conv<nniqat::ConvReLU3d, nnqat::Conv3d, false>(iqat, "ConvReLU3d");
   py::class_<nniqat::LinearReLU, PyLayer<nniqat::LinearReLU>, nnqat::Linear,
              std::shared_ptr<nniqat::LinearReLU>>
       lr(iqat, "LinearReLU");

@@ -9,12 +9,18 @@
 #include "ember/nn/intrinsic/qat/modules.h"
 #include "ember/nn/qat/modules.h"
 #include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/activation_more.h"
+#include "ember/nn/modules/layers_more.h"
+#include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/quantized/activation_more.h"
 #include "ember/nn/quantized/conv.h"
+#include "ember/nn/quantized/conv_more.h"
+#include "ember/nn/quantized/norm_more.h"
 #include "ember/nn/quantized/linear.h"
 #include "ember/nn/quantized/modules.h"
 #include "ember/quantization/stubs.h"
@@ -94,38 +100,60 @@ ModuleMapping get_default_static_quant_module_mappings() {
   m.add<QuantStub>(from_float<nnq::Quantize>())
       .add<DeQuantStub>(from_float<nnq::DeQuantize>())
       .add<nn::BatchNorm2d>(from_float<nnq::BatchNorm2d>())
+      .add<nn::BatchNorm3d>(from_float<nnq::BatchNorm3d>())
       .add<nn::Conv1d>(from_float<nnq::Conv1d>())
       .add<nn::Conv2d>(from_float<nnq::Conv2d>())
+      .add<nn::Conv3d>(from_float<nnq::Conv3d>())
+      .add<nn::ConvTranspose1d>(from_float<nnq::ConvTranspose1d>())
+      .add<nn::ConvTranspose2d>(from_float<nnq::ConvTranspose2d>())
+      .add<nn::ConvTranspose3d>(from_float<nnq::ConvTranspose3d>())
       .add<nn::Dropout>(from_float<nnq::Dropout>())
+      .add<nn::ELU>(from_float<nnq::ELU>())
+      .add<nn::GroupNorm>(from_float<nnq::GroupNorm>())
       .add<nn::Hardswish>(from_float<nnq::Hardswish>())
+      .add<nn::InstanceNorm1d>(from_float<nnq::InstanceNorm1d>())
+      .add<nn::InstanceNorm2d>(from_float<nnq::InstanceNorm2d>())
+      .add<nn::InstanceNorm3d>(from_float<nnq::InstanceNorm3d>())
+      .add<nn::LayerNorm>(from_float<nnq::LayerNorm>())
+      .add<nn::LeakyReLU>(from_float<nnq::LeakyReLU>())
       .add<nn::Linear>(from_float<nnq::Linear>())
       .add<nn::ReLU6>(from_float<nnq::ReLU6>())
       .add<nnq::FloatFunctional>(from_float<nnq::QFunctional>())
       .add<nni::BNReLU2d>(from_float<nnq::BNReLU2d>())
+      .add<nni::BNReLU3d>(from_float<nnq::BNReLU3d>())
       .add<nni::ConvReLU1d>(from_float<nnq::ConvReLU1d>())
       .add<nni::ConvReLU2d>(from_float<nnq::ConvReLU2d>())
+      .add<nni::ConvReLU3d>(from_float<nnq::ConvReLU3d>())
       .add<nni::LinearReLU>(from_float<nnq::LinearReLU>())
       .add<nniqat::ConvBn1d>(from_float<nnq::Conv1d>())
       .add<nniqat::ConvBn2d>(from_float<nnq::Conv2d>())
+      .add<nniqat::ConvBn3d>(from_float<nnq::Conv3d>())
       .add<nniqat::ConvBnReLU1d>(from_float<nnq::ConvReLU1d>())
       .add<nniqat::ConvBnReLU2d>(from_float<nnq::ConvReLU2d>())
+      .add<nniqat::ConvBnReLU3d>(from_float<nnq::ConvReLU3d>())
       .add<nniqat::ConvReLU2d>(from_float<nnq::ConvReLU2d>())
+      .add<nniqat::ConvReLU3d>(from_float<nnq::ConvReLU3d>())
       .add<nniqat::LinearReLU>(from_float<nnq::LinearReLU>())
       .add<nniqat::LinearBn1d>(from_float<nnq::Linear>())
       .add<nnqat::Linear>(from_float<nnq::Linear>())
-      .add<nnqat::Conv2d>(from_float<nnq::Conv2d>());
+      .add<nnqat::Conv2d>(from_float<nnq::Conv2d>())
+      .add<nnqat::Conv3d>(from_float<nnq::Conv3d>());
   return m;
 }
 
 ModuleMapping get_default_qat_module_mappings() {
   ModuleMapping m;
   m.add<nn::Conv2d>(from_float<nnqat::Conv2d>())
+      .add<nn::Conv3d>(from_float<nnqat::Conv3d>())
       .add<nn::Linear>(from_float<nnqat::Linear>())
       .add<nni::ConvBn1d>(from_float<nniqat::ConvBn1d>())
       .add<nni::ConvBn2d>(from_float<nniqat::ConvBn2d>())
+      .add<nni::ConvBn3d>(from_float<nniqat::ConvBn3d>())
       .add<nni::ConvBnReLU1d>(from_float<nniqat::ConvBnReLU1d>())
       .add<nni::ConvBnReLU2d>(from_float<nniqat::ConvBnReLU2d>())
+      .add<nni::ConvBnReLU3d>(from_float<nniqat::ConvBnReLU3d>())
       .add<nni::ConvReLU2d>(from_float<nniqat::ConvReLU2d>())
+      .add<nni::ConvReLU3d>(from_float<nniqat::ConvReLU3d>())
       .add<nni::LinearReLU>(from_float<nniqat::LinearReLU>())
       .add<nni::LinearBn1d>(from_float<nniqat::LinearBn1d>());
   return m;

@@ -9,7 +9,7 @@
 #include "ember/quantization/observer.h"
 #include "ember/warning.h"
 #include "quantization/observer_utils.h"
-#include "quantization/torch_sum.h"
+#include "backends/cpu/torch_sum.h"
 
 namespace ember::quantization {
 
@@ -165,7 +165,7 @@ double HistogramObserver::compute_quantization_error(int64_t next_start_bin, int
     norms[static_cast<size_t>(i)] = norm;
   }
   // norm.sum().item(): torch's summation order decides which range the search keeps
-  return static_cast<double>(detail::torch_float_sum(norms.data(), bins));
+  return static_cast<double>(cpu::torch_order::float_sum(norms.data(), bins));
 }
 
 std::pair<Tensor, Tensor> HistogramObserver::non_linear_param_search() {
@@ -181,7 +181,7 @@ std::pair<Tensor, Tensor> HistogramObserver::non_linear_param_search() {
   }
   // torch.sum(self.histogram).item() (Note [torch's float sum])
   const double total = static_cast<double>(
-      detail::torch_float_sum(hist.data(), static_cast<int64_t>(hist.size())));
+      cpu::torch_order::float_sum(hist.data(), static_cast<int64_t>(hist.size())));
   const double stepsize = 1e-5;
   double alpha = 0.0, beta = 1.0;
   int64_t start_bin = 0, end_bin = bins - 1;

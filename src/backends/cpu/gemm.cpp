@@ -133,6 +133,14 @@ void gemm_blas(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, floa
   openblas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+namespace {
+thread_local bool t_torch_gemm = false;
+}  // namespace
+
+TorchGemmScope::TorchGemmScope() : previous_(t_torch_gemm) { t_torch_gemm = true; }
+TorchGemmScope::~TorchGemmScope() { t_torch_gemm = previous_; }
+bool TorchGemmScope::active() { return t_torch_gemm; }
+
 void set_gemm_num_threads(int n) {
   EMBER_CHECK_VALUE(n >= 1, "set_gemm_num_threads: expected n >= 1, got ", n);
   g_num_threads.store(n, std::memory_order_relaxed);

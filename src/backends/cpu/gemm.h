@@ -38,6 +38,27 @@ void gemm_blas(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, floa
                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                int64_t ldc);
 
+// Note [Observed layers take torch's path]
+// The eager quantization workflow's observers are forward hooks: whatever a hooked layer
+// outputs decides scales and zero points, and users compare those with torch's bit for bit.
+// A layer whose float output is observed therefore computes it with the library call torch
+// 1.13 makes, inside a TorchGemmScope: addmm then multiplies through OpenBLAS's sgemm with
+// torch's operand arrangement (gemm_blas), where unobserved layers keep dnnl_sgemm, up to 2.7x
+// faster for a one-row batch. nn::Linear opens the scope when it has forward hooks. (The
+// convolutions follow torch's library calls always: Note [Torch's float convolution paths].)
+class TorchGemmScope {
+ public:
+  TorchGemmScope();
+  ~TorchGemmScope();
+  TorchGemmScope(const TorchGemmScope&) = delete;
+  TorchGemmScope& operator=(const TorchGemmScope&) = delete;
+  /// Whether the calling thread is inside a scope.
+  static bool active();
+
+ private:
+  bool previous_;
+};
+
 // Sets how many threads the GEMM libraries may use per call (both oneDNN's OpenMP team and
 // OpenBLAS's pthread pool). ember has a single intra-op pool: ember::set_num_threads calls this
 // with that pool's size (n >= 1), and the first gemm call does so with ember::get_num_threads()

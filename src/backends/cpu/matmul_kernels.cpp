@@ -116,6 +116,13 @@ void addmm_blas(const Tensor& out, Tensor a, Tensor b, T beta, T alpha) {
   T* pc = out.data_ptr<T>();
   const int64_t sa = g.r ? a.stride(0) : 0, sb = g.r ? b.stride(0) : 0, sc = g.m * g.n;
   const int64_t ldc = std::max<int64_t>(1, g.n);
+  // Note [Observed layers take torch's path]: one product, as torch's addmm_impl_cpu_ calls sgemm.
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.batch == 1 && TorchGemmScope::active()) {
+      gemm_blas(la.trans, lb.trans, g.m, g.n, g.k, alpha, pa, la.ld, pb, lb.ld, beta, pc, ldc);
+      return;
+    }
+  }
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       gemm(la.trans, lb.trans, g.m, g.n, g.k, alpha, pa + i * sa, la.ld, pb + i * sb, lb.ld, beta,

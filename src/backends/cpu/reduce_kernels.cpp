@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "reduce_loop.h"
+#include "torch_sum.h"
 
 namespace ember::cpu {
 
@@ -277,13 +278,44 @@ void logical_reduce(const Tensor& out, const Tensor& in, IntArrayRef dims, const
 
 }  // namespace
 
+namespace {
+
+// float32 sum / mean whose every output reduces one contiguous run: PyTorch's order (Note
+// [torch's float sum]), output by output as torch's serial loop takes them. A single long run
+// that ember splits into chunks (run_reduce) keeps ember's thread-independent order; torch
+// splits such a run by its own thread count.
+bool torch_order_float_sum(const Tensor& out, const Tensor& in, const ReduceGeometry& g,
+                           bool mean) {
+  if (in.dtype() != kFloat32 || out.dtype() != kFloat32 || g.vertical || g.red.ndim() != 1 ||
+      g.inner_stride != 1 || g.n_out == 0 || g.n_red == 0 ||
+      (g.n_out < detail::kFewGroups && g.n_red >= 2 * detail::kChunk)) {
+    return false;
+  }
+  const float* src = first_element<float>(in);
+  float* dst = out.data_ptr<float>();
+  const int64_t n = g.n_red;
+  const auto count = static_cast<float>(n);
+  const int64_t grain = std::max<int64_t>(1, detail::kGrainElems / n);
+  parallel_for(0, g.n_out, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
+      const float s = torch_order::float_sum(src + g.kept_in.offset(o), n);
+      dst[o] = mean ? s / count : s;
+    }
+  });
+  return true;
+}
+
+}  // namespace
+
 void sum_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims) {
+  if (torch_order_float_sum(out, in, ReduceGeometry(in, dims), false)) return;
   run_simple<SumOp>(out, in, dims, "sum");
 }
 
 void mean_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   EMBER_ASSERT(out.dtype() == in.dtype() && is_floating(in.dtype()));
   ReduceGeometry g(in, dims);
+  if (torch_order_float_sum(out, in, g, true)) return;
   visit_dtype(in.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>>) {
       MeanOp<T> op;

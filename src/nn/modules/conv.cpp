@@ -272,13 +272,17 @@ Conv3d::Conv3d(int64_t in, int64_t out, const IntOrTuple& kernel_size, const Int
              std::move(padding_mode), options) {}
 
 Tensor Conv3d::forward(const Tensor& input) {
-  const std::optional<Tensor> b = detail::optional_tensor(bias());
+  return _conv_forward(input, weight(), detail::optional_tensor(bias()));
+}
+
+Tensor Conv3d::_conv_forward(const Tensor& input, const Tensor& w,
+                              const std::optional<Tensor>& b) {
   if (padding_mode != "zeros") {
-    return F::conv3d(pad_input(input), weight(), b, stride, std::vector<int64_t>{0, 0, 0}, dilation,
+    return F::conv3d(pad_input(input), w, b, stride, std::vector<int64_t>{0, 0, 0}, dilation,
                      groups);
   }
-  if (!padding_string.empty()) return ember::conv3d(input, weight(), b, stride, padding_string, dilation, groups);
-  return F::conv3d(input, weight(), b, stride, padding, dilation, groups);
+  if (!padding_string.empty()) return ember::conv3d(input, w, b, stride, padding_string, dilation, groups);
+  return F::conv3d(input, w, b, stride, padding, dilation, groups);
 }
 
 Value Conv3d::forward(const std::vector<Value>& inputs) {

@@ -6,6 +6,7 @@
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/ops/factory.h"
+#include "backends/cpu/gemm.h"
 #include "module_util.h"
 
 namespace ember::nn {
@@ -38,6 +39,10 @@ void Linear::reset_parameters() {
 }
 
 Tensor Linear::forward(const Tensor& input) {
+  if (has_forward_hooks()) {  // Note [Observed layers take torch's path]
+    const cpu::TorchGemmScope torch_gemm;
+    return F::linear(input, weight(), detail::optional_tensor(bias()));
+  }
   return F::linear(input, weight(), detail::optional_tensor(bias()));
 }
 

@@ -251,8 +251,10 @@ std::shared_ptr<Module> ConvBnNd<Conv, Bn>::to_float() {
     std::shared_ptr<Module> fused;
     if constexpr (std::is_same_v<Conv, nn::Conv1d>) {
       fused = std::make_shared<intrinsic::ConvReLU1d>(conv, relu);
-    } else {
+    } else if constexpr (std::is_same_v<Conv, nn::Conv2d>) {
       fused = std::make_shared<intrinsic::ConvReLU2d>(conv, relu);
+    } else {
+      fused = std::make_shared<intrinsic::ConvReLU3d>(conv, relu);
     }
     fused->train(this->is_training());
     return fused;
@@ -274,6 +276,7 @@ void ConvBnNd<Conv, Bn>::_load_from_state_dict(StateDict& state_dict, const std:
 
 template class ConvBnNd<nn::Conv1d, nn::BatchNorm1d>;
 template class ConvBnNd<nn::Conv2d, nn::BatchNorm2d>;
+template class ConvBnNd<nn::Conv3d, nn::BatchNorm3d>;
 
 namespace {
 
@@ -319,6 +322,8 @@ EMBER_CONV_BN_CTOR(ConvBn1d, nn::Conv1d, nn::BatchNorm1d, false)
 EMBER_CONV_BN_CTOR(ConvBnReLU1d, nn::Conv1d, nn::BatchNorm1d, true)
 EMBER_CONV_BN_CTOR(ConvBn2d, nn::Conv2d, nn::BatchNorm2d, false)
 EMBER_CONV_BN_CTOR(ConvBnReLU2d, nn::Conv2d, nn::BatchNorm2d, true)
+EMBER_CONV_BN_CTOR(ConvBn3d, nn::Conv3d, nn::BatchNorm3d, false)
+EMBER_CONV_BN_CTOR(ConvBnReLU3d, nn::Conv3d, nn::BatchNorm3d, true)
 #undef EMBER_CONV_BN_CTOR
 
 // ---- ConvReLU1d / ConvReLU2d: the QAT conv, then relu ----
@@ -348,6 +353,7 @@ EMBER_CONV_BN_CTOR(ConvBnReLU2d, nn::Conv2d, nn::BatchNorm2d, true)
 
 EMBER_CONV_RELU(ConvReLU1d, nn::qat::Conv1d, nn::Conv1d)
 EMBER_CONV_RELU(ConvReLU2d, nn::qat::Conv2d, nn::Conv2d)
+EMBER_CONV_RELU(ConvReLU3d, nn::qat::Conv3d, nn::Conv3d)
 #undef EMBER_CONV_RELU
 
 // ---- LinearReLU ----
@@ -474,7 +480,9 @@ bool is_fused_module(const Module& m) {
   if (dynamic_cast<const FusedModule*>(&m)) return true;
   return dynamic_cast<const qat::ConvBnNd<nn::Conv1d, nn::BatchNorm1d>*>(&m) ||
          dynamic_cast<const qat::ConvBnNd<nn::Conv2d, nn::BatchNorm2d>*>(&m) ||
+         dynamic_cast<const qat::ConvBnNd<nn::Conv3d, nn::BatchNorm3d>*>(&m) ||
          dynamic_cast<const qat::ConvReLU1d*>(&m) || dynamic_cast<const qat::ConvReLU2d*>(&m) ||
+         dynamic_cast<const qat::ConvReLU3d*>(&m) ||
          dynamic_cast<const qat::LinearReLU*>(&m) || dynamic_cast<const qat::LinearBn1d*>(&m);
 }
 
@@ -489,6 +497,8 @@ void on_conv_bn(Module& mod, F&& f) {
     if (typeid(mod) == typeid(ConvBn1d) || typeid(mod) == typeid(ConvBnReLU1d)) f(*m);
   } else if (auto* m2 = dynamic_cast<ConvBnNd<nn::Conv2d, nn::BatchNorm2d>*>(&mod)) {
     if (typeid(mod) == typeid(ConvBn2d) || typeid(mod) == typeid(ConvBnReLU2d)) f(*m2);
+  } else if (auto* m3 = dynamic_cast<ConvBnNd<nn::Conv3d, nn::BatchNorm3d>*>(&mod)) {
+    if (typeid(mod) == typeid(ConvBn3d) || typeid(mod) == typeid(ConvBnReLU3d)) f(*m3);
   }
 }
 }  // namespace
@@ -509,6 +519,9 @@ const bool registered = [] {
   register_cloneable<ConvBnReLU2d>();
   register_cloneable<ConvReLU1d>();
   register_cloneable<ConvReLU2d>();
+  register_cloneable<ConvBn3d>();
+  register_cloneable<ConvBnReLU3d>();
+  register_cloneable<ConvReLU3d>();
   register_cloneable<LinearReLU>();
   register_cloneable<LinearBn1d>();
   return true;

@@ -114,6 +114,30 @@ std::shared_ptr<Conv2d> Conv2d::from_float(Module& mod) {
 
 std::shared_ptr<Module> Conv2d::to_float() { return float_conv<nn::Conv2d>(*this); }
 
+Conv3d::Conv3d(int64_t in, int64_t out, const IntOrTuple& kernel_size, const IntOrTuple& stride,
+               const ConvPadding& padding, const IntOrTuple& dilation, int64_t groups, bool bias,
+               std::string padding_mode, QConfigPtr qconfig, TensorOptions options)
+    : nn::Conv3d(in, out, kernel_size, stride, padding, dilation, groups, bias,
+                 std::move(padding_mode), options) {
+  detail::attach_weight_fake_quant(*this, qconfig);
+}
+
+Tensor Conv3d::forward(const Tensor& input) {
+  return _conv_forward(input, detail::fake_quant_weight(*this, weight()),
+                       nn::detail::optional_tensor(bias()));
+}
+
+Value Conv3d::forward(const std::vector<Value>& inputs) {
+  nn::detail::check_forward_inputs(type_name(), inputs, {"input"});
+  return forward(inputs[0].to_tensor());
+}
+
+std::shared_ptr<Conv3d> Conv3d::from_float(Module& mod) {
+  return conv_from_float<Conv3d>(mod, typeid(nn::Conv3d), "Conv3d", "Conv3d");
+}
+
+std::shared_ptr<Module> Conv3d::to_float() { return float_conv<nn::Conv3d>(*this); }
+
 // ---- Linear ----
 
 Linear::Linear(int64_t in, int64_t out, bool bias, QConfigPtr qconfig, TensorOptions options)
@@ -147,6 +171,7 @@ namespace {
 const bool registered = [] {
   register_cloneable<Conv1d>();
   register_cloneable<Conv2d>();
+  register_cloneable<Conv3d>();
   register_cloneable<Linear>();
   return true;
 }();

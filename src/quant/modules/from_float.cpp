@@ -12,8 +12,14 @@
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/activation_more.h"
+#include "ember/nn/modules/layers_more.h"
+#include "ember/nn/modules/normalization.h"
+#include "ember/nn/quantized/activation_more.h"
 #include "ember/nn/quantized/conv.h"
+#include "ember/nn/quantized/conv_more.h"
 #include "ember/nn/quantized/linear.h"
+#include "ember/nn/quantized/norm_more.h"
 #include "ember/nn/quantized/modules.h"
 #include "ember/nn/quantized/utils.h"
 #include "ember/nn/utils/fusion.h"
@@ -136,10 +142,19 @@ std::shared_ptr<Q> make_qconv(const ObservedConv& in) {
   QF_ASSERT(observer_dtype(wpp) == kQInt8, "Weight observer must have a dtype of qint8");
   const Tensor qweight = quantize_observed_weight(w.to(kFloat32), wpp);
   const auto bias = opt(conv.parameter("bias"));
-  auto qconv = std::make_shared<Q>(conv.in_channels, conv.out_channels,
-                                   IntOrTuple(conv.kernel_size), IntOrTuple(conv.stride), IntOrTuple(conv.padding),
-                                   IntOrTuple(conv.dilation), conv.groups, bias.has_value(),
-                                   conv.padding_mode);
+  std::shared_ptr<Q> qconv;
+  if constexpr (std::is_base_of_v<ConvTransposeNd, Q>) {
+    // _ConvTransposeNd.from_float: output_padding before groups, dilation after bias.
+    qconv = std::make_shared<Q>(conv.in_channels, conv.out_channels, IntOrTuple(conv.kernel_size),
+                                IntOrTuple(conv.stride), IntOrTuple(conv.padding),
+                                IntOrTuple(conv.output_padding), conv.groups, bias.has_value(),
+                                IntOrTuple(conv.dilation), conv.padding_mode);
+  } else {
+    qconv = std::make_shared<Q>(conv.in_channels, conv.out_channels, IntOrTuple(conv.kernel_size),
+                                IntOrTuple(conv.stride), IntOrTuple(conv.padding),
+                                IntOrTuple(conv.dilation), conv.groups, bias.has_value(),
+                                conv.padding_mode);
+  }
   qconv->set_weight_bias(qweight, bias);
   // Dynamic quantization doesn't need scale / zero_point.
   if (!in.activation_post_process || observer_dtype(*in.activation_post_process) == kFloat32) {
@@ -228,6 +243,35 @@ std::shared_ptr<ConvReLU2d> ConvReLU2d::from_float(Module& mod) {
   if (is_exactly<nniqat::ConvBnReLU2d>(mod)) fold_qat_bn(mod, false);
   return conv_from_float<ConvReLU2d, nni::ConvReLU2d, nniqat::ConvBn2d, true>(mod, "ConvReLU2d");
 }
+std::shared_ptr<Conv3d> Conv3d::from_float(Module& mod) {
+  return conv_from_float<Conv3d, nn::Conv3d, nniqat::ConvBn3d, false>(mod, "Conv3d");
+}
+std::shared_ptr<ConvReLU3d> ConvReLU3d::from_float(Module& mod) {
+  if (is_exactly<nniqat::ConvBnReLU3d>(mod)) fold_qat_bn(mod, false);
+  return conv_from_float<ConvReLU3d, nni::ConvReLU3d, nniqat::ConvBn3d, true>(mod, "ConvReLU3d");
+}
+
+namespace {
+/// _ConvTransposeNd.from_float: a float transposed conv with a qconfig (no QAT twin in 1.13).
+template <class Q, class Float>
+std::shared_ptr<Q> conv_transpose_from_float(Module& mod, const char* cls_name) {
+  QF_ASSERT(is_exactly<Float>(mod), " nnq.", cls_name, ".from_float only works for ", cls_name);
+  QF_ASSERT(mod.has_qconfig(), "Input float module must have qconfig defined.");
+  ObservedConv in{&mod, child_or_null(mod, "activation_post_process"),
+                  new_weight_observer(mod, "Input float module must have qconfig defined.")};
+  return make_qconv<Q>(in);
+}
+}  // namespace
+
+std::shared_ptr<ConvTranspose1d> ConvTranspose1d::from_float(Module& mod) {
+  return conv_transpose_from_float<ConvTranspose1d, nn::ConvTranspose1d>(mod, "ConvTranspose1d");
+}
+std::shared_ptr<ConvTranspose2d> ConvTranspose2d::from_float(Module& mod) {
+  return conv_transpose_from_float<ConvTranspose2d, nn::ConvTranspose2d>(mod, "ConvTranspose2d");
+}
+std::shared_ptr<ConvTranspose3d> ConvTranspose3d::from_float(Module& mod) {
+  return conv_transpose_from_float<ConvTranspose3d, nn::ConvTranspose3d>(mod, "ConvTranspose3d");
+}
 
 std::shared_ptr<Linear> Linear::from_float(Module& mod) {
   return linear_from_float<Linear>(mod, false);
@@ -295,7 +339,7 @@ template <class Q>
 std::shared_ptr<Q> batch_norm_from_float(Module& mod) {
   auto app = activation_post_process_of(mod);
   Module* bn_m = &mod;
-  if (is_exactly<nni::BNReLU2d>(mod)) bn_m = mod.child("0").get();
+  if (is_exactly<nni::BNReLU2d>(mod) || is_exactly<nni::BNReLU3d>(mod)) bn_m = mod.child("0").get();
   auto& bn = dynamic_cast<BatchNormBase&>(*bn_m);
   const auto qp = quant::observed_qparams(*app);
   auto q = std::make_shared<Q>(bn.num_features, bn.eps);
@@ -315,6 +359,74 @@ std::shared_ptr<BatchNorm2d> BatchNorm2d::from_float(Module& mod) {
 }
 std::shared_ptr<BNReLU2d> BNReLU2d::from_float(Module& mod) {
   return batch_norm_from_float<BNReLU2d>(mod);
+}
+std::shared_ptr<BatchNorm3d> BatchNorm3d::from_float(Module& mod) {
+  return batch_norm_from_float<BatchNorm3d>(mod);
+}
+std::shared_ptr<BNReLU3d> BNReLU3d::from_float(Module& mod) {
+  return batch_norm_from_float<BNReLU3d>(mod);
+}
+
+// ---- normalisation and activations: the float module's settings and the observed output
+// qparams (torch's from_float classmethods) ----
+
+std::shared_ptr<LayerNorm> LayerNorm::from_float(Module& mod) {
+  const auto [s, z] = output_qparams(*activation_post_process_of(mod));
+  auto& f = dynamic_cast<nn::LayerNorm&>(mod);
+  return std::make_shared<LayerNorm>(f.normalized_shape, opt(f.parameter("weight")),
+                                     opt(f.parameter("bias")), s, z, f.eps, f.elementwise_affine);
+}
+
+std::shared_ptr<GroupNorm> GroupNorm::from_float(Module& mod) {
+  const auto [s, z] = output_qparams(*activation_post_process_of(mod));
+  auto& f = dynamic_cast<nn::GroupNorm&>(mod);
+  return std::make_shared<GroupNorm>(f.num_groups, f.num_channels, opt(f.parameter("weight")),
+                                     opt(f.parameter("bias")), s, z, f.eps, f.affine);
+}
+
+namespace {
+// torch 1.13's _InstanceNorm.from_float calls cls(num_features, weight, bias, scale, zero_point,
+// eps, affine): `affine` lands in the momentum slot and the quantized module has affine=False
+// (it prints "momentum=True, affine=False"). ember keeps that result; the weight and bias are
+// installed either way.
+template <class Q>
+std::shared_ptr<Q> instance_norm_from_float(Module& mod) {
+  const auto [s, z] = output_qparams(*activation_post_process_of(mod));
+  auto& f = dynamic_cast<BatchNormBase&>(mod);
+  return std::make_shared<Q>(f.num_features, opt(f.parameter("weight")), opt(f.parameter("bias")),
+                             s, z, f.eps, f.affine ? 1.0 : 0.0);
+}
+}  // namespace
+
+std::shared_ptr<InstanceNorm1d> InstanceNorm1d::from_float(Module& mod) {
+  return instance_norm_from_float<InstanceNorm1d>(mod);
+}
+std::shared_ptr<InstanceNorm2d> InstanceNorm2d::from_float(Module& mod) {
+  return instance_norm_from_float<InstanceNorm2d>(mod);
+}
+std::shared_ptr<InstanceNorm3d> InstanceNorm3d::from_float(Module& mod) {
+  return instance_norm_from_float<InstanceNorm3d>(mod);
+}
+
+std::shared_ptr<LeakyReLU> LeakyReLU::from_float(Module& mod) {
+  const auto [s, z] = output_qparams(*activation_post_process_of(mod));
+  auto& f = dynamic_cast<nn::LeakyReLU&>(mod);
+  return std::make_shared<LeakyReLU>(s, z, f.negative_slope.value(), f.inplace);
+}
+
+std::shared_ptr<ELU> ELU::from_float(Module& mod) {
+  const auto [s, z] = output_qparams(*activation_post_process_of(mod));
+  return std::make_shared<ELU>(s, z, dynamic_cast<nn::ELU&>(mod).alpha.value());
+}
+
+std::shared_ptr<Sigmoid> Sigmoid::from_float(Module& mod) {
+  const auto [s, z] = output_qparams(*activation_post_process_of(mod));
+  return std::make_shared<Sigmoid>(s, z);
+}
+
+std::shared_ptr<Softmax> Softmax::from_float(Module& mod) {
+  const auto [s, z] = output_qparams(*activation_post_process_of(mod));
+  return std::make_shared<Softmax>(dynamic_cast<nn::Softmax&>(mod).dim, s, z);
 }
 
 std::shared_ptr<QFunctional> QFunctional::from_float(Module& mod) {

@@ -146,6 +146,9 @@ class Conv3d : public ConvNd {
          std::string padding_mode = "zeros", TensorOptions options = {});
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// As Conv2d's: the QAT modules pass fake-quantized weights.
+  Tensor _conv_forward(const Tensor& input, const Tensor& weight,
+                       const std::optional<Tensor>& bias);
 };
 
 /// ConvTranspose1d and ConvTranspose3d: ConvTranspose2d in 1 and 3 spatial dims.

@@ -59,6 +59,19 @@ class Conv2d : public nn::Conv2d {
   std::shared_ptr<Module> to_float();
 };
 
+class Conv3d : public nn::Conv3d {
+ public:
+  Conv3d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+         const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
+         const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
+         std::string padding_mode = "zeros", QConfigPtr qconfig = nullptr,
+         TensorOptions options = {});
+  Tensor forward(const Tensor& input);
+  Value forward(const std::vector<Value>& inputs) override;
+  static std::shared_ptr<Conv3d> from_float(Module& mod);
+  std::shared_ptr<Module> to_float();
+};
+
 class Linear : public nn::Linear {
  public:
   Linear(int64_t in_features, int64_t out_features, bool bias = true,

@@ -23,6 +23,8 @@ class LeakyReLU : public Module {
             TensorOptions options = {});
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<LeakyReLU> from_float(Module& observed);
   std::string extra_repr() const override;
   double negative_slope;
   bool inplace;
@@ -33,6 +35,8 @@ class ELU : public Module {
   ELU(double scale, int64_t zero_point, double alpha = 1.0);
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ELU> from_float(Module& observed);
   std::string extra_repr() const override;
   double alpha;
   bool inplace = false;
@@ -45,6 +49,8 @@ class Sigmoid : public Module {
   Sigmoid(double output_scale, int64_t output_zero_point);
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Sigmoid> from_float(Module& observed);
   double output_scale;
   int64_t output_zero_point;
 };
@@ -57,6 +63,8 @@ class Softmax : public Module {
   /// deprecation warning.
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Softmax> from_float(Module& observed);
   std::string extra_repr() const override;
   std::optional<int64_t> dim;
   double scale;

@@ -92,6 +92,8 @@ class Conv3d : public PackedConvNd {
   /// quantized::conv3d on an (N, C, D, H, W) quint8 input (channels_last_3d output).
   virtual Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<Conv3d> from_float(Module& observed);
 
  protected:
   Conv3d(std::string type_name, int64_t in_channels, int64_t out_channels,
@@ -108,6 +110,8 @@ class ConvReLU3d : public Conv3d {
              std::string padding_mode = "zeros", TensorOptions options = {});
   Tensor forward(const Tensor& input) override;
   using Conv3d::forward;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ConvReLU3d> from_float(Module& observed);
 };
 
 /// quantized::conv_transpose{1,2,3}d; weight [in, out / groups, *kernel].
@@ -133,6 +137,8 @@ class ConvTranspose1d : public ConvTransposeNd {
                   TensorOptions options = {})
       : ConvTransposeNd(1, in_channels, out_channels, kernel_size, stride, padding,
                         output_padding, groups, bias, dilation, std::move(padding_mode), options) {}
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ConvTranspose1d> from_float(Module& observed);
 };
 class ConvTranspose2d : public ConvTransposeNd {
  public:
@@ -143,6 +149,8 @@ class ConvTranspose2d : public ConvTransposeNd {
                   TensorOptions options = {})
       : ConvTransposeNd(2, in_channels, out_channels, kernel_size, stride, padding,
                         output_padding, groups, bias, dilation, std::move(padding_mode), options) {}
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ConvTranspose2d> from_float(Module& observed);
 };
 class ConvTranspose3d : public ConvTransposeNd {
  public:
@@ -153,6 +161,8 @@ class ConvTranspose3d : public ConvTransposeNd {
                   TensorOptions options = {})
       : ConvTransposeNd(3, in_channels, out_channels, kernel_size, stride, padding,
                         output_padding, groups, bias, dilation, std::move(padding_mode), options) {}
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<ConvTranspose3d> from_float(Module& observed);
 };
 
 }  // namespace ember::nn::quantized

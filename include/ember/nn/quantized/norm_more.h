@@ -23,6 +23,8 @@ class LayerNorm : public nn::LayerNorm {
             double eps = 1e-5, bool elementwise_affine = true, TensorOptions options = {});
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<LayerNorm> from_float(Module& observed);
 };
 
 class GroupNorm : public nn::GroupNorm {
@@ -32,6 +34,8 @@ class GroupNorm : public nn::GroupNorm {
             double eps = 1e-5, bool affine = true, TensorOptions options = {});
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<GroupNorm> from_float(Module& observed);
 };
 
 /// PyTorch's _InstanceNorm state (a _NormBase: version 2, running statistics when tracked);
@@ -58,6 +62,8 @@ class InstanceNorm : public BatchNormBase {
                        bool track_running_stats = false, TensorOptions options = {})          \
         : InstanceNorm(N, num_features, weight, bias, scale, zero_point, eps, momentum,       \
                        affine, track_running_stats, options) {}                               \
+    /** torch's from_float: the quantized twin of an observed float module. */               \
+    static std::shared_ptr<InstanceNorm##N##d> from_float(Module& observed);                  \
   };
 EMBER_QINSTANCE_NORM(1)
 EMBER_QINSTANCE_NORM(2)
@@ -70,6 +76,8 @@ class BatchNorm3d : public nn::BatchNorm3d {
                        TensorOptions options = {});
   virtual Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<BatchNorm3d> from_float(Module& observed);
 
  protected:
   BatchNorm3d(std::string type_name, int64_t num_features, double eps, double momentum,
@@ -85,6 +93,8 @@ class BNReLU3d : public BatchNorm3d {
                     TensorOptions options = {});
   Tensor forward(const Tensor& input) override;
   using BatchNorm3d::forward;
+  /// torch's from_float: the quantized twin of an observed float (or QAT) module.
+  static std::shared_ptr<BNReLU3d> from_float(Module& observed);
 };
 
 }  // namespace ember::nn::quantized

@@ -1,11 +1,11 @@
 // torch.nn.intrinsic.qat: the fused modules for quantization-aware training.
-//   - ConvBn1d/2d, ConvBnReLU1d/2d: a conv (this module's weight / bias) with its BatchNorm as
+//   - ConvBn1d/2d/3d, ConvBnReLU1d/2d/3d: a conv (this module's weight / bias) with its BatchNorm as
 //     the child "bn" and "weight_fake_quant"; forward is PyTorch's _ConvBnNd._forward
 //     (quantization-spec § 3): the BN scale folded into the weight before fake quantization,
 //     the conv output scaled back, then the BN (batch statistics while bn trains), [ReLU].
 //     freeze_bn_stats() / update_bn_stats() stop and restart the BN statistics; train() keeps
 //     a frozen bn in eval mode.
-//   - ConvReLU1d/2d, LinearReLU: the QAT conv / linear followed by relu.
+//   - ConvReLU1d/2d/3d, LinearReLU: the QAT conv / linear followed by relu.
 //   - LinearBn1d: Linear + BatchNorm1d, folded the same way.
 //
 //   auto m = ember::nn::intrinsic::qat::ConvBnReLU2d::from_float(*fused_float);  // has a qconfig
@@ -24,7 +24,7 @@ namespace ember::nn::intrinsic::qat {
 
 using quantization::QConfigPtr;
 
-/// What the ConvBn modules share (PyTorch's _ConvBnNd), over nn::Conv1d or nn::Conv2d.
+/// What the ConvBn modules share (PyTorch's _ConvBnNd), over nn::Conv1d, nn::Conv2d or nn::Conv3d.
 template <class Conv, class Bn>
 class ConvBnNd : public Conv {
  public:
@@ -117,6 +117,28 @@ class ConvBnReLU2d : public ConvBnNd<nn::Conv2d, nn::BatchNorm2d> {
   static std::shared_ptr<ConvBnReLU2d> from_float(Module& mod);
 };
 
+class ConvBn3d : public ConvBnNd<nn::Conv3d, nn::BatchNorm3d> {
+ public:
+  ConvBn3d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+           const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
+           const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = false,
+           std::string padding_mode = "zeros", double eps = 1e-5,
+           std::optional<double> momentum = 0.1, bool freeze_bn = false,
+           QConfigPtr qconfig = nullptr);
+  static std::shared_ptr<ConvBn3d> from_float(Module& mod);
+};
+
+class ConvBnReLU3d : public ConvBnNd<nn::Conv3d, nn::BatchNorm3d> {
+ public:
+  ConvBnReLU3d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+               const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
+               const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = false,
+               std::string padding_mode = "zeros", double eps = 1e-5,
+               std::optional<double> momentum = 0.1, bool freeze_bn = false,
+               QConfigPtr qconfig = nullptr);
+  static std::shared_ptr<ConvBnReLU3d> from_float(Module& mod);
+};
+
 /// nn::qat::Conv1d then relu.
 class ConvReLU1d : public nn::qat::Conv1d {
  public:
@@ -141,6 +163,19 @@ class ConvReLU2d : public nn::qat::Conv2d {
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   static std::shared_ptr<ConvReLU2d> from_float(Module& mod);
+  std::shared_ptr<Module> to_float();
+};
+
+/// nn::qat::Conv3d then relu.
+class ConvReLU3d : public nn::qat::Conv3d {
+ public:
+  ConvReLU3d(int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
+             const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
+             const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
+             std::string padding_mode = "zeros", QConfigPtr qconfig = nullptr);
+  Tensor forward(const Tensor& input);
+  Value forward(const std::vector<Value>& inputs) override;
+  static std::shared_ptr<ConvReLU3d> from_float(Module& mod);
   std::shared_ptr<Module> to_float();
 };
 
