@@ -36,6 +36,7 @@ void expect_close(const Tensor& got, const Tensor& want, double tol, const char*
 ScalarType stat_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
 
 TEST(Perf16LayerNorm, FastMatchesRefOnOddSizes) {
+  const int previous_threads = get_num_threads();
   for (ScalarType dt : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
     for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{
              {1, 1}, {1, 17}, {3, 5}, {7, 33}, {129, 64}, {65, 100}, {2, 0}, {0, 9}}) {
@@ -68,7 +69,7 @@ TEST(Perf16LayerNorm, FastMatchesRefOnOddSizes) {
       }
     }
   }
-  set_num_threads(1);
+  set_num_threads(previous_threads);
 }
 
 TEST(Perf16LayerNorm, BackwardWithoutSomeOutputs) {

@@ -16,6 +16,7 @@ namespace ember::cpu {
 namespace {
 
 TEST(Perf16SoftmaxBackward, FastMatchesRefOnOddRows) {
+  const int previous_threads = get_num_threads();
   for (ScalarType dt : {kFloat32, kFloat64}) {
     for (auto [rows, len] : std::vector<std::pair<int64_t, int64_t>>{
              {1, 1}, {3, 5}, {7, 17}, {33, 64}, {129, 31}, {4, 100}}) {
@@ -39,7 +40,7 @@ TEST(Perf16SoftmaxBackward, FastMatchesRefOnOddRows) {
       }
     }
   }
-  set_num_threads(1);
+  set_num_threads(previous_threads);
 }
 
 TEST(Perf16SoftmaxBackward, LogOutputAboveZeroStillExact) {
