@@ -66,6 +66,14 @@ Tensor softmax_backward_like(const char* name, const Tensor& grad, const Tensor&
   const ScalarType out_dtype = half_to_float ? input_dtype : grad.dtype();
   if (grad.is_meta()) return empty(grad.sizes(), TensorOptions(out_dtype).device(grad.device()));
   const int64_t rd = grad.dim() == 0 ? 0 : d;
+  // The common case, one fused pass: the last dim of float or double tensors (attention
+  // scores, cross entropy's log-probabilities). The rest in Tensor ops.
+  if (lastdim && (grad.dtype() == kFloat32 || grad.dtype() == kFloat64) && out_dtype == grad.dtype() &&
+      grad.device() == output.device() && !grad.is_meta() && !output.is_meta()) {
+    Tensor gi = empty(grad.sizes(), TensorOptions(out_dtype).device(grad.device()));
+    cpu::softmax_backward_lastdim_kernel(gi, grad.contiguous(), output.contiguous(), log);
+    return gi;
+  }
   Tensor gi = log ? grad - output.exp() * grad.sum({rd}, true)
                   : output * (grad - (grad * output).sum({rd}, true));
   return ops::cast(gi, out_dtype).contiguous();

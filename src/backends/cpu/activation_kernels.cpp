@@ -34,6 +34,10 @@ void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in) {
   if (op == ActivationOp::Silu && out.dtype() == kFloat32) {
     return fast_float_kernel(FastFloatOp::Silu, out, in);
   }
+  // float32 GELU: PyTorch's vectorized erf (Note [GELU's erf] in vec_math.h).
+  if (op == ActivationOp::GeluErf && out.dtype() == kFloat32 && in.dtype() == kFloat32) {
+    return fast_float_kernel(FastFloatOp::Gelu, out, in);
+  }
   ElementwiseLoop loop({out, in});
   dispatch_types(kFloatTypes, out.dtype(), kernel_name(op), [&]<class T>() {
     using M = opmath_t<T>;
@@ -61,6 +65,9 @@ void activation_kernel(ActivationOp op, const Tensor& out, const Tensor& in) {
 }
 
 void gelu_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& self, bool tanh) {
+  if (!tanh && out.dtype() == kFloat32 && grad.dtype() == kFloat32 && self.dtype() == kFloat32) {
+    return gelu_backward_fast_kernel(out, grad, self);
+  }
   ElementwiseLoop loop({out, grad, self});
   dispatch_types(kFloatTypes, out.dtype(), "GeluBackwardKernelImpl", [&]<class T>() {
     using M = opmath_t<T>;

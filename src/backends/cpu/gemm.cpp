@@ -9,6 +9,9 @@
 //     per call, and the caller's value put back if it differed).
 //   * Debian's OpenBLAS is the pthread flavour (USE_OPENMP=0): one process-wide pool, sized
 //     globally by openblas_set_num_threads().
+// The float GEMM itself never asks oneDNN for more than one thread: it splits large products
+// over ember's pool instead (Note [Float GEMM on ember's pool]); oneDNN's convolutions still
+// size their OpenMP team as above.
 // Until set_gemm_num_threads is called (ember::set_num_threads calls it), the first gemm call
 // configures both libraries with ember's pool size (Note [One thread pool]). Inside ember's own
 // parallel regions (a bmm running one small product per thread) oneDNN gets one thread, so the
@@ -86,14 +89,58 @@ bool gemm_trivial(int64_t m, int64_t n, int64_t k, T alpha, T beta, T* c, int64_
 
 }  // namespace
 
+namespace {
+
+// Note [Float GEMM on ember's pool]: dnnl_sgemm always runs on one OpenMP thread; a product
+// worth splitting is cut into row (or column) blocks of C run on ember's own pool. A libgomp
+// team of two beside ember's pool worker on a two-core machine spins (libgomp's default wait
+// policy) exactly when ember's worker needs the core: the char_transformer training step ran
+// 10x slower in CPU time on two threads than on one (80% of its samples in libgomp's spin loop).
+// Each element of C still sums over k inside one sgemm call, so the split changes no value
+// beyond the library's own blocking.
+constexpr int64_t kSplitWork = int64_t{1} << 18;  // m * n * k below this: one call
+constexpr int64_t kBlockAlign = 16;                // block edges on whole vector tiles
+
+void sgemm_one_thread(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                      const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                      int64_t ldc) {
+  const int previous = omp_get_max_threads();
+  if (previous != 1) omp_set_num_threads(1);
+  const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
+                                      a, lda, b, ldb, beta, c, ldc);
+  if (previous != 1) omp_set_num_threads(previous);
+  EMBER_CHECK(st == dnnl_success, "gemm: dnnl_sgemm failed with status ", int(st));
+}
+
+}  // namespace
+
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   check_args(trans_a, trans_b, m, n, k, lda, ldb, ldc);
   if (gemm_trivial(m, n, k, alpha, beta, c, ldc)) return;
-  const ScopedOnednnThreads threads;
-  const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
-                                      a, lda, b, ldb, beta, c, ldc);
-  EMBER_CHECK(st == dnnl_success, "gemm: dnnl_sgemm failed with status ", int(st));
+  ensure_configured();
+  const int64_t threads = ember::in_parallel_region() ? 1 : g_num_threads.load(std::memory_order_relaxed);
+  const bool by_rows = m >= n;
+  const int64_t len = by_rows ? m : n;
+  const int64_t blocks = std::min(threads, len / kBlockAlign);
+  if (blocks <= 1 || m * n * k < kSplitWork) {
+    return sgemm_one_thread(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  // Block edges rounded to kBlockAlign (Note [Float GEMM on ember's pool]).
+  const int64_t step = (len / kBlockAlign + blocks - 1) / blocks * kBlockAlign;
+  ember::parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t i0 = blk * step, i1 = blk == blocks - 1 ? len : std::min(len, i0 + step);
+      if (i0 >= i1) continue;
+      if (by_rows) {  // rows i0..i1 of C and of op(A)
+        sgemm_one_thread(trans_a, trans_b, i1 - i0, n, k, alpha, trans_a ? a + i0 : a + i0 * lda,
+                         lda, b, ldb, beta, c + i0 * ldc, ldc);
+      } else {  // columns i0..i1 of C and of op(B)
+        sgemm_one_thread(trans_a, trans_b, m, i1 - i0, k, alpha, a, lda,
+                         trans_b ? b + i0 * ldb : b + i0, ldb, beta, c + i0, ldc);
+      }
+    }
+  });
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/parallel.h"
+#include "vec_math.h"
 
 namespace ember::cpu {
 
@@ -32,11 +33,12 @@ template <class M>
 [[gnu::always_inline]] inline M exp_le0(M x) {
   if constexpr (std::is_same_v<M, float>) {
     constexpr float lo = -87.3365447504f;  // log(FLT_MIN)
-    // Clamped by integer masks, not selects: GCC turns a select into a branch, splits the
-    // float work into it and then cannot if-convert it back under -ftrapping-math.
+    // Inputs below lo (masked attention scores: -inf) compute from 0 and are zeroed below: a
+    // clamp to lo made each one a subnormal multiply (a microcode assist, ~100 cycles).
+    // Integer masks, not selects: GCC turns a select into a branch, splits the float work into
+    // it and then cannot if-convert it back under -ftrapping-math.
     const int32_t low = -static_cast<int32_t>(x < lo);
-    const float xc = std::bit_cast<float>((std::bit_cast<int32_t>(lo) & low) |
-                                          (std::bit_cast<int32_t>(x) & ~low));
+    const float xc = std::bit_cast<float>(std::bit_cast<int32_t>(x) & ~low);
     // n = round(xc / ln 2): xc <= 0, so truncating xc * log2(e) - 0.5 rounds to nearest (no
     // std::floor, which GCC does not vectorize under -ftrapping-math).
     const int32_t ni = static_cast<int32_t>(xc * 1.44269504088896341f - 0.5f);
@@ -199,6 +201,72 @@ void softmax_kernel(const Tensor& out, const Tensor& in, int64_t dim, bool log) 
       }
     }
   }, log ? "log_softmax" : "softmax");
+}
+
+void softmax_backward_lastdim_kernel(const Tensor& gi, const Tensor& grad, const Tensor& output,
+                                     bool log) {
+  EMBER_ASSERT(gi.is_contiguous() && grad.is_contiguous() && output.is_contiguous());
+  if (grad.numel() == 0) return;
+  const int64_t len = grad.dim() == 0 ? 1 : grad.size(-1), rows = grad.numel() / len;
+  auto run = [&]<class M>() {
+    const M* g = grad.data_ptr<M>();
+    const M* y = output.data_ptr<M>();
+    M* o = gi.data_ptr<M>();
+    const int64_t grain = std::max<int64_t>(1, 32768 / len);
+    parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const M* gr = g + r * len;
+        const M* yr = y + r * len;
+        M* orow = o + r * len;
+        M l[kLanes] = {};
+        int64_t k = 0;
+        for (; k + kLanes <= len; k += kLanes) {
+          for (int j = 0; j < kLanes; ++j) l[j] += log ? gr[k + j] : gr[k + j] * yr[k + j];
+        }
+        for (int j = 0; k < len; ++k, ++j) l[j] += log ? gr[k] : gr[k] * yr[k];
+        for (int w = kLanes / 2; w > 0; w /= 2) {
+          for (int j = 0; j < w; ++j) l[j] += l[j + w];
+        }
+        const M s = l[0];
+        if (log) {
+          // exp over the whole range (a caller's `output` need not be <= 0).
+          if constexpr (std::is_same_v<M, float>) {
+            exp_fast_array(orow, yr, len);
+            for (k = 0; k < len; ++k) orow[k] = gr[k] - orow[k] * s;
+          } else {
+            for (k = 0; k < len; ++k) orow[k] = gr[k] - std::exp(yr[k]) * s;
+          }
+        } else {
+          for (k = 0; k < len; ++k) orow[k] = yr[k] * (gr[k] - s);
+        }
+      }
+    });
+  };
+  if (grad.dtype() == kFloat32) {
+    run.template operator()<float>();
+  } else {
+    EMBER_ASSERT(grad.dtype() == kFloat64);
+    run.template operator()<double>();
+  }
+}
+
+Tensor softmax_backward_lastdim_ref(const Tensor& grad, const Tensor& output, bool log) {
+  const Tensor g = grad.to(kFloat64).contiguous(), y = output.to(kFloat64).contiguous();
+  Tensor out = empty(grad.sizes(), kFloat64);
+  if (grad.numel() == 0) return out;
+  const int64_t len = grad.dim() == 0 ? 1 : grad.size(-1), rows = grad.numel() / len;
+  const double* gp = g.data_ptr<double>();
+  const double* yp = y.data_ptr<double>();
+  double* op = out.data_ptr<double>();
+  for (int64_t r = 0; r < rows; ++r) {
+    double s = 0;
+    for (int64_t k = 0; k < len; ++k) s += log ? gp[r * len + k] : gp[r * len + k] * yp[r * len + k];
+    for (int64_t k = 0; k < len; ++k) {
+      const int64_t i = r * len + k;
+      op[i] = log ? gp[i] - std::exp(yp[i]) * s : yp[i] * (gp[i] - s);
+    }
+  }
+  return out;
 }
 
 Tensor softmax_ref(const Tensor& in, int64_t dim, bool log) {

@@ -14,4 +14,12 @@ void softmax_kernel(const Tensor& out, const Tensor& in, int64_t dim, bool log);
 /// Scalar reference in long double (tests): a float64 tensor of in's shape.
 Tensor softmax_ref(const Tensor& in, int64_t dim, bool log);
 
+/// The gradients along the last dim, one pass per row over contiguous [rows, len] tensors of one
+/// dtype, float or double (the frontend takes Tensor ops for the other cases):
+///   softmax:     gi = y (g - sum(g y))        log_softmax: gi = g - exp(y) sum(g)
+void softmax_backward_lastdim_kernel(const Tensor& gi, const Tensor& grad, const Tensor& output,
+                                     bool log);
+/// Scalar reference in double (tests): a float64 tensor of grad's shape.
+Tensor softmax_backward_lastdim_ref(const Tensor& grad, const Tensor& output, bool log);
+
 }  // namespace ember::cpu

@@ -42,6 +42,21 @@ void silu_fast_array(float* out, const float* in, int64_t n) {
   apply<vec::silu_impl<FloatV, IntV>, silu_fast>(out, in, n);
 }
 
+void gelu_fast_array(float* out, const float* in, int64_t n) {
+  apply<vec::gelu_impl<FloatV, IntV>, gelu_fast>(out, in, n);
+}
+void gelu_backward_fast_array(float* out, const float* dy, const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    FloatV g, v;
+    std::memcpy(&g, dy + i, sizeof g);
+    std::memcpy(&v, x + i, sizeof v);
+    const FloatV r = vec::gelu_backward_impl<FloatV, IntV>(g, v);
+    std::memcpy(out + i, &r, sizeof r);
+  }
+  for (; i < n; ++i) out[i] = gelu_backward_fast(dy[i], x[i]);
+}
+
 namespace {
 template <void (*ArrayFn)(float*, const float*, int64_t), float (*ScalarFn)(float)>
 void run_fast(const Tensor& out, const Tensor& in) {
@@ -64,7 +79,25 @@ void fast_float_kernel(FastFloatOp op, const Tensor& out, const Tensor& in) {
     case FastFloatOp::Exp: return run_fast<exp_fast_array, exp_fast>(out, in);
     case FastFloatOp::Sigmoid: return run_fast<sigmoid_fast_array, sigmoid_fast>(out, in);
     case FastFloatOp::Silu: return run_fast<silu_fast_array, silu_fast>(out, in);
+    case FastFloatOp::Gelu: return run_fast<gelu_fast_array, gelu_fast>(out, in);
   }
+}
+
+void gelu_backward_fast_kernel(const Tensor& out, const Tensor& grad, const Tensor& self) {
+  EMBER_ASSERT(out.dtype() == kFloat32 && grad.dtype() == kFloat32 && self.dtype() == kFloat32);
+  ElementwiseLoop({out, grad, self}).for_each_run([](char** ptrs, const int64_t* strides, int64_t n) {
+    if (strides[0] == sizeof(float) && strides[1] == sizeof(float) && strides[2] == sizeof(float)) {
+      gelu_backward_fast_array(reinterpret_cast<float*>(ptrs[0]),
+                               reinterpret_cast<const float*>(ptrs[1]),
+                               reinterpret_cast<const float*>(ptrs[2]), n);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<float*>(ptrs[0] + i * strides[0]) =
+          gelu_backward_fast(*reinterpret_cast<const float*>(ptrs[1] + i * strides[1]),
+                             *reinterpret_cast<const float*>(ptrs[2] + i * strides[2]));
+    }
+  });
 }
 
 }  // namespace ember::cpu

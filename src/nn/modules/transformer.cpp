@@ -105,7 +105,10 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const std::optional<T
   check_kpm_dtype(kpm);
   Tensor x = src;
   if (norm_first) {
-    x = x + run("dropout1", attend("self_attn", run("norm1", x), run("norm1", x), src_mask, kpm, is_causal));
+    // One norm1 output as query, key and value, as PyTorch's _sa_block(self.norm1(x)): the
+    // attention then takes its packed in-projection (one linear) and one transpose.
+    const Tensor n1 = run("norm1", x);
+    x = x + run("dropout1", attend("self_attn", n1, n1, src_mask, kpm, is_causal));
     x = x + ff_block(run("norm2", x), "dropout2");
   } else {
     x = run("norm1", x + run("dropout1", attend("self_attn", x, x, src_mask, kpm, is_causal)));

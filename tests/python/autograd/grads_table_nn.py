@@ -84,6 +84,4 @@ GRAD_FN_ALLOWLIST = [
     (r"::pixel_(un)?shuffle$", "PixelShuffleBackward0", "ViewBackward0", _COMPOSITE.format("pixel_shuffle", "ops/nn_pad3d.cpp")),
     (r"::pixel_(un)?shuffle$", "PixelUnshuffleBackward0", "ViewBackward0", _COMPOSITE.format("pixel_unshuffle", "ops/nn_pad3d.cpp")),
     (r"::huber_loss$", "HuberLossBackward0", "MeanBackward0", _COMPOSITE.format("huber_loss", "nn/functional/loss_more.cpp")),
-    (r"::native_layer_norm$", "NativeLayerNormBackward0", "AddBackward0",
-     _COMPOSITE.format("native_layer_norm", "nn/functional/normalization.cpp")),
 ]

@@ -103,15 +103,13 @@ def test_backward_runs_under_overrides_with_plain_gradients(name, how):
 # Layers whose backward ember writes exactly as PyTorch 1.13 does: the same ops, in the same
 # order, under a wrapper and under a mode.
 EXACT = ["Linear", "Conv2d", "BatchNorm2d", "ReLU", "GELU", "GELU_tanh", "Tanh", "Sigmoid",
-         "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SiLU", "Softmax", "log_softmax", "cross_entropy", "mse_loss", "MaxPool2d",
+         "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SiLU", "Softmax", "log_softmax", "cross_entropy", "mse_loss", "LayerNorm", "MaxPool2d",
          "AdaptiveAvgPool2d", "AdaptiveAvgPool2d_2", "Embedding", "reshape", "mean", "pow", "var"]
 
 # The rest: the ops both logs share, where ember's backward differs (docs/python.md, "Known
-# gaps"): layer_norm is a composite (PyTorch: native_layer_norm_backward), dropout is
-# native_dropout (PyTorch's CPU path multiplies by a float mask: mul.Tensor alone; ember's
+# gaps"): dropout is native_dropout (PyTorch's CPU path multiplies by a float mask: mul.Tensor alone; ember's
 # backward converts its bool mask: _to_copy, mul, mul).
 PARTIAL = {
-    "LayerNorm": [],
     "Dropout": ["aten.mul.Tensor"],
 }
 
