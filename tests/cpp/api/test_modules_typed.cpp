@@ -69,6 +69,49 @@ struct BadParam : nn::ModuleBase<BadParam> {
   Tensor forward(Unboxable) { return Tensor(); }
 };
 
+// The examples of docs/modules.md and docs/nn.md, as written there.
+struct DocBlock : nn::ModuleBase<DocBlock> {
+  DocBlock() {
+    fc = register_module("fc", std::make_shared<nn::Linear>(4, 4));
+    scale = register_parameter_ref("scale", ember::ones({4}));
+  }
+  Tensor forward(const Tensor& x, std::optional<Tensor> skip = std::nullopt) {
+    Tensor y = (*fc)(x).relu() * scale;
+    return skip ? y + *skip : y;
+  }
+  std::shared_ptr<nn::Linear> fc;
+  nn::ParameterRef scale;
+};
+struct NnBlock : nn::ModuleBase<NnBlock> {
+  NnBlock(int64_t dim, ember::TensorOptions options = {}) {
+    fc = register_module("fc", std::make_shared<nn::Linear>(dim, dim, true, options));
+    norm = register_module("norm", std::make_shared<nn::LayerNorm>(dim, 1e-5, true, options));
+    scale = register_parameter_ref("scale", ember::ones({dim}, options));
+    register_buffer("steps", ember::zeros({}, ember::kInt64));
+  }
+  ember::Tensor forward(const ember::Tensor& x) {
+    return x + (*norm)(nn::functional::gelu((*fc)(x))) * scale;
+  }
+  std::string extra_repr() const override { return "residual=True"; }
+  std::shared_ptr<nn::Linear> fc;
+  std::shared_ptr<nn::LayerNorm> norm;
+  nn::ParameterRef scale;
+};
+
+TEST(ModulesTyped, DocExamples) {
+  auto b = std::make_shared<DocBlock>();
+  Tensor x = ones({2, 4});
+  EXPECT_TRUE(equal((*b)(x), b->forward(x)));
+  EXPECT_TRUE(equal((*b)(x, x), b->forward(x) + x));
+  auto seq = std::make_shared<nn::Sequential>(b, std::make_shared<nn::ReLU>());
+  EXPECT_EQ(seq->repr().substr(0, 28), "Sequential(\n  (0): DocBlock(");
+  auto net = std::make_shared<nn::Sequential>(std::make_shared<NnBlock>(16),
+                                              std::make_shared<nn::Linear>(16, 4));
+  EXPECT_EQ((*net)(ones({3, 16})).sizes().vec(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(net->state_dict().keys()[0], "0.scale");
+  EXPECT_EQ(net->at<NnBlock>(0)->repr().substr(0, 24), "NnBlock(\n  residual=True");
+}
+
 TEST(ModulesTyped, CompileTimeChecks) {
   static_assert(Block::has_typed_forward());
   static_assert(Mix::has_typed_forward());
