@@ -77,11 +77,13 @@ const std::string& Module::class_type_name() const {
   const std::type_info& type = typeid(*this);
   const detail::TypeNameEntry* entry = class_name_.load(std::memory_order_acquire);
   if (entry && *entry->type == type) return entry->name;
-  static std::mutex mu;
-  static std::unordered_map<std::type_index, std::unique_ptr<detail::TypeNameEntry>> interned;
+  // Never destroyed: a module may still be named while the process exits.
+  static auto* mu = new std::mutex;
+  static auto* interned =
+      new std::unordered_map<std::type_index, std::unique_ptr<detail::TypeNameEntry>>;
   {
-    std::lock_guard<std::mutex> lock(mu);
-    auto& slot = interned[std::type_index(type)];
+    std::lock_guard<std::mutex> lock(*mu);
+    auto& slot = (*interned)[std::type_index(type)];
     if (!slot) {
       slot = std::make_unique<detail::TypeNameEntry>(
           detail::TypeNameEntry{&type, autograd::detail::demangled_short_name(type.name())});
