@@ -25,12 +25,13 @@ using namespace ember;
 
 namespace {
 
-struct CharTransformer : nn::Module {
+// A module as libtorch's read: a typed forward (ModuleBase derives the boxed one), its C++ class
+// name as type name, and handles that re-read their slots (docs/modules.md).
+struct CharTransformer : nn::ModuleBase<CharTransformer> {
   CharTransformer(int64_t vocab, int64_t context, int64_t d_model = 64, int64_t nhead = 4,
-                  int64_t num_layers = 2, int64_t dim_feedforward = 128, double dropout = 0.0)
-      : nn::Module("CharTransformer") {
+                  int64_t num_layers = 2, int64_t dim_feedforward = 128, double dropout = 0.0) {
     embed = register_module("embed", std::make_shared<nn::Embedding>(vocab, d_model));
-    Tensor& pos = register_parameter("pos", zeros({context, d_model}));
+    pos = register_parameter_ref("pos", zeros({context, d_model}));
     nn::init::normal_(pos, 0.0, 0.02);
     auto layer = std::make_shared<nn::TransformerEncoderLayer>(
         d_model, nhead, dim_feedforward, dropout, "gelu", 1e-5, /*batch_first=*/true,
@@ -38,19 +39,20 @@ struct CharTransformer : nn::Module {
     encoder = register_module("encoder", std::make_shared<nn::TransformerEncoder>(layer, num_layers));
     norm = register_module("norm", std::make_shared<nn::LayerNorm>(d_model));
     head = register_module("head", std::make_shared<nn::Linear>(d_model, vocab));
-    register_buffer("mask", nn::Transformer::generate_square_subsequent_mask(context));
+    mask = register_buffer_ref("mask", nn::Transformer::generate_square_subsequent_mask(context));
   }
   Tensor forward(const Tensor& idx) {
     const int64_t t = idx.size(1);
-    Tensor x = (*embed)(idx) + parameter("pos").narrow(0, 0, t);
-    x = encoder->forward(x, buffer("mask").narrow(0, 0, t).narrow(1, 0, t));
+    Tensor x = (*embed)(idx) + pos->narrow(0, 0, t);
+    x = encoder->forward(x, mask->narrow(0, 0, t).narrow(1, 0, t));
     return (*head)((*norm)(x));
   }
-  Value forward(const std::vector<Value>& in) override { return forward(in.at(0).to_tensor()); }
   std::shared_ptr<nn::Embedding> embed;
   std::shared_ptr<nn::TransformerEncoder> encoder;
   std::shared_ptr<nn::LayerNorm> norm;
   std::shared_ptr<nn::Linear> head;
+  nn::ParameterRef pos;
+  nn::BufferRef mask;
 };
 
 int run(int argc, char** argv) {

@@ -14,6 +14,7 @@
 #include "ember/nn/functional_embedding_bag.h"
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
+#include "ember/nn/module_base.h"
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/modules/activation_more.h"
 #include "ember/nn/modules/attention.h"

@@ -90,7 +90,7 @@ void QuantizableInvertedResidual::fuse_model(std::optional<bool> is_qat) {
   auto block = child("conv");
   const auto children = block->named_children();
   for (size_t idx = 0; idx < children.size(); ++idx) {
-    if (typeid(*children[idx].second) == typeid(nn::Conv2d)) {
+    if (typeid(*children[idx].value()) == typeid(nn::Conv2d)) {
       _fuse_modules(*block, {{std::to_string(idx), std::to_string(idx + 1)}}, is_qat);
     }
   }

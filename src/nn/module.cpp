@@ -3,11 +3,17 @@
 #include "ember/nn/module.h"
 
 #include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <typeindex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "../autograd/autograd_meta.h"
 #include "module_depth.h"
+#include "ember/autograd/function.h"
 #include "ember/grad_mode.h"
 
 namespace ember::nn {
@@ -52,8 +58,70 @@ std::string IncompatibleKeys::to_string() const {
 
 Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
 
+// Note [Module type names]
+// A module prints as its class name. Ember's layers pass PyTorch's ("Linear") and Python
+// subclasses their Python class name; a C++ module that passes none is named by its C++ type,
+// as Function<T> names its node: typeid(*this) demangled, namespaces dropped ("MyNet",
+// "Block<float>"). The constructor cannot see the derived type (typeid is the class being
+// constructed), so the name is looked up on first use and cached as a pointer to an interned
+// (type, name) entry; the cache is checked against typeid, which a base class's constructor may
+// see differently, and written atomically, so concurrent readers are safe.
+namespace detail {
+struct TypeNameEntry {
+  const std::type_info* type;
+  std::string name;
+};
+}  // namespace detail
+
+const std::string& Module::class_type_name() const {
+  const std::type_info& type = typeid(*this);
+  const detail::TypeNameEntry* entry = class_name_.load(std::memory_order_acquire);
+  if (entry && *entry->type == type) return entry->name;
+  // Never destroyed: a module may still be named while the process exits.
+  static auto* mu = new std::mutex;
+  static auto* interned =
+      new std::unordered_map<std::type_index, std::unique_ptr<detail::TypeNameEntry>>;
+  {
+    std::lock_guard<std::mutex> lock(*mu);
+    auto& slot = (*interned)[std::type_index(type)];
+    if (!slot) {
+      slot = std::make_unique<detail::TypeNameEntry>(
+          detail::TypeNameEntry{&type, autograd::detail::demangled_short_name(type.name())});
+    }
+    entry = slot.get();
+  }
+  class_name_.store(entry, std::memory_order_release);
+  return entry->name;
+}
+
+// Note [Slot handles] (module.h): the module copy under construction on this thread, and the
+// module it copies.
+namespace {
+thread_local const Module* t_copy_source = nullptr;
+thread_local Module* t_copy_target = nullptr;
+}  // namespace
+
+namespace detail {
+void set_module_copy(const Module* source, Module* target) {
+  t_copy_source = source;
+  t_copy_target = target;
+}
+
+Module* rebind_slot_owner(Module* owner, const void* copy, const void* original) {
+  if (!owner || owner != t_copy_source || !t_copy_target) return owner;
+  // A member of the copy sits as far from it as the original member from the original module.
+  const auto offset = reinterpret_cast<std::uintptr_t>(original) - reinterpret_cast<std::uintptr_t>(owner);
+  const auto at = reinterpret_cast<std::uintptr_t>(copy) - reinterpret_cast<std::uintptr_t>(t_copy_target);
+  return offset == at ? t_copy_target : owner;
+}
+}  // namespace detail
+
+Module::~Module() {
+  if (t_copy_target == this) detail::set_module_copy(nullptr, nullptr);
+}
+
 Value Module::forward(const std::vector<Value>&) {
-  EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Module [", type_name_,
+  EMBER_FAIL_KIND(ErrorKind::NotImplemented, "Module [", type_name(),
                   "] is missing the required \"forward\" function");
 }
 
@@ -192,22 +260,40 @@ bool Module::has_buffer(const std::string& name) const { return find_slot(buffer
 
 Tensor& Module::parameter(const std::string& name) {
   Slot* s = find_slot(parameters_, name);
-  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name_, "' object has no parameter '", name, "'");
+  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name(), "' object has no parameter '", name, "'");
   return s->value;
 }
+ParameterRef Module::register_parameter_ref(const std::string& name, const Tensor& t,
+                                            bool requires_grad) {
+  register_parameter(name, t, requires_grad);
+  return ParameterRef(this, name);
+}
+BufferRef Module::register_buffer_ref(const std::string& name, const Tensor& t, bool persistent) {
+  register_buffer(name, t, persistent);
+  return BufferRef(this, name);
+}
+ParameterRef Module::parameter_ref(const std::string& name) {
+  parameter(name);  // AttributeError when absent
+  return ParameterRef(this, name);
+}
+BufferRef Module::buffer_ref(const std::string& name) {
+  buffer(name);
+  return BufferRef(this, name);
+}
+
 Tensor& Module::buffer(const std::string& name) {
   Slot* s = find_slot(buffers_, name);
-  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name_, "' object has no buffer '", name, "'");
+  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name(), "' object has no buffer '", name, "'");
   return s->value;
 }
 std::shared_ptr<Module> Module::child(const std::string& name) const {
   for (const auto& [n, m] : children_)
     if (n == name) return m;
-  EMBER_FAIL_KIND(ErrorKind::Attribute, "'", type_name_, "' object has no submodule '", name, "'");
+  EMBER_FAIL_KIND(ErrorKind::Attribute, "'", type_name(), "' object has no submodule '", name, "'");
 }
 bool Module::is_buffer_persistent(const std::string& name) const {
   const Slot* s = find_slot(buffers_, name);
-  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name_, "' object has no buffer '", name, "'");
+  EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name(), "' object has no buffer '", name, "'");
   return s->persistent;
 }
 
@@ -219,34 +305,35 @@ std::string join(const std::string& prefix, const std::string& name) {
 }
 }  // namespace
 
-std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_children() const {
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
-  std::unordered_set<const Module*> seen;
+Module::NamedModules Module::named_children() const {
+  NamedModules out("Module");
+  std::unordered_set<const Module*> seen;  // a module under two names is listed once
   for (const auto& [n, m] : children_)
-    if (m && seen.insert(m.get()).second) out.emplace_back(n, m);
+    if (m && seen.insert(m.get()).second) out.insert(n, m);
   return out;
 }
 
 std::vector<std::shared_ptr<Module>> Module::children() const {
   std::vector<std::shared_ptr<Module>> out;
-  for (auto& [n, m] : named_children()) out.push_back(m);
+  std::unordered_set<const Module*> seen;
+  for (const auto& [n, m] : children_)
+    if (m && seen.insert(m.get()).second) out.push_back(m);
   return out;
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules(
-    const std::string& prefix, bool remove_duplicate) {
+Module::NamedModules Module::named_modules(const std::string& prefix, bool remove_duplicate) {
   std::shared_ptr<Module> self = weak_from_this().lock();
   EMBER_CHECK(self,
               "It looks like you attempted to retrieve your top-level module as a shared_ptr, but "
               "it is not stored in a shared_ptr. Use .ptr() instead to get a shared_ptr to your "
               "top-level module.");
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
+  NamedModules out("Module");
   std::unordered_set<const Module*> seen;
   std::function<void(const std::string&, const std::shared_ptr<Module>&)> visit =
       [&](const std::string& p, const std::shared_ptr<Module>& m) {
         if (remove_duplicate && !seen.insert(m.get()).second) return;
         detail::ModuleDepthGuard depth;
-        out.emplace_back(p, m);
+        out.insert(p, m);
         for (const auto& [n, c] : m->children_)
           if (c) visit(join(p, n), c);
       };
@@ -254,11 +341,7 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modul
   return out;
 }
 
-std::vector<std::shared_ptr<Module>> Module::modules() {
-  std::vector<std::shared_ptr<Module>> out;
-  for (auto& [n, m] : named_modules()) out.push_back(m);
-  return out;
-}
+std::vector<std::shared_ptr<Module>> Module::modules() { return named_modules().values(); }
 
 void Module::visit(const std::string& prefix, bool recurse, bool remove_duplicate,
                    std::unordered_set<const Module*>& seen,
@@ -272,43 +355,48 @@ void Module::visit(const std::string& prefix, bool recurse, bool remove_duplicat
   }
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_members(
-    std::deque<Slot> Module::*slots, const std::string& prefix, bool recurse,
-    bool remove_duplicate) const {
-  std::vector<std::pair<std::string, Tensor>> out;
+void Module::named_members(std::deque<Slot> Module::*slots, const std::string& prefix,
+                           bool recurse, bool remove_duplicate,
+                           const std::function<void(std::string, const Tensor&)>& out) const {
   std::unordered_set<const TensorImpl*> seen_tensors;
   std::unordered_set<const Module*> seen_modules;
   visit(prefix, recurse, remove_duplicate, seen_modules, [&](const Module& m, const std::string& p) {
     for (const auto& s : m.*slots) {
       if (!s.value.defined()) continue;
       if (remove_duplicate && !seen_tensors.insert(s.value.impl()).second) continue;
-      out.emplace_back(join(p, s.name), s.value);
+      out(join(p, s.name), s.value);
     }
   });
+}
+
+Module::NamedTensors Module::named_parameters(const std::string& prefix, bool recurse,
+                                              bool remove_duplicate) const {
+  NamedTensors out("Parameter");
+  named_members(&Module::parameters_, prefix, recurse, remove_duplicate,
+                [&](std::string name, const Tensor& t) { out.insert(std::move(name), t); });
   return out;
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::string& prefix,
-                                                                     bool recurse,
-                                                                     bool remove_duplicate) const {
-  return named_members(&Module::parameters_, prefix, recurse, remove_duplicate);
-}
-
+// parameters() / buffers() skip the dict's index: optimizers and zero_grad call them often.
 std::vector<Tensor> Module::parameters(bool recurse) const {
   std::vector<Tensor> out;
-  for (auto& [n, t] : named_parameters("", recurse)) out.push_back(t);
+  named_members(&Module::parameters_, "", recurse, true,
+                [&](std::string, const Tensor& t) { out.push_back(t); });
   return out;
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_buffers(const std::string& prefix,
-                                                                  bool recurse,
-                                                                  bool remove_duplicate) const {
-  return named_members(&Module::buffers_, prefix, recurse, remove_duplicate);
+Module::NamedTensors Module::named_buffers(const std::string& prefix, bool recurse,
+                                           bool remove_duplicate) const {
+  NamedTensors out("Buffer");
+  named_members(&Module::buffers_, prefix, recurse, remove_duplicate,
+                [&](std::string name, const Tensor& t) { out.insert(std::move(name), t); });
+  return out;
 }
 
 std::vector<Tensor> Module::buffers(bool recurse) const {
   std::vector<Tensor> out;
-  for (auto& [n, t] : named_buffers("", recurse)) out.push_back(t);
+  named_members(&Module::buffers_, "", recurse, true,
+                [&](std::string, const Tensor& t) { out.push_back(t); });
   return out;
 }
 
@@ -416,7 +504,7 @@ std::string Module::repr() const {
   for (const auto& [n, m] : children_) {
     child_lines.push_back("(" + n + "): " + (m ? add_indent(m->repr(), 2) : "None"));
   }
-  std::string s = type_name_ + "(";
+  std::string s = type_name() + "(";
   if (extra_lines.size() == 1 && child_lines.empty()) {
     s += extra_lines[0];
   } else if (!extra_lines.empty() || !child_lines.empty()) {

@@ -45,7 +45,7 @@ Module& Module::_apply(const TensorFn& fn, bool recurse) {
         utils::swap_tensors(param, new_param);
       } catch (const Error& e) {
         if (g.defined()) param.set_grad(g);
-        EMBER_FAIL("_apply(): Couldn't swap ", type_name_, ".", slot.name, " (caused by: ",
+        EMBER_FAIL("_apply(): Couldn't swap ", type_name(), ".", slot.name, " (caused by: ",
                    e.what(), ")");
       }
       out = param;
@@ -67,7 +67,7 @@ Module& Module::_apply(const TensorFn& fn, bool recurse) {
       try {
         utils::swap_tensors(g, g2);
       } catch (const Error& e) {
-        EMBER_FAIL("_apply(): Couldn't swap ", type_name_, ".", slot.name, ".grad (caused by: ",
+        EMBER_FAIL("_apply(): Couldn't swap ", type_name(), ".", slot.name, ".grad (caused by: ",
                    e.what(), ")");
       }
       out.set_grad(g);

@@ -16,6 +16,10 @@
 
 namespace ember::nn {
 
+namespace detail {
+void set_module_copy(const Module* source, Module* target);  // module.cpp, Note [Slot handles]
+}
+
 namespace {
 
 struct Entry {
@@ -107,7 +111,9 @@ std::shared_ptr<Module> shallow_copy(const Module& m) {
   EMBER_CHECK_TYPE(fn != nullptr, "cannot copy module ", m.type_name(), ": its C++ type ",
                    demangle(typeid(m).name()),
                    " is not registered (call ember::nn::register_cloneable<T>() for it)");
-  return fn(m);
+  std::shared_ptr<Module> copy = fn(m);
+  detail::set_module_copy(nullptr, nullptr);  // the copy is complete
+  return copy;
 }
 
 Tensor deep_copy(const Tensor& t, CloneMemo& memo) {
@@ -162,7 +168,10 @@ Module::Module(const Module& other)
       state_dict_pre_hooks_(other.state_dict_pre_hooks_),
       state_dict_post_hooks_(other.state_dict_post_hooks_),
       load_pre_hooks_(other.load_pre_hooks_),
-      load_post_hooks_(other.load_post_hooks_) {}
+      load_post_hooks_(other.load_post_hooks_) {
+  // The derived class's members are copied next: its SlotRefs rebind to this copy.
+  detail::set_module_copy(&other, this);
+}
 
 std::shared_ptr<Module> Module::clone() const {
   CloneMemo memo;

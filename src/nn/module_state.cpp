@@ -311,7 +311,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state_dict, bool stric
     }
   }
   if (!error_msgs.empty()) {
-    std::string msg = "Error(s) in loading state_dict for " + type_name_ + ":";
+    std::string msg = "Error(s) in loading state_dict for " + type_name() + ":";
     for (const auto& e : error_msgs) msg += "\n\t" + e;
     EMBER_FAIL(msg);
   }

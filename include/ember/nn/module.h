@@ -3,18 +3,21 @@
 // load_state_dict and conversion (`to`, `float`, `bfloat16`, `to_empty`, ...) are implemented
 // here once, for C++ layers and (through the Python front end) for Python subclasses.
 //
-//   struct Net : ember::nn::Module {
-//     Net() : Module("Net") {
+//   struct Net : ember::nn::ModuleBase<Net> {           // ember/nn/module_base.h: typed forward
+//     Net() {                                             // prints as "Net(...)" (its C++ name)
 //       fc = register_module("fc", std::make_shared<ember::nn::Linear>(4, 2));
 //       register_buffer("steps", ember::zeros({}, ember::kInt64));
+//       scale = register_parameter_ref("scale", ember::ones({2}));  // re-reads its slot
 //     }
-//     ember::Value forward(const std::vector<ember::Value>& in) override {
-//       return fc->forward(in.at(0).to_tensor()).relu();
-//     }
+//     ember::Tensor forward(const ember::Tensor& x) { return (*fc)(x).relu() * scale; }
 //     std::shared_ptr<ember::nn::Linear> fc;
+//     ember::nn::ParameterRef scale;
 //   };
+//
+// A plain subclass of Module overrides the boxed `Value forward(const std::vector<Value>&)`.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "ember/nn/state_dict.h"
+#include "ember/ordered_dict.h"
 #include "ember/tensor.h"
 #include "ember/value.h"
 
@@ -60,22 +64,42 @@ struct IncompatibleKeys {
 };
 
 struct CloneMemo;
+class Module;
+template <bool Buffer>
+class SlotRef;
+/// A handle on a registered parameter (buffer) that reads the module's slot on every use, so it
+/// sees what load_state_dict(assign=true) and conversions put there (Note [Slot handles]).
+using ParameterRef = SlotRef<false>;
+using BufferRef = SlotRef<true>;
+
+namespace detail {
+struct TypeNameEntry;
+/// The module copy this thread is constructing (Module's copy constructor): the SlotRef members
+/// copied with it rebind to it (Note [Slot handles]).
+Module* rebind_slot_owner(Module* owner, const void* copy, const void* original);
+}  // namespace detail
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
-  /// `type_name` is the class name shown by repr and in messages ("Linear").
-  explicit Module(std::string type_name = "Module");
-  virtual ~Module() = default;
+  /// `type_name` is the class name shown by repr and in messages ("Linear"); empty (the default)
+  /// means the C++ class name of the module, namespaces dropped (Note [Module type names]).
+  explicit Module(std::string type_name = {});
+  virtual ~Module();
   Module& operator=(const Module&) = delete;
 
-  const std::string& type_name() const { return type_name_; }
+  const std::string& type_name() const {
+    return type_name_.empty() ? class_type_name() : type_name_;
+  }
   /// Renames the class repr and messages show (a front end's subclass of a C++ layer).
   void set_type_name(std::string name) { type_name_ = std::move(name); }
 
   // ---- forward ----
-  /// The computation. Layers also offer a typed `forward(const Tensor&)`.
+  /// The computation, boxed: what `call`, Sequential, hooks and Python use. Layers also offer a
+  /// typed `forward(const Tensor&)`; a ModuleBase<Derived> derives this one from its typed
+  /// forward. The default raises NotImplementedError naming the module.
   virtual Value forward(const std::vector<Value>& inputs);
-  /// Runs forward pre-hooks, forward and forward hooks (Module.__call__).
+  /// Runs forward pre-hooks, forward and forward hooks (Module.__call__). `m->forward(x)` is a
+  /// plain call of the computation; `(*m)(x)` and `call` run the hooks.
   Value call(std::vector<Value> inputs);
   Tensor operator()(const Tensor& input) { return call({input}).to_tensor(); }
 
@@ -84,6 +108,11 @@ class Module : public std::enable_shared_from_this<Module> {
   /// is false), and returns the stored handle.
   Tensor& register_parameter(const std::string& name, const Tensor& t, bool requires_grad = true);
   Tensor& register_buffer(const std::string& name, const Tensor& t, bool persistent = true);
+  /// register_parameter / register_buffer, returning a handle that re-reads the slot (keep this
+  /// rather than a Tensor copy: Note [Slot handles]).
+  ParameterRef register_parameter_ref(const std::string& name, const Tensor& t,
+                                      bool requires_grad = true);
+  BufferRef register_buffer_ref(const std::string& name, const Tensor& t, bool persistent = true);
   template <class M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     register_module_impl(name, module);
@@ -98,23 +127,28 @@ class Module : public std::enable_shared_from_this<Module> {
   bool has_buffer(const std::string& name) const;
   Tensor& parameter(const std::string& name);  // errors if absent
   Tensor& buffer(const std::string& name);
+  /// Handles on registered members (AttributeError if absent), reading the slot on each use.
+  ParameterRef parameter_ref(const std::string& name);
+  BufferRef buffer_ref(const std::string& name);
   std::shared_ptr<Module> child(const std::string& name) const;
   bool is_buffer_persistent(const std::string& name) const;
 
   // ---- traversal (pre-order, dotted names; duplicates removed unless asked) ----
-  std::vector<std::pair<std::string, Tensor>> named_parameters(const std::string& prefix = "",
-                                                               bool recurse = true,
-                                                               bool remove_duplicate = true) const;
+  // The named_* views are OrderedDicts (libtorch's): dict["fc.weight"], contains, keys(),
+  // values(), and in-order iteration over items (item.key(), item.value(), or
+  // `for (const auto& [name, t] : m.named_parameters())`).
+  using NamedTensors = OrderedDict<std::string, Tensor>;
+  using NamedModules = OrderedDict<std::string, std::shared_ptr<Module>>;
+  NamedTensors named_parameters(const std::string& prefix = "", bool recurse = true,
+                                bool remove_duplicate = true) const;
   std::vector<Tensor> parameters(bool recurse = true) const;
-  std::vector<std::pair<std::string, Tensor>> named_buffers(const std::string& prefix = "",
-                                                            bool recurse = true,
-                                                            bool remove_duplicate = true) const;
+  NamedTensors named_buffers(const std::string& prefix = "", bool recurse = true,
+                             bool remove_duplicate = true) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
+  NamedModules named_children() const;
   std::vector<std::shared_ptr<Module>> children() const;
   /// Includes this module (named "" or `prefix`).
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(
-      const std::string& prefix = "", bool remove_duplicate = true);
+  NamedModules named_modules(const std::string& prefix = "", bool remove_duplicate = true);
   std::vector<std::shared_ptr<Module>> modules();
 
   /// Calls fn on every child (recursively, children first) and then on this module.
@@ -298,16 +332,22 @@ class Module : public std::enable_shared_from_this<Module> {
   Slot* find_slot(std::deque<Slot>& slots, const std::string& name);
   const Slot* find_slot(const std::deque<Slot>& slots, const std::string& name) const;
   void check_new_name(const std::string& kind, const std::string& name) const;
-  // named_parameters / named_buffers: the defined tensors of `slots` over the tree.
-  std::vector<std::pair<std::string, Tensor>> named_members(std::deque<Slot> Module::*slots,
-                                                            const std::string& prefix, bool recurse,
-                                                            bool remove_duplicate) const;
+  // named_parameters / named_buffers: the defined tensors of `slots` over the tree, each passed
+  // to `out` with its dotted name.
+  void named_members(std::deque<Slot> Module::*slots, const std::string& prefix, bool recurse,
+                     bool remove_duplicate,
+                     const std::function<void(std::string, const Tensor&)>& out) const;
+  // The C++ class name of *this, namespaces dropped (type_name() when none was given).
+  const std::string& class_type_name() const;
   // Pre-order over this module and (with recurse) its descendants, with their dotted prefixes.
   void visit(const std::string& prefix, bool recurse, bool remove_duplicate,
              std::unordered_set<const Module*>& seen,
              const std::function<void(const Module&, const std::string&)>& fn) const;
 
   std::string type_name_;
+  // class_type_name()'s cache: an interned (dynamic type, name) entry; checked against typeid
+  // on use, since a base class's constructor sees its own type.
+  mutable std::atomic<const detail::TypeNameEntry*> class_name_{nullptr};
   bool training_ = true;
   bool front_end_hooks_ = false;
   std::shared_ptr<void> front_end_object_;
@@ -325,5 +365,43 @@ class Module : public std::enable_shared_from_this<Module> {
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& m);
+
+// Note [Slot handles]
+// `Tensor w = register_parameter(...)` copies the handle of the tensor registered now; the module
+// later holds another tensor after load_state_dict(assign=true), an overwriting conversion
+// (set_overwrite_module_params_on_conversion, a move between device kinds) or a Python
+// `m.w = Parameter(...)`, and the copy keeps the old one. A SlotRef names the slot instead (its
+// module and the member's name) and reads it on every use. A SlotRef copied as a member of a
+// module copy (clone(), which goes through copy constructors) belongs to the copy: Module's copy
+// constructor records itself per thread, and a SlotRef copy that sits at the same offset from
+// that copy as the original sits from its module rebinds to it; any other copy (a local) keeps
+// naming the same module.
+template <bool Buffer>
+class SlotRef {
+ public:
+  SlotRef() = default;
+  SlotRef(const SlotRef& other)
+      : owner_(detail::rebind_slot_owner(other.owner_, this, &other)), name_(other.name_) {}
+  SlotRef& operator=(const SlotRef& other) = default;
+
+  /// The tensor in the slot now (an undefined tensor when registered as None).
+  Tensor& get() const {
+    EMBER_CHECK(owner_, Buffer ? "BufferRef" : "ParameterRef", " is not bound to a module");
+    return Buffer ? owner_->buffer(name_) : owner_->parameter(name_);
+  }
+  operator Tensor&() const { return get(); }  // NOLINT: passes as the tensor
+  Tensor& operator*() const { return get(); }
+  Tensor* operator->() const { return &get(); }
+  /// Bound to a module, and the slot holds a tensor (not None).
+  bool defined() const { return owner_ && get().defined(); }
+  const std::string& name() const { return name_; }
+  Module* module() const { return owner_; }
+
+ private:
+  friend class Module;
+  SlotRef(Module* owner, std::string name) : owner_(owner), name_(std::move(name)) {}
+  Module* owner_ = nullptr;
+  std::string name_;
+};
 
 }  // namespace ember::nn

@@ -49,7 +49,7 @@ struct FlagGuard {
   }
 };
 
-std::vector<std::string> names(const std::vector<std::pair<std::string, Tensor>>& v) {
+std::vector<std::string> names(const nn::Module::NamedTensors& v) {
   std::vector<std::string> out;
   for (const auto& [n, t] : v) out.push_back(n);
   return out;
