@@ -93,12 +93,14 @@ TEST(NnutilsCtc, ImpossibleAlignmentAndZeroInfinity) {
   for (double g : values(x.grad())) EXPECT_EQ(g, 0.0);
 }
 
+// PyTorch's CTC gradient takes log_probs to be log-softmax outputs (its exp(lp) term is the
+// softmax's part), so it is checked through log_softmax, as PyTorch's own tests do.
 TEST(NnutilsCtc, Gradcheck) {
   const Tensor lp = make_log_probs(6, 2, 4).detach().requires_grad_();
   const Tensor tg = testing::from_values({1, 2, 2, 3, 1, 0}, {2, 3}, kInt64);
   auto f = [&](const autograd::tensor_list& in) {
-    return autograd::tensor_list{
-        ctc_loss(in[0], tg, std::vector<int64_t>{6, 5}, std::vector<int64_t>{3, 2}, 0, 0)};
+    return autograd::tensor_list{ctc_loss(in[0].log_softmax(2), tg, std::vector<int64_t>{6, 5},
+                                          std::vector<int64_t>{3, 2}, 0, 0)};
   };
   EXPECT_TRUE(autograd::gradcheck(f, {lp}));
   const Tensor y = std::get<0>(_ctc_loss(lp, tg, std::vector<int64_t>{6, 5},
