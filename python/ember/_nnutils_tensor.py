@@ -113,6 +113,17 @@ def _install(ns, Tensor):
     for name in ("is_signed", "is_same_size", "ravel", "vdot", "inner", "is_nonzero"):
         if name not in ns:
             ns[name] = methods[name]
+    # torch.ctc_loss: torch 1.13's Python binding reads the schema's default `reduction=Mean` as
+    # 0 (no reduction), unlike C++ (Mean); ember's Python spelling keeps torch's behaviour.
+    _ctc = _C._op_functions["ctc_loss"]
+
+    def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+                 zero_infinity=False):
+        return _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                    zero_infinity)
+
+    ctc_loss.__module__ = "ember"
+    ns["ctc_loss"] = ctc_loss
     # The private aten names torch exposes too (torch._weight_norm, torch._ctc_loss).
     for name in ("_weight_norm", "_ctc_loss"):
         ns.setdefault(name, _C._op_functions[name])
