@@ -3,6 +3,7 @@
 // (parametrizations.orthogonal's "householder" map), each a composition of differentiable ops,
 // so autograd (double backward included) comes from their parts.
 #include "../dispatch/boxing.h"
+#include "elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nnutils.h"
@@ -19,6 +20,9 @@ namespace {
 // PyTorch's norm_except_dim: dim -1 is the norm of everything; 0 and the last dim reduce the
 // others keeping a broadcastable shape; other dims go through a transpose to dim 0.
 Tensor norm_except_dim_impl(const Tensor& v, int64_t pow, int64_t dim) {
+  EMBER_CHECK(is_floating(v.dtype()) && !v.is_quantized(),
+              "norm(): input dtype should be either floating point or complex. Got ",
+              scalar_type_name(v.dtype()), " instead.");
   if (dim == -1) return v.norm(pow);
   const int64_t nd = v.dim();
   if (dim == 0) {
@@ -35,6 +39,7 @@ Tensor norm_except_dim_impl(const Tensor& v, int64_t pow, int64_t dim) {
 }
 
 Tensor weight_norm_impl(const Tensor& v_in, const Tensor& g_in, int64_t dim) {
+  ops::check_not_quantized("aten::_weight_norm_interface", {v_in, g_in});
   EMBER_CHECK(v_in.device() == g_in.device(),
               "weight_norm: expected v_in and g_in to be on the same device, but v_in is on ",
               v_in.device(), " and g_in is on ", g_in.device());
@@ -47,7 +52,8 @@ Tensor weight_norm_impl(const Tensor& v_in, const Tensor& g_in, int64_t dim) {
 // diagonal and 1 on it. Applied right to left, each step is a rank-one update of an (m, n)
 // matrix, so the cost is O(k m n) like LAPACK's orgqr, and every step is an autograd-aware op.
 Tensor householder_product_impl(const Tensor& input, const Tensor& tau) {
-  constexpr const char* fn = "torch.linalg.householder_product";
+  constexpr const char* fn = "ember.linalg.householder_product";
+  ops::check_not_quantized("aten::linalg_householder_product", {input, tau});
   EMBER_CHECK(input.dim() >= 2, fn, ": input must have at least 2 dimensions.");
   EMBER_CHECK(input.size(-2) >= input.size(-1), fn,
               ": input.shape[-2] must be greater than or equal to input.shape[-1]");

@@ -164,7 +164,7 @@ TEST(NnutilsHouseholder, ProductOfReflectors) {
   const Tensor Qo = linalg::householder_product(A, tau_o);
   expect_close(matmul(Qo.t(), Qo), eye(3, kFloat64), 1e-12);
   expect_error([&] { linalg::householder_product(randn({3}), randn({1})); },
-               "torch.linalg.householder_product: input must have at least 2 dimensions.");
+               "ember.linalg.householder_product: input must have at least 2 dimensions.");
   expect_error([&] { linalg::householder_product(randn({3, 2}), randn({3})); },
                "input.shape[-1] must be greater than or equal to tau.shape[-1]");
 }

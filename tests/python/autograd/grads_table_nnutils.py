@@ -12,3 +12,13 @@ GRAD_CASES = [
     op("_weight_norm", [T, T1, 1], [((2, 3, 4), (1, 3, 1))]),
     op("linalg_householder_product", [T, T1], [((5, 3), (3,)), ((2, 4, 3), (2, 2))]),
 ]
+
+# The composites record their parts' nodes, where torch's kernels record one node of their own.
+GRAD_FN_ALLOWLIST = [
+    (r"::norm_except_dim$", "NormBackward0", "NormBackward1",
+     "the whole-tensor norm is norm.ScalarOpt_dim here, norm.Scalar in torch"),
+    (r"::_weight_norm$", "WeightNormInterfaceBackward0", "MulBackward0",
+     "composed as v * (g / norm_except_dim(v)), torch's non-fused formula"),
+    (r"::linalg_householder_product$", "LinalgHouseholderProductBackward0", "SubBackward0",
+     "composed of rank-one updates (Note [householder_product by composition])"),
+]
