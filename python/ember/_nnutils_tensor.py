@@ -92,7 +92,23 @@ def _install(ns, Tensor):
     def ravel(self):
         return self.reshape(-1)
 
+    def argwhere(self):
+        return self.nonzero()
+
+    def narrow_copy(self, dim, start, length):
+        return self.narrow(dim, start, length).clone()
+
+    def rsub(input, other, *, alpha=1):
+        # torch.rsub: other - alpha * input (sub with the operands swapped).
+        if not isinstance(other, Tensor):
+            # A number: (-alpha * input) + other rounds as other - alpha * input does.
+            scaled = input.neg() if alpha == 1 else input.mul(-alpha)
+            return scaled.add(other)
+        return ns["sub"](other, input, alpha=alpha)
+
     methods = {
+        "argwhere": argwhere,
+        "narrow_copy": narrow_copy,
         "view_as": lambda self, other: self.view(other.size()),
         "reshape_as": lambda self, other: self.reshape(other.size()),
         "type_as": lambda self, other: self.to(other.dtype),
@@ -110,7 +126,11 @@ def _install(ns, Tensor):
         fn.__name__ = name
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)
-    for name in ("is_signed", "is_same_size", "ravel", "vdot", "inner", "is_nonzero"):
+    for name in ("concat", "concatenate"):
+        ns.setdefault(name, ns["cat"])
+    ns.setdefault("rsub", rsub)
+    for name in ("is_signed", "is_same_size", "ravel", "vdot", "inner", "is_nonzero", "argwhere",
+                 "narrow_copy"):
         if name not in ns:
             ns[name] = methods[name]
     # torch.ctc_loss: torch 1.13's Python binding reads the schema's default `reduction=Mean` as

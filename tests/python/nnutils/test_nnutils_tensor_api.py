@@ -95,3 +95,24 @@ def test_weight_norm_ops():
     np.testing.assert_allclose(ember._weight_norm(ember.tensor(v), ember.tensor(g), 0).numpy(),
                                torch._weight_norm(torch.tensor(v), torch.tensor(g), 0).numpy(),
                                rtol=1e-12)
+
+
+MORE = [
+    lambda L: L.argwhere(L.tensor([[1, 0], [0, 3]])),
+    lambda L: L.tensor([[1, 0], [0, 3]]).argwhere(),
+    lambda L: L.narrow_copy(L.arange(6).reshape(2, 3), 1, 1, 2),
+    lambda L: L.arange(6).reshape(2, 3).narrow_copy(0, 1, 1),
+    lambda L: L.concat([L.ones(2), L.zeros(1)]),
+    lambda L: L.concatenate([L.ones(2), L.zeros(1)]),
+    lambda L: L.rsub(L.ones(2), L.tensor([3.0, 4.0]), alpha=2),
+    lambda L: L.rsub(L.arange(3), 5),
+    lambda L: L.rsub(L.ones(2), 2.5),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MORE)))
+def test_more_as_torch(i):
+    (tk, tv), (ek, ev) = both(MORE[i])
+    assert ek == tk
+    np.testing.assert_array_equal(np.asarray(ev), np.asarray(tv))
+    assert str(ev.dtype) == str(tv.dtype)
