@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "common.h"
 #include "ember/nn/module.h"
@@ -32,6 +34,13 @@ py::object module_to_py(const std::shared_ptr<nn::Module>& m);
 Value py_to_value(py::handle obj, const char* what = "argument");
 /// py_to_value that reports failure instead of raising.
 bool try_py_to_value(py::handle obj, Value& out);
+
+/// torch.nn._reduction.legacy_get_string: the reduction the deprecated size_average / reduce
+/// arguments mean (warning that they are deprecated), or `reduction` when both are None.
+std::string reduction_arg(const py::object& size_average, const py::object& reduce,
+                          const std::string& reduction);
+/// None -> nullopt, else the tensor.
+std::optional<Tensor> opt_tensor(const py::object& o);
 
 /// TensorOptions from PyTorch's `device=None, dtype=None` keyword arguments.
 TensorOptions tensor_options(const py::object& device, const py::object& dtype);

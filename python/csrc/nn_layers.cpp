@@ -49,7 +49,9 @@ using namespace ember::nn;
 template <class T, class Base = Module>
 using Class = py::class_<T, Base, std::shared_ptr<T>>;
 
-// torch.nn._reduction.legacy_get_string: the deprecated size_average / reduce arguments.
+}  // namespace
+
+// nn.h: torch.nn._reduction.legacy_get_string: the deprecated size_average / reduce arguments.
 std::string reduction_arg(const py::object& size_average, const py::object& reduce,
                           const std::string& reduction) {
   if (size_average.is_none() && reduce.is_none()) return reduction;
@@ -65,6 +67,8 @@ std::optional<Tensor> opt_tensor(const py::object& o) {
   if (o.is_none()) return std::nullopt;
   return unpack(o.ptr());
 }
+
+namespace {
 
 std::vector<std::shared_ptr<Module>> modules_from(py::handle iterable) {
   std::vector<std::shared_ptr<Module>> out;

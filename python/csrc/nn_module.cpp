@@ -193,6 +193,7 @@ void remove_member(py::handle self, nn::Module& m, const std::string& name) {
   SlotAccess::erase(SlotAccess::params(m), name);
   SlotAccess::erase(SlotAccess::buffers(m), name);
   if (has_child(m, name)) m.unregister_module(name);
+  if (!m.tensor_attribute_is_computed(name)) m.remove_tensor_attribute(name);
   py::object d = py::getattr(self, "__dict__", py::none());
   if (!d.is_none() && d.contains(py::str(name))) d.attr("pop")(py::str(name));
 }
@@ -260,7 +261,13 @@ py::object py_setattr(py::handle self, const std::string& name, py::handle value
     EMBER_CHECK_TYPE(value.is_none() || value_is_tensor, "cannot assign '", tname,
                      "' as buffer '", name, "' (ember.Tensor or None expected)");
     m.buffer(name) = value.is_none() ? Tensor() : unpack(value.ptr());
+  } else if (value_is_tensor && m.has_tensor_attribute(name) &&
+             !m.tensor_attribute_is_computed(name)) {
+    // A plain tensor attribute the C++ layer reads (Note [Tensor attributes]): weight_norm's
+    // `module.weight = w`.
+    m.set_tensor_attribute(name, unpack(value.ptr()));
   } else {
+    if (!m.tensor_attribute_is_computed(name)) m.remove_tensor_attribute(name);
     if (PyObject_GenericSetAttr(self.ptr(), py::str(name).ptr(), value.ptr()) < 0) {
       throw py::error_already_set();
     }
@@ -275,6 +282,9 @@ py::object py_getattr(py::handle self, const std::string& name) {
     if (m.has_parameter(name)) return py::reinterpret_steal<py::object>(wrap(m.parameter(name)));
     if (m.has_buffer(name)) return py::reinterpret_steal<py::object>(wrap(m.buffer(name)));
     if (has_child(m, name)) return module_to_py(m.child(name));
+    if (m.has_tensor_attribute(name)) {
+      return py::reinterpret_steal<py::object>(wrap(m.tensor_attribute(name)));
+    }
   }
   throw py::attribute_error("'" + class_name(self) + "' object has no attribute '" + name + "'");
 }
@@ -284,6 +294,7 @@ void py_delattr(py::handle self, const std::string& name) {
   if (SlotAccess::erase(SlotAccess::params(m), name)) return;
   if (SlotAccess::erase(SlotAccess::buffers(m), name)) return;
   if (has_child(m, name)) return m.unregister_module(name);
+  if (!m.tensor_attribute_is_computed(name) && m.remove_tensor_attribute(name)) return;
   if (PyObject_GenericSetAttr(self.ptr(), py::str(name).ptr(), nullptr) < 0) {
     throw py::error_already_set();
   }

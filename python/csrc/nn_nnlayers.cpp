@@ -43,21 +43,6 @@ void number_attr(Cls& cls, const char* name, Number T::*field) {
       [field](T& self, py::handle v) { self.*field = number(v); });
 }
 
-std::optional<Tensor> opt_tensor(const py::object& o) {
-  if (o.is_none()) return std::nullopt;
-  return unpack(o.ptr());
-}
-
-// torch.nn._reduction.legacy_get_string (the deprecated size_average / reduce arguments).
-std::string reduction_arg(const py::object& size_average, const py::object& reduce,
-                          const std::string& reduction) {
-  if (size_average.is_none() && reduce.is_none()) return reduction;
-  const bool avg = size_average.is_none() || size_average.cast<bool>();
-  const bool red = reduce.is_none() || reduce.cast<bool>();
-  const std::string ret = !red ? "none" : avg ? "mean" : "sum";
-  warn("size_average and reduce args will be deprecated, please use reduction='" + ret + "' instead.");
-  return ret;
-}
 
 std::optional<std::vector<double>> scale_factor_arg(py::handle scale_factor) {
   if (scale_factor.is_none()) return std::nullopt;

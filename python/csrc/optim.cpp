@@ -9,6 +9,7 @@
 
 #include "ember/optim/adam.h"
 #include "ember/optim/adaptive.h"
+#include "ember/optim/lbfgs.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/schedulers.h"
@@ -17,6 +18,16 @@
 namespace ember::python {
 
 namespace {
+
+// A Python lr lambda (LambdaLR keeps it, so state_dict can save a callable object's state).
+struct PyLrLambda {
+  py::object f;
+  double operator()(int64_t epoch) const {
+    py::gil_scoped_acquire gil;
+    return f(epoch).cast<double>();
+  }
+};
+
 
 using namespace ember::optim;
 
@@ -309,6 +320,33 @@ void bind_adaptive(py::module_& m) {
            }),
            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = Pair{0.9, 0.999},
            py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("foreach") = none);
+  // LBFGS: its step needs the closure, and runs it several times (LBFGS::step, not the base's).
+  py::class_<LBFGS, Optimizer, std::shared_ptr<LBFGS>>(m, "LBFGS")
+      .def(py::init([](py::handle params, double lr, int64_t max_iter, std::optional<int64_t> max_eval,
+                       double tolerance_grad, double tolerance_change, int64_t history_size,
+                       std::optional<std::string> line_search_fn) {
+             LBFGSOptions o{lr, max_iter, max_eval, tolerance_grad, tolerance_change, history_size,
+                            line_search_fn};
+             return std::make_shared<LBFGS>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1, py::arg("max_iter") = 20,
+           py::arg("max_eval") = none, py::arg("tolerance_grad") = 1e-7,
+           py::arg("tolerance_change") = 1e-9, py::arg("history_size") = 100,
+           py::arg("line_search_fn") = none)
+      .def("step", [](LBFGS& self, py::object closure) -> py::object {
+        EMBER_CHECK_TYPE(!closure.is_none(), "'NoneType' object is not callable");
+        py::object loss = py::none();
+        bool first = true;
+        self.step([&]() -> Tensor {
+          py::object l = closure();
+          if (first) loss = l;
+          first = false;
+          EMBER_CHECK_TYPE(is_tensor(l.ptr()), "float() argument must be a string or a real "
+                           "number, not '", Py_TYPE(l.ptr())->tp_name, "'");
+          return unpack(l.ptr());
+        });
+        return loss;
+      }, py::arg("closure"));
 }
 
 PerGroup per_group(py::handle o) {
@@ -351,12 +389,7 @@ void bind_schedulers(py::module_& m) {
            py::arg("verbose") = false);
   py::class_<LambdaLR, LRScheduler, std::shared_ptr<LambdaLR>>(m, "LambdaLR")
       .def(py::init([](Optimizer& opt, py::object lr_lambda, int64_t last_epoch, bool verbose) {
-             auto one = [](py::object f) -> LambdaLR::LrLambda {
-               return [f](int64_t epoch) {
-                 py::gil_scoped_acquire gil;
-                 return f(epoch).cast<double>();
-               };
-             };
+             auto one = [](py::object f) -> LambdaLR::LrLambda { return PyLrLambda{f}; };
              if (py::isinstance<py::list>(lr_lambda) || py::isinstance<py::tuple>(lr_lambda)) {
                std::vector<LambdaLR::LrLambda> fs;
                for (auto f : lr_lambda) fs.push_back(one(py::reinterpret_borrow<py::object>(f)));
@@ -365,7 +398,45 @@ void bind_schedulers(py::module_& m) {
              return std::make_shared<LambdaLR>(opt, one(lr_lambda), last_epoch, verbose);
            }),
            keep, py::arg("optimizer"), py::arg("lr_lambda"), py::arg("last_epoch") = -1,
-           py::arg("verbose") = false);
+           py::arg("verbose") = false)
+      // torch saves None for a function and a copy of the __dict__ of a callable object, last.
+      .def("state_dict", [](const LambdaLR& self) {
+        py::dict d = dict_to_py(self.state_dict());
+        py::object function_type = py::module_::import("types").attr("FunctionType");
+        py::list l;
+        for (const auto& fn : self.lr_lambdas()) {
+          const PyLrLambda* p = fn.target<PyLrLambda>();
+          if (p && !py::isinstance(p->f, function_type) && py::hasattr(p->f, "__dict__")) {
+            l.append(p->f.attr("__dict__").attr("copy")());
+          } else {
+            l.append(py::none());
+          }
+        }
+        d["lr_lambdas"] = l;
+        return d;
+      })
+      .def("load_state_dict", [](LambdaLR& self, py::dict sd) {
+        py::dict rest;
+        py::object saved = py::none();
+        for (auto item : sd) {
+          if (py::cast<std::string>(item.first) == "lr_lambdas") {
+            saved = py::reinterpret_borrow<py::object>(item.second);
+          } else {
+            rest[item.first] = item.second;
+          }
+        }
+        self.load_state_dict(dict_from_py(rest));
+        if (saved.is_none()) return;
+        size_t i = 0;
+        for (auto entry : saved) {
+          if (i < self.lr_lambdas().size() && !entry.is_none()) {
+            if (const PyLrLambda* p = self.lr_lambdas()[i].target<PyLrLambda>()) {
+              p->f.attr("__dict__").attr("update")(entry);
+            }
+          }
+          ++i;
+        }
+      }, py::arg("state_dict"));
   py::class_<OneCycleLR, LRScheduler, std::shared_ptr<OneCycleLR>>(m, "OneCycleLR")
       .def(py::init([](Optimizer& opt, py::handle max_lr, std::optional<int64_t> total_steps,
                        std::optional<int64_t> epochs, std::optional<int64_t> steps_per_epoch,

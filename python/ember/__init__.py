@@ -59,6 +59,8 @@ from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.f
 from . import linalg  # noqa: E402,F401  (ember.linalg, as torch.linalg)
 from .functional import chain_matmul  # noqa: E402,F401
 Tensor.allclose = allclose
+from ._nnutils_tensor import _install as _nnutils_install  # noqa: E402  (dot, mv, mT, mH)
+_nnutils_install(globals(), Tensor)
 Tensor.equal = equal
 from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)
 

@@ -260,6 +260,7 @@ bool Module::has_buffer(const std::string& name) const { return find_slot(buffer
 
 Tensor& Module::parameter(const std::string& name) {
   Slot* s = find_slot(parameters_, name);
+  if (!s && has_tensor_attribute(name)) return tensor_attribute(name);
   EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name(), "' object has no parameter '", name, "'");
   return s->value;
 }
@@ -295,6 +296,70 @@ bool Module::is_buffer_persistent(const std::string& name) const {
   const Slot* s = find_slot(buffers_, name);
   EMBER_CHECK_KIND(ErrorKind::Attribute, s, "'", type_name(), "' object has no buffer '", name, "'");
   return s->persistent;
+}
+
+// ---- tensor attributes ----
+//
+// Note [Tensor attributes]: a C++ layer reads its weight through `parameter("weight")`. torch's
+// weight_norm / spectral_norm hooks delete the parameter and set a plain attribute of the same
+// name before each forward, and parametrize replaces it by a property; here both are a tensor
+// attribute of the C++ module, which parameter() falls back to, so the layers' own forwards see
+// the reparametrized tensor whichever front end calls them. A getter receives the module it
+// belongs to (not a captured pointer), so a clone's copy computes from the clone.
+
+bool Module::has_tensor_attribute(const std::string& name) const {
+  for (const auto& a : tensor_attributes_)
+    if (a.name == name) return true;
+  return false;
+}
+
+bool Module::tensor_attribute_is_computed(const std::string& name) const {
+  for (const auto& a : tensor_attributes_)
+    if (a.name == name) return static_cast<bool>(a.getter);
+  return false;
+}
+
+void Module::set_tensor_attribute(const std::string& name, const Tensor& value) {
+  for (auto& a : tensor_attributes_) {
+    if (a.name == name) {
+      a.value = value;
+      a.getter = nullptr;
+      return;
+    }
+  }
+  tensor_attributes_.push_back({name, value, nullptr});
+}
+
+void Module::set_tensor_attribute_getter(const std::string& name, TensorGetter getter) {
+  for (auto& a : tensor_attributes_) {
+    if (a.name == name) {
+      a.value = Tensor();
+      a.getter = std::move(getter);
+      return;
+    }
+  }
+  tensor_attributes_.push_back({name, Tensor(), std::move(getter)});
+}
+
+Tensor& Module::tensor_attribute(const std::string& name) {
+  for (auto& a : tensor_attributes_) {
+    if (a.name != name) continue;
+    if (a.getter) {
+      // Copy the getter first: it may run front-end code that changes the attribute list.
+      TensorGetter getter = a.getter;
+      Tensor v = getter(*this);
+      for (auto& b : tensor_attributes_)
+        if (b.name == name) return b.value = v;
+      EMBER_FAIL_KIND(ErrorKind::Attribute, "'", type_name(), "' object has no attribute '", name,
+                      "'");
+    }
+    return a.value;
+  }
+  EMBER_FAIL_KIND(ErrorKind::Attribute, "'", type_name(), "' object has no attribute '", name, "'");
+}
+
+bool Module::remove_tensor_attribute(const std::string& name) {
+  return std::erase_if(tensor_attributes_, [&](const auto& a) { return a.name == name; }) > 0;
 }
 
 // ---- traversal ----

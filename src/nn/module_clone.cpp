@@ -168,7 +168,8 @@ Module::Module(const Module& other)
       state_dict_pre_hooks_(other.state_dict_pre_hooks_),
       state_dict_post_hooks_(other.state_dict_post_hooks_),
       load_pre_hooks_(other.load_pre_hooks_),
-      load_post_hooks_(other.load_post_hooks_) {
+      load_post_hooks_(other.load_post_hooks_),
+      tensor_attributes_(other.tensor_attributes_) {
   // The derived class's members are copied next: its SlotRefs rebind to this copy.
   detail::set_module_copy(&other, this);
 }

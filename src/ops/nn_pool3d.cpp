@@ -12,6 +12,7 @@
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/reduce.h"
+#include "pool_autograd.h"
 #include "reduce_common.h"
 
 namespace ember {
@@ -309,107 +310,55 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d_impl(const Tensor& self, IntArray
   return {out.squeeze(-2), idx.squeeze(-2)};
 }
 
-// The gradient of a max-pool backward w.r.t. grad_output: grad picked at the flat indices.
-Tensor gather_by_indices3(const Tensor& grad, const Tensor& indices) {
-  const int64_t d = grad.dim();
-  return grad.flatten(d - 3, d - 1).gather(d - 3, indices.flatten(d - 3, d - 1)).view(indices.sizes());
-}
 
 // ---- autograd ----
 using autograd::OpNode;
 using autograd::tensor_list;
 
+// Note [Pool autograd kernels] (pool_autograd.h).
 std::tuple<Tensor, Tensor> max_pool3d_with_indices_autograd(const Tensor& self, const IntArrayRef& k,
                                                             const IntArrayRef& s, const IntArrayRef& p,
                                                             const IntArrayRef& d, const bool& ceil) {
-  autograd::Recorder r("MaxPool3DWithIndicesBackward0", self);
-  auto outs = r.forward([&] {
-    return dispatch::call<max_pool3d_with_indices_impl>(OpId::max_pool3d_with_indices, self, k, s, p, d, ceil);
-  });
-  if (!r) return outs;
-  const size_t self_ = r.save(self), idx_ = self_ + 1;
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec(), dv = d.vec();
-  const bool c = ceil;
-  outs = r.finish(outs, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{max_pool3d_with_indices_backward(g[0], n.saved(self_), kv, sv, pv, dv, c, n.saved(idx_))};
-  });
-  ops::save_output_at(r, std::get<1>(outs), idx_);
-  return outs;
+  return ops::pool::max_with_indices<max_pool3d_with_indices_impl>(
+      "MaxPool3DWithIndicesBackward0", OpId::max_pool3d_with_indices,
+      [](auto&&... a) { return max_pool3d_with_indices_backward(a...); }, self, k, s, p, d, ceil);
 }
 
 Tensor max_pool3d_with_indices_backward_autograd(const Tensor& grad_output, const Tensor& self,
                                                  const IntArrayRef& k, const IntArrayRef& s,
                                                  const IntArrayRef& p, const IntArrayRef& d,
                                                  const bool& ceil, const Tensor& indices) {
-  autograd::Recorder r("MaxPool3DWithIndicesBackwardBackward0", grad_output, self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<max_pool3d_with_indices_backward_impl>(
-        OpId::max_pool3d_with_indices_backward, grad_output, self, k, s, p, d, ceil, indices);
-  });
-  if (!r) return out;
-  const size_t idx_ = r.save(indices);
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? gather_by_indices3(g[0], n.saved(idx_)) : Tensor(), Tensor()};
-  });
+  return ops::pool::max_with_indices_backward<max_pool3d_with_indices_backward_impl, 3>(
+      "MaxPool3DWithIndicesBackwardBackward0", OpId::max_pool3d_with_indices_backward, grad_output,
+      self, k, s, p, d, ceil, indices);
 }
 
 Tensor avg_pool3d_autograd(const Tensor& self, const IntArrayRef& k, const IntArrayRef& s,
                            const IntArrayRef& p, const bool& ceil, const bool& cip,
                            const std::optional<int64_t>& div) {
-  autograd::Recorder r("AvgPool3DBackward0", self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<avg_pool3d_impl>(OpId::avg_pool3d, self, k, s, p, ceil, cip, div);
-  });
-  if (!r) return out;
-  const size_t self_ = r.save(self);
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec();
-  const bool c = ceil, ci = cip;
-  const auto dv = div;
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{avg_pool3d_backward(g[0], n.saved(self_), kv, sv, pv, c, ci, dv)};
-  });
+  return ops::pool::avg<avg_pool3d_impl>(
+      "AvgPool3DBackward0", OpId::avg_pool3d,
+      [](auto&&... a) { return avg_pool3d_backward(a...); }, self, k, s, p, ceil, cip, div);
 }
 
 Tensor avg_pool3d_backward_autograd(const Tensor& grad_output, const Tensor& self, const IntArrayRef& k,
                                     const IntArrayRef& s, const IntArrayRef& p, const bool& ceil,
                                     const bool& cip, const std::optional<int64_t>& div) {
-  autograd::Recorder r("AvgPool3DBackwardBackward0", grad_output, self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<avg_pool3d_backward_impl>(OpId::avg_pool3d_backward, grad_output, self, k, s,
-                                                    p, ceil, cip, div);
-  });
-  if (!r) return out;
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec();
-  const bool c = ceil, ci = cip;
-  const auto dv = div;
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? avg_pool3d(g[0], kv, sv, pv, c, ci, dv) : Tensor(), Tensor()};
-  });
+  return ops::pool::avg_backward<avg_pool3d_backward_impl>(
+      "AvgPool3DBackwardBackward0", OpId::avg_pool3d_backward,
+      [](auto&&... a) { return avg_pool3d(a...); }, grad_output, self, k, s, p, ceil, cip, div);
 }
 
 Tensor adaptive_avg_pool3d_autograd(const Tensor& self, const IntArrayRef& output_size) {
-  autograd::Recorder r("AdaptiveAvgPool3DBackward0", self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<_adaptive_avg_pool3d_impl>(OpId::_adaptive_avg_pool3d, self, output_size);
-  });
-  if (!r) return out;
-  const size_t self_ = r.save(self);
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{_adaptive_avg_pool3d_backward(g[0], n.saved(self_))};
-  });
+  return ops::pool::adaptive_avg<_adaptive_avg_pool3d_impl>(
+      "AdaptiveAvgPool3DBackward0", OpId::_adaptive_avg_pool3d,
+      [](auto&&... a) { return _adaptive_avg_pool3d_backward(a...); }, self, output_size);
 }
 
 Tensor adaptive_avg_pool3d_backward_autograd(const Tensor& grad_output, const Tensor& self) {
-  autograd::Recorder r("AdaptiveAvgPool3DBackwardBackward0", grad_output, self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<_adaptive_avg_pool3d_backward_impl>(OpId::_adaptive_avg_pool3d_backward,
-                                                             grad_output, self);
-  });
-  if (!r) return out;
-  const std::vector<int64_t> os{grad_output.size(-3), grad_output.size(-2), grad_output.size(-1)};
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? _adaptive_avg_pool3d(g[0], os) : Tensor(), Tensor()};
-  });
+  return ops::pool::adaptive_avg_backward<_adaptive_avg_pool3d_backward_impl, 3>(
+      "AdaptiveAvgPool3DBackwardBackward0", OpId::_adaptive_avg_pool3d_backward,
+      [](auto&&... a) { return _adaptive_avg_pool3d(a...); }, grad_output, self);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool3d_autograd(const Tensor& self, const IntArrayRef& output_size) {
@@ -436,7 +385,8 @@ Tensor adaptive_max_pool3d_backward_autograd(const Tensor& grad_output, const Te
   if (!r) return out;
   const size_t idx_ = r.save(indices);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? gather_by_indices3(g[0], n.saved(idx_)) : Tensor(), Tensor()};
+    return tensor_list{n.needs(0) ? ops::pool::gather_by_indices<3>(g[0], n.saved(idx_)) : Tensor(),
+                       Tensor()};
   });
 }
 

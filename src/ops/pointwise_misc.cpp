@@ -156,8 +156,15 @@ void check_lerp(const Tensor& self, const Tensor& end, const Tensor* weight, con
   EMBER_CHECK(is_floating(self.dtype()), "\"", kernel, "\" not implemented for '",
               scalar_type_name(self.dtype()), "'");
 }
+// 16-bit floats: PyTorch's kernel computes in float and rounds once; composed from 16-bit ops
+// every intermediate would round.
+bool is_half_like(const Tensor& t) { return t.dtype() == kFloat16 || t.dtype() == kBFloat16; }
+
 Tensor lerp_scalar_impl(const Tensor& self, const Tensor& end, const Scalar& weight) {
   check_lerp(self, end, nullptr, "lerp_kernel_scalar");
+  if (is_half_like(self)) {
+    return lerp_scalar_impl(self.to(kFloat32), end.to(kFloat32), weight).to(self.dtype());
+  }
   const double wv = weight.to_double();
   const Tensor diff = end - self;
   if (std::abs(wv) < 0.5) return self + mul(diff, w(Scalar(wv)));
@@ -165,6 +172,9 @@ Tensor lerp_scalar_impl(const Tensor& self, const Tensor& end, const Scalar& wei
 }
 Tensor lerp_tensor_impl(const Tensor& self, const Tensor& end, const Tensor& weight) {
   check_lerp(self, end, &weight, "lerp_kernel_tensor");
+  if (is_half_like(self)) {
+    return lerp_tensor_impl(self.to(kFloat32), end.to(kFloat32), weight.to(kFloat32)).to(self.dtype());
+  }
   const Tensor diff = end - self;
   return where(abs(weight) < w(Scalar(0.5)), self + weight * diff,
                end - diff * sub(w(Scalar(1.0)), weight));

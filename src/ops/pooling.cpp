@@ -12,6 +12,7 @@
 #include "ember/quantized/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "elementwise.h"
+#include "pool_autograd.h"
 #include "reduce_common.h"
 
 namespace ember {
@@ -229,11 +230,6 @@ Tensor adaptive_max_pool2d_backward_impl(const Tensor& grad_output, const Tensor
   return gi;
 }
 
-// The gradient of the max-pool backward w.r.t. grad_output: grad picked at the indices.
-Tensor gather_by_indices(const Tensor& grad, const Tensor& indices) {
-  const int64_t d = grad.dim();
-  return grad.flatten(d - 2, d - 1).gather(d - 2, indices.flatten(d - 2, d - 1)).view(indices.sizes());
-}
 
 }  // namespace
 
@@ -242,97 +238,50 @@ namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
 
+// Note [Pool autograd kernels] (pool_autograd.h).
 std::tuple<Tensor, Tensor> max_pool2d_with_indices_autograd(const Tensor& self, const IntArrayRef& k,
                                                             const IntArrayRef& s, const IntArrayRef& p,
                                                             const IntArrayRef& d, const bool& ceil) {
-  autograd::Recorder r("MaxPool2DWithIndicesBackward0", self);
-  auto outs = r.forward([&] {
-    return dispatch::call<max_pool2d_with_indices_impl>(OpId::max_pool2d_with_indices, self, k, s, p, d, ceil);
-  });
-  if (!r) return outs;
-  const size_t self_ = r.save(self), idx_ = self_ + 1;
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec(), dv = d.vec();
-  const bool c = ceil;
-  outs = r.finish(outs, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{max_pool2d_with_indices_backward(g[0], n.saved(self_), kv, sv, pv, dv, c, n.saved(idx_))};
-  });
-  ops::save_output_at(r, std::get<1>(outs), idx_);
-  return outs;
+  return ops::pool::max_with_indices<max_pool2d_with_indices_impl>(
+      "MaxPool2DWithIndicesBackward0", OpId::max_pool2d_with_indices,
+      [](auto&&... a) { return max_pool2d_with_indices_backward(a...); }, self, k, s, p, d, ceil);
 }
 
 Tensor max_pool2d_with_indices_backward_autograd(const Tensor& grad_output, const Tensor& self,
                                                  const IntArrayRef& k, const IntArrayRef& s,
                                                  const IntArrayRef& p, const IntArrayRef& d,
                                                  const bool& ceil, const Tensor& indices) {
-  autograd::Recorder r("MaxPool2DWithIndicesBackwardBackward0", grad_output, self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<max_pool2d_with_indices_backward_impl>(
-        OpId::max_pool2d_with_indices_backward, grad_output, self, k, s, p, d, ceil, indices);
-  });
-  if (!r) return out;
-  const size_t idx_ = r.save(indices);
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? gather_by_indices(g[0], n.saved(idx_)) : Tensor(), Tensor()};
-  });
+  return ops::pool::max_with_indices_backward<max_pool2d_with_indices_backward_impl, 2>(
+      "MaxPool2DWithIndicesBackwardBackward0", OpId::max_pool2d_with_indices_backward, grad_output,
+      self, k, s, p, d, ceil, indices);
 }
 
 Tensor avg_pool2d_autograd(const Tensor& self, const IntArrayRef& k, const IntArrayRef& s,
                            const IntArrayRef& p, const bool& ceil, const bool& cip,
                            const std::optional<int64_t>& div) {
-  autograd::Recorder r("AvgPool2DBackward0", self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<avg_pool2d_impl>(OpId::avg_pool2d, self, k, s, p, ceil, cip, div);
-  });
-  if (!r) return out;
-  const size_t self_ = r.save(self);
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec();
-  const bool c = ceil, ci = cip;
-  const auto dv = div;
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{avg_pool2d_backward(g[0], n.saved(self_), kv, sv, pv, c, ci, dv)};
-  });
+  return ops::pool::avg<avg_pool2d_impl>(
+      "AvgPool2DBackward0", OpId::avg_pool2d,
+      [](auto&&... a) { return avg_pool2d_backward(a...); }, self, k, s, p, ceil, cip, div);
 }
 
 Tensor avg_pool2d_backward_autograd(const Tensor& grad_output, const Tensor& self, const IntArrayRef& k,
                                     const IntArrayRef& s, const IntArrayRef& p, const bool& ceil,
                                     const bool& cip, const std::optional<int64_t>& div) {
-  autograd::Recorder r("AvgPool2DBackwardBackward0", grad_output, self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<avg_pool2d_backward_impl>(OpId::avg_pool2d_backward, grad_output, self, k, s,
-                                                    p, ceil, cip, div);
-  });
-  if (!r) return out;
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec();
-  const bool c = ceil, ci = cip;
-  const auto dv = div;
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? avg_pool2d(g[0], kv, sv, pv, c, ci, dv) : Tensor(), Tensor()};
-  });
+  return ops::pool::avg_backward<avg_pool2d_backward_impl>(
+      "AvgPool2DBackwardBackward0", OpId::avg_pool2d_backward,
+      [](auto&&... a) { return avg_pool2d(a...); }, grad_output, self, k, s, p, ceil, cip, div);
 }
 
 Tensor adaptive_avg_pool2d_autograd(const Tensor& self, const IntArrayRef& output_size) {
-  autograd::Recorder r("AdaptiveAvgPool2DBackward0", self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<_adaptive_avg_pool2d_impl>(OpId::_adaptive_avg_pool2d, self, output_size);
-  });
-  if (!r) return out;
-  const size_t self_ = r.save(self);
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{_adaptive_avg_pool2d_backward(g[0], n.saved(self_))};
-  });
+  return ops::pool::adaptive_avg<_adaptive_avg_pool2d_impl>(
+      "AdaptiveAvgPool2DBackward0", OpId::_adaptive_avg_pool2d,
+      [](auto&&... a) { return _adaptive_avg_pool2d_backward(a...); }, self, output_size);
 }
 
 Tensor adaptive_avg_pool2d_backward_autograd(const Tensor& grad_output, const Tensor& self) {
-  autograd::Recorder r("AdaptiveAvgPool2DBackwardBackward0", grad_output, self);
-  Tensor out = r.forward([&] {
-    return dispatch::call<_adaptive_avg_pool2d_backward_impl>(OpId::_adaptive_avg_pool2d_backward,
-                                                             grad_output, self);
-  });
-  if (!r) return out;
-  const std::vector<int64_t> os{grad_output.size(-2), grad_output.size(-1)};
-  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? _adaptive_avg_pool2d(g[0], os) : Tensor(), Tensor()};
-  });
+  return ops::pool::adaptive_avg_backward<_adaptive_avg_pool2d_backward_impl, 2>(
+      "AdaptiveAvgPool2DBackwardBackward0", OpId::_adaptive_avg_pool2d_backward,
+      [](auto&&... a) { return _adaptive_avg_pool2d(a...); }, grad_output, self);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_autograd(const Tensor& self, const IntArrayRef& output_size) {
@@ -359,7 +308,7 @@ Tensor adaptive_max_pool2d_backward_autograd(const Tensor& grad_output, const Te
   if (!r) return out;
   const size_t idx_ = r.save(indices);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? gather_by_indices(g[0], n.saved(idx_)) : Tensor(), Tensor()};
+    return tensor_list{n.needs(0) ? ops::pool::gather_by_indices<2>(g[0], n.saved(idx_)) : Tensor(), Tensor()};
   });
 }
 }  // namespace

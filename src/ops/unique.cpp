@@ -2,8 +2,13 @@
 // compared with the ops' own `ne`, so every dtype compares exactly; a stable sort groups equal
 // ones. The results depend on the data, so meta tensors cannot run these (as in PyTorch).
 // Not differentiable.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
@@ -67,8 +72,56 @@ Tensor lexsort_rows(const Tensor& x) {
   return perm;
 }
 
-Triple unique2_impl(const Tensor& self, bool /*sorted: always sorted*/, bool return_inverse, bool return_counts) {
+// Note [unique with sorted=False]: PyTorch 1.13's CPU kernel collects the elements in a
+// std::unordered_set and writes them out in the set's iteration order; the same libstdc++ set
+// built from the same sequence gives the same order here. The inverse indices (filled when
+// either the inverse or the counts are asked for) and the counts come from maps keyed by value,
+// as PyTorch's. bool, float16 and bfloat16 keep the sorted order.
+template <class T>
+Triple unique_unsorted(const Tensor& self, bool return_inverse, bool return_counts) {
+  const Tensor input = self.contiguous();
+  const T* in = input.data_ptr<T>();
+  const int64_t n = input.numel();
+  const std::unordered_set<T> set(in, in + n);
+  Tensor out = empty({static_cast<int64_t>(set.size())}, TensorOptions(self.dtype()));
+  T* o = out.data_ptr<T>();
+  std::copy(set.begin(), set.end(), o);
+  Tensor inverse = empty_long(), counts = empty_long();
+  if (return_inverse || return_counts) {
+    inverse = empty(self.sizes(), TensorOptions(kInt64));
+    int64_t* inv = inverse.data_ptr<int64_t>();
+    std::unordered_map<T, int64_t> inverse_map;
+    inverse_map.reserve(static_cast<size_t>(out.numel()));
+    for (int64_t i = 0; i < out.numel(); ++i) inverse_map[o[i]] = i;
+    for (int64_t i = 0; i < n; ++i) inv[i] = inverse_map[in[i]];
+    if (return_counts) {
+      std::unordered_map<T, int64_t> counts_map;
+      counts_map.reserve(static_cast<size_t>(out.numel()));
+      for (int64_t i = 0; i < out.numel(); ++i) counts_map[o[i]] = 0;
+      for (int64_t i = 0; i < n; ++i) counts_map[in[i]] += 1;
+      counts = zeros(out.sizes(), TensorOptions(kInt64));
+      int64_t* c = counts.data_ptr<int64_t>();
+      for (int64_t i = 0; i < out.numel(); ++i) c[i] = counts_map[o[i]];
+    }
+  }
+  return {out, inverse, counts};
+}
+
+Triple unique2_impl(const Tensor& self, bool sorted_out, bool return_inverse, bool return_counts) {
   check_not_meta(self, "_unique2");
+  if (!sorted_out) {
+    const bool ri = return_inverse, rc = return_counts;
+    switch (self.dtype()) {
+      case kFloat32: return unique_unsorted<float>(self, ri, rc);
+      case kFloat64: return unique_unsorted<double>(self, ri, rc);
+      case kInt8: return unique_unsorted<int8_t>(self, ri, rc);
+      case kUInt8: return unique_unsorted<uint8_t>(self, ri, rc);
+      case kInt16: return unique_unsorted<int16_t>(self, ri, rc);
+      case kInt32: return unique_unsorted<int32_t>(self, ri, rc);
+      case kInt64: return unique_unsorted<int64_t>(self, ri, rc);
+      default: break;  // bool, float16, bfloat16: sorted
+    }
+  }
   Tensor flat = self.reshape({-1});
   auto [sorted, perm] = flat.sort(0, false, true);
   auto [first, inverse, counts] = runs_of(sorted.unsqueeze(1), perm, false, return_inverse, return_counts);

@@ -74,6 +74,26 @@ Tensor effective_grad(const Tensor& p, bool maximize, double weight_decay) {
   return g;
 }
 
+// The loop the Adam-family updates share (Adamax, NAdam, RAdam): every parameter with a
+// gradient, its state made on first use as torch's (a float32 0-d "step", NAdam's
+// "mu_product", the zeroed moments), the step bumped; `fn(p, state, step)` is the optimizer's
+// own arithmetic.
+template <class Fn>
+void for_each_adam_param(Optimizer& opt, ParamGroup& group,
+                         std::initializer_list<const char*> moments, bool with_mu_product,
+                         Fn&& fn) {
+  for (Tensor& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    ValueDict& st = opt.state(p);
+    if (st.empty()) {
+      st.set("step", cpu_scalar(0.0));
+      if (with_mu_product) st.set("mu_product", cpu_scalar(1.0));
+      for (const char* m : moments) st.set(m, zeros_like(p));
+    }
+    fn(p, st, bump_tensor_step(st));
+  }
+}
+
 }  // namespace
 
 // ---- options as torch's group dicts ----
@@ -362,15 +382,8 @@ void Adamax::update(ParamGroup& group) {
   const double wd = detail::option_double(o, "weight_decay");
   const auto betas = detail::option_pair(o, "betas");
   const bool maximize = detail::option_bool(o, "maximize");
-  for (Tensor& p : group.params()) {
-    if (!p.grad().defined()) continue;
-    ValueDict& st = state(p);
-    if (st.empty()) {
-      st.set("step", cpu_scalar(0.0));
-      st.set("exp_avg", zeros_like(p));
-      st.set("exp_inf", zeros_like(p));
-    }
-    const double step = bump_tensor_step(st);
+  for_each_adam_param(*this, group, {"exp_avg", "exp_inf"}, false,
+                      [&](Tensor& p, ValueDict& st, double step) {
     const Tensor grad = effective_grad(p, maximize, wd);
     Tensor exp_avg = st.at("exp_avg").to_tensor();
     Tensor exp_inf = st.at("exp_inf").to_tensor();
@@ -380,7 +393,7 @@ void Adamax::update(ParamGroup& group) {
     exp_inf.copy_(maximum(exp_inf, grad.abs().add_(eps)));
     const double clr = lr / (1 - std::pow(betas[0], step));
     p.addcdiv_(exp_avg, exp_inf, -clr);
-  }
+  });
 }
 
 // ---- NAdam ----
@@ -405,16 +418,8 @@ void NAdam::update(ParamGroup& group) {
   const double momentum_decay = detail::option_double(o, "momentum_decay");
   const auto betas = detail::option_pair(o, "betas");
   const double beta1 = betas[0], beta2 = betas[1];
-  for (Tensor& p : group.params()) {
-    if (!p.grad().defined()) continue;
-    ValueDict& st = state(p);
-    if (st.empty()) {
-      st.set("step", cpu_scalar(0.0));
-      st.set("mu_product", cpu_scalar(1.0));
-      st.set("exp_avg", zeros_like(p));
-      st.set("exp_avg_sq", zeros_like(p));
-    }
-    const double step = bump_tensor_step(st);
+  for_each_adam_param(*this, group, {"exp_avg", "exp_avg_sq"}, true,
+                      [&](Tensor& p, ValueDict& st, double step) {
     const double bias_correction2 = 1 - std::pow(beta2, step);
     const Tensor grad = effective_grad(p, false, wd);
     const double mu = beta1 * (1. - 0.5 * std::pow(0.96, step * momentum_decay));
@@ -430,7 +435,7 @@ void NAdam::update(ParamGroup& group) {
     Tensor denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps);
     p.addcdiv_(grad, denom, -lr * (1. - mu) / (1. - mu_product.item<double>()));
     p.addcdiv_(exp_avg, denom, -lr * mu_next / (1. - mu_product_next));
-  }
+  });
 }
 
 // ---- RAdam ----
@@ -453,15 +458,8 @@ void RAdam::update(ParamGroup& group) {
   const double wd = detail::option_double(o, "weight_decay");
   const auto betas = detail::option_pair(o, "betas");
   const double beta1 = betas[0], beta2 = betas[1];
-  for (Tensor& p : group.params()) {
-    if (!p.grad().defined()) continue;
-    ValueDict& st = state(p);
-    if (st.empty()) {
-      st.set("step", cpu_scalar(0.0));
-      st.set("exp_avg", zeros_like(p));
-      st.set("exp_avg_sq", zeros_like(p));
-    }
-    const double step = bump_tensor_step(st);
+  for_each_adam_param(*this, group, {"exp_avg", "exp_avg_sq"}, false,
+                      [&](Tensor& p, ValueDict& st, double step) {
     const double bias_correction1 = 1 - std::pow(beta1, step);
     const double bias_correction2 = 1 - std::pow(beta2, step);
     const Tensor grad = effective_grad(p, false, wd);
@@ -482,7 +480,7 @@ void RAdam::update(ParamGroup& group) {
     } else {
       p.add_(bias_corrected_exp_avg.mul(lr), -1.0);
     }
-  }
+  });
 }
 
 }  // namespace ember::optim

@@ -217,6 +217,21 @@ class Module : public std::enable_shared_from_this<Module> {
     return !forward_pre_hooks_.empty() || !forward_hooks_.empty();
   }
 
+  // ---- tensor attributes (Note [Tensor attributes], module.cpp) ----
+  /// A tensor attribute that is neither a parameter nor a buffer: torch's plain
+  /// `module.weight = w` once weight_norm / spectral_norm moved the parameter away, or the
+  /// property parametrize puts on the class. `parameter(name)` falls back to it, so a layer's
+  /// accessor (`weight()`) reads it. With a getter, each read computes the value.
+  using TensorGetter = std::function<Tensor(Module&)>;
+  void set_tensor_attribute(const std::string& name, const Tensor& value);
+  void set_tensor_attribute_getter(const std::string& name, TensorGetter getter);
+  bool has_tensor_attribute(const std::string& name) const;
+  bool tensor_attribute_is_computed(const std::string& name) const;
+  /// The value (computed now for a getter); errors if absent.
+  Tensor& tensor_attribute(const std::string& name);
+  /// Returns whether there was one.
+  bool remove_tensor_attribute(const std::string& name);
+
   // ---- quantization (Note [The qconfig slot]) ----
   /// The module's qconfig (torch's `module.qconfig` attribute); nullptr when unset or None.
   const std::shared_ptr<const quantization::QConfig>& qconfig() const { return qconfig_; }
@@ -362,6 +377,12 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<unsigned, StateDictPostHook>> state_dict_post_hooks_;
   std::vector<std::pair<unsigned, LoadPreHook>> load_pre_hooks_;
   std::vector<std::pair<unsigned, LoadPostHook>> load_post_hooks_;
+  struct TensorAttribute {
+    std::string name;
+    Tensor value;
+    TensorGetter getter;
+  };
+  std::deque<TensorAttribute> tensor_attributes_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& m);

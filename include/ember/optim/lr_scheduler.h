@@ -155,6 +155,8 @@ class LambdaLR : public LRScheduler {
   LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, int64_t last_epoch = -1,
            bool verbose = false);
   const char* name() const override { return "LambdaLR"; }
+  /// The functions, one per group (a front end saves the state of callable objects among them).
+  const std::vector<LrLambda>& lr_lambdas() const { return lr_lambdas_; }
 
  protected:
   std::vector<double> compute_lr() override;

@@ -57,3 +57,7 @@ tensorsolve = _fn("tensorsolve")
 vecdot = _fn("vecdot")
 vector_norm = _fn("vector_norm")
 matmul = _C._op_functions["matmul"]
+
+# nnutils: the Householder product (a composite op, src/ops/nnutils_ops.cpp).
+householder_product = _fn("householder_product")
+__all__.append("householder_product")

@@ -12,4 +12,5 @@ Adadelta = _C._optim.Adadelta
 Adamax = _C._optim.Adamax
 NAdam = _C._optim.NAdam
 RAdam = _C._optim.RAdam
+LBFGS = _C._optim.LBFGS
 from . import _copy  # noqa: E402,F401  (copy, deepcopy and pickle of optimizers and schedulers)

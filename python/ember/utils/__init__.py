@@ -29,7 +29,7 @@ def swap_tensors(t1, t2):
 def __getattr__(name):
     # ember.utils.data is imported on first use: it needs the whole ember package, which is
     # still being built when ember/__init__.py imports this module.
-    if name == "data":
+    if name in ("data", "checkpoint"):
         import importlib
         return importlib.import_module(".data", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

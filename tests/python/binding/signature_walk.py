@@ -240,10 +240,29 @@ OPS.update({
     "native_layer_norm": {"normalized_shape": [4], "weight": T(4), "bias": T(4), "eps": 1e-5},
 })
 
+# nnutils: CTC loss (log-probabilities of (T=5, N=2, C=4), targets padded to 3), weight norm and
+# the Householder product (tests/python/nnutils has their value tests).
+OPS.update({
+    "_ctc_loss": {"log_probs": T(5, 2, 4), "targets": I(2, 3, high=4), "input_lengths": [5, 4],
+                  "target_lengths": [3, 2], "blank": 0, "zero_infinity": False},
+    "ctc_loss": {"log_probs": T(5, 2, 4), "targets": I(2, 3, high=4), "input_lengths": [5, 4],
+                 "target_lengths": [3, 2], "blank": 0, "reduction": 1, "zero_infinity": False},
+    "_weight_norm": {"v": T(3, 4), "g": T(3, 1), "dim": 0},
+    "norm_except_dim": {"v": T(3, 4)},
+    "orgqr": {"input": T(4, 3), "self": T(4, 3), "input2": T(2)},
+    "linalg_householder_product": {"input": T(4, 3), "tau": T(2)},
+    "householder_product": {"input": T(4, 3), "tau": T(2)},
+    "dot": {"input": T(3), "self": T(3), "other": T(3), "tensor": T(3)},
+    "vdot": {"input": T(3), "self": T(3), "other": T(3)},
+    "mv": {"input": T(3, 4), "self": T(3, 4), "vec": T(4)},
+    "inner": {"other": T(2, 4)},
+})
+
 # Ops whose values are random (or uninitialized): only dtypes, shapes and structure compare.
 RANDOM = {"empty", "empty_like", "empty_strided", "new_empty_strided", "rand", "randn", "randint", "bernoulli",
           "bernoulli_", "normal_", "uniform_", "random_", "native_dropout", "randperm", "normal",
-          "exponential_", "multinomial"}
+          "exponential_", "multinomial",
+          "_ctc_loss"}  # torch leaves part of log_alpha uninitialized
 
 
 def value_for(op, param):

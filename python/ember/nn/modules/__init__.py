@@ -45,4 +45,7 @@ __all__ += _nnl.__all__
 from ._seq import *  # noqa: E402,F401,F403  (issue 16: attention, transformers, RNNs)
 from . import _seq as _seq_mod  # noqa: E402
 __all__ += _seq_mod.__all__
+from ._nnutils import *  # noqa: E402,F401,F403  (nnutils: CTCLoss)
+from . import _nnutils as _nnu  # noqa: E402
+__all__ += _nnu.__all__
 from . import _copy  # noqa: E402,F401  (copy, deepcopy and pickle of modules)

@@ -7,3 +7,6 @@ from .fusion import (  # noqa: F401
 )
 from . import rnn  # noqa: F401,E402  (issue 16: PackedSequence and packing)
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_  # noqa: F401,E402
+from . import parametrize, parametrizations  # noqa: F401,E402  (nnutils: reparametrizations)
+from .weight_norm import weight_norm, remove_weight_norm  # noqa: F401,E402
+from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: F401,E402
