@@ -134,7 +134,7 @@ void bench_size(const std::string& filter) {
   if (std::string("lib_size_stripped").find(filter) == std::string::npos) return;
   const std::string ember_lib = library_of(reinterpret_cast<const void*>(&ember::detail::set_error_recording));
   const std::string torch_cpu = library_of(reinterpret_cast<const void*>(&at::set_num_threads));
-  const std::string c10 = library_of(reinterpret_cast<const void*>(&c10::GetCPUAllocator));
+  const std::string c10 = library_of(reinterpret_cast<const void*>(&c10::GetAllocator));
   const std::string torch_dir = torch_cpu.substr(0, torch_cpu.rfind('/'));
   double torch_bytes = stripped_bytes(torch_cpu) + stripped_bytes(c10);
   struct stat st {};
