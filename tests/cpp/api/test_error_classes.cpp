@@ -117,7 +117,7 @@ TEST(ErrorClasses, CatchAllByBase) {
 TEST(ErrorClasses, OpsThrowTheirKindsClass) {
   ember::Tensor t = ember::zeros({3});
   std::string msg = expect_throws<ember::IndexError>([&] { t.select(0, 5); }, ErrorKind::Index);
-  EXPECT_EQ(msg, "index 5 is out of bounds for dimension 0 with size 3");
+  EXPECT_EQ(msg, "select(): index 5 out of range for tensor of size [3] at dimension 0");
   expect_throws<ember::IndexError>([&] { t.index({5}); }, ErrorKind::Index);
   msg = expect_throws<ember::ValueError>([] { ember::nn::Dropout(1.5); }, ErrorKind::Value);
   EXPECT_EQ(msg, "dropout probability has to be between 0 and 1, but got 1.5");

@@ -51,7 +51,7 @@ TEST(LibtorchNames, TensorOptionsChain) {
   EXPECT_TRUE(ones({3}, device(kMeta)).is_meta());
   EXPECT_FALSE(ones({3}).requires_grad());
   for (const Tensor& t : {empty({2}, requires_grad()), full({2}, 1.5, requires_grad()),
-                          arange(0, 3, 1, requires_grad()), linspace(0, 1, 3, requires_grad()),
+                          arange(0.0, 3.0, 0.5, requires_grad()), linspace(0, 1, 3, requires_grad()),
                           eye(2, requires_grad()), rand({2}, requires_grad()),
                           tensor({1.0, 2.0}, requires_grad()), zeros_like(z, requires_grad())}) {
     EXPECT_TRUE(t.requires_grad());
