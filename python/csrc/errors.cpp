@@ -86,7 +86,17 @@ void init_errors(py::module_& m) {
   // Note [Recording error texts] (ember/error.h): the texts of the errors made since the last
   // call, for the test suite's check that none names `torch.`.
   m.def("_set_error_recording", [](bool on) { detail::set_error_recording(on); });
-  m.def("_take_recorded_errors", [] { return detail::take_recorded_errors(); });
+  m.def("_take_recorded_errors", [] {
+    // A text may quote a corrupt file's bytes: decode with replacement, never fail.
+    py::list out;
+    for (const std::string& t : detail::take_recorded_errors()) {
+      py::object s = py::reinterpret_steal<py::object>(
+          PyUnicode_DecodeUTF8(t.data(), static_cast<Py_ssize_t>(t.size()), "replace"));
+      if (!s) throw py::error_already_set();
+      out.append(s);
+    }
+    return out;
+  });
 }
 
 }  // namespace ember::python

@@ -5,7 +5,7 @@
 // after the last one, checks every text the C++ suite provoked; the Python suite does the same
 // in tests/python/conftest.py. A text may still name torch's own objects where it must: a
 // checkpoint's pickled globals (`torch._utils._rebuild_tensor_v2`, `__torch__.torch.classes...`)
-// the class of a user's own object (`<class 'torch.Tensor'>`) and addresses (`pytorch.org`,
+// a pickle's `GLOBAL torch.X` quoted from a file, the class of a user's own object (`<class 'torch.Tensor'>`) and addresses (`pytorch.org`,
 // `...html#torch.nn`) — `torch.` preceded by a letter, digit, `_` or `.` is not a
 // leak, and names_torch() knows the pickled module prefixes.
 #include <gtest/gtest.h>
@@ -35,6 +35,7 @@ bool names_torch(const std::string& text) {
             .find("://") != std::string::npos)
       continue;
     if (at >= 8 && text.compare(at - 8, 8, "<class '") == 0) continue;  // a user object's class
+    if (at >= 7 && text.compare(at - 7, 7, "GLOBAL ") == 0) continue;   // a pickle's global
     bool pickled = false;
     for (const char* prefix : kPickledPrefixes) pickled |= text.compare(at, std::string(prefix).size(), prefix) == 0;
     if (!pickled) return true;
@@ -90,6 +91,7 @@ TEST(ErrorTexts, TheCheckTellsLeaksFromTorchsOwnNames) {
   EXPECT_FALSE(names_torch("class __torch__.torch.classes.quantized.X"));
   EXPECT_FALSE(names_torch("safetensors.torch.save_model"));
   EXPECT_FALSE(names_torch("expected a Tensor, got <class 'torch.Tensor'>"));
+  EXPECT_FALSE(names_torch("Unsupported global: GLOBAL torch.EvilStorage is not an allowed global"));
   EXPECT_FALSE(names_torch("see https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function"));
   EXPECT_TRUE(names_torch("https://x.org/ torch.nn"));
 }

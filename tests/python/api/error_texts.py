@@ -3,9 +3,10 @@
 test_error_texts.py (the texts in ember's Python sources).
 
 `torch.` is a leak unless it is part of a longer name (`pytorch.org`, `safetensors.torch`,
-`__torch__.torch.classes`), a module a checkpoint's pickle names (`torch._utils.` ...), or the
-class of a user's own object (`<class 'torch.Tensor'>`): those are torch's names, which a text
-must quote as they are, and addresses (`...html#torch.nn.utils`). tests/cpp/api/test_error_texts.cpp holds the same rule for C++.
+`__torch__.torch.classes`), a module a checkpoint's pickle names (`torch._utils.` ...), the
+class of a user's own object (`<class 'torch.Tensor'>`), a pickle's `GLOBAL torch.X` quoted
+from a file, or an address (`...html#torch.nn.utils`): those are torch's names, which a text
+must quote as they are. tests/cpp/api/test_error_texts.cpp holds the same rule for C++.
 """
 import re
 
@@ -22,6 +23,8 @@ def leaks(text: str):
         if text.startswith(PICKLED_PREFIXES, at):
             continue
         if text[max(0, at - 8):at] == "<class '":
+            continue
+        if text[max(0, at - 7):at] == "GLOBAL ":  # a pickle's global, quoted from the file
             continue
         if "://" in re.split(r"\s", text[:at])[-1]:  # an address's anchor (...nn.html#torch.nn...)
             continue

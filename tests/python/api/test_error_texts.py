@@ -23,6 +23,8 @@ def test_rule():
     assert not names_torch("as safetensors.torch.save_model does")
     assert not names_torch("Unsupported global: torch._utils._rebuild_device_tensor_from_numpy")
     assert not names_torch("expected a Tensor, got <class 'torch.Tensor'>")
+    assert not names_torch("Unsupported global: GLOBAL torch.nn.modules._copy._rebuild_module is not "
+                           "an allowed global")
     assert not names_torch("see https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence")
     assert names_torch("https://x.org/ torch.nn")
 
