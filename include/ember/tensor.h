@@ -22,6 +22,7 @@
 #include "ember/intrusive_ptr.h"
 #include "ember/memory_format.h"
 #include "ember/scalar.h"
+#include "ember/tensor_accessor.h"
 #include "ember/tensor_impl.h"
 #include "ember/tensor_options.h"
 
@@ -73,14 +74,31 @@ class Tensor {
 
   /// Address of the first element; nullptr for meta tensors.
   void* data_ptr() const { return impl_->data(); }
-  /// Typed address; the type must match the dtype exactly.
+  /// Typed address; the type must match the dtype exactly ("expected scalar type Float but
+  /// found Double", libtorch's text).
   template <class T>
   T* data_ptr() const {
-    EMBER_CHECK(dtype_of_v<std::remove_const_t<T>> == dtype(), "data_ptr: expected dtype ",
-                dtype_name(dtype_of_v<std::remove_const_t<T>>), " but the tensor is ",
-                dtype_name(dtype()));
+    EMBER_CHECK(dtype_of_v<std::remove_const_t<T>> == dtype(), "expected scalar type ",
+                scalar_type_name(dtype_of_v<std::remove_const_t<T>>), " but found ",
+                scalar_type_name(dtype()));
     return static_cast<T*>(impl_->data());
   }
+  /// The elements as an N-d array of T, without per-element dispatch (libtorch's accessor):
+  ///   auto a = t.accessor<float, 2>();  a[i][j] += 1;
+  /// Checks the dtype and the dim count; indices are bounds-checked when EMBER_ACCESSOR_CHECKS
+  /// is on (debug builds). The accessor borrows the tensor's sizes: keep the tensor alive.
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
+    EMBER_CHECK(dim() == static_cast<int64_t>(N), "TensorAccessor expected ", N,
+                " dims but tensor has ", dim());
+    return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  // An accessor of a temporary would point at freed sizes.
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+  /// This tensor's dtype and device, for factories: ember::zeros({2}, t.options()).
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
 
   /// The value of a one-element tensor.
   Scalar item() const;
@@ -181,6 +199,10 @@ class Tensor {
   Tensor& pow_(const Scalar& exponent);
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
+  /// Same sizes and elements (torch.equal); close within rtol / atol (torch.allclose).
+  bool equal(const Tensor& other) const;
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                bool equal_nan = false) const;
 
 #define EMBER_UNARY_METHODS(name) \
   Tensor name() const;            \
@@ -201,6 +223,24 @@ class Tensor {
   EMBER_UNARY_METHODS(relu)
   EMBER_UNARY_METHODS(logical_not)
   EMBER_UNARY_METHODS(bitwise_not)
+  // math.h's functions (src/ops/tensor_methods_math.cpp)
+  EMBER_UNARY_METHODS(square)
+  EMBER_UNARY_METHODS(reciprocal)
+  EMBER_UNARY_METHODS(floor)
+  EMBER_UNARY_METHODS(ceil)
+  EMBER_UNARY_METHODS(round)
+  EMBER_UNARY_METHODS(trunc)
+  EMBER_UNARY_METHODS(frac)
+  EMBER_UNARY_METHODS(tan)
+  EMBER_UNARY_METHODS(asin)
+  EMBER_UNARY_METHODS(acos)
+  EMBER_UNARY_METHODS(atan)
+  EMBER_UNARY_METHODS(sinh)
+  EMBER_UNARY_METHODS(cosh)
+  EMBER_UNARY_METHODS(log2)
+  EMBER_UNARY_METHODS(log10)
+  EMBER_UNARY_METHODS(exp2)
+  EMBER_UNARY_METHODS(erf)
 #undef EMBER_UNARY_METHODS
 
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;

@@ -1,7 +1,7 @@
 // C++ errors and warnings crossing into Python.
 //
-// An ember::Error carries the Python exception kind PyTorch raises for it, so the type and the
-// message a user sees are PyTorch's. A Python exception raised inside a callback (a hook, a
+// Each ember::Error class (IndexError, ValueError, ...: error.h) carries the Python exception
+// kind PyTorch raises for it, so the type and the message a user sees are PyTorch's. A Python exception raised inside a callback (a hook, a
 // __torch_function__ handler, a Function.backward) travels through C++ frames as
 // py::error_already_set and comes out as the same exception object. C++ warnings (ember::warn)
 // become Python UserWarnings; with warnings turned into errors, the warning's exception
@@ -83,6 +83,20 @@ void init_errors(py::module_& m) {
   set_warning_handler(&g_warning_handler);
   m.attr("_LinAlgError") = py::handle(linalg_error_type());
   m.def("_warn", [](const std::string& msg) { warn(msg); });  // tests: a C++ warning from Python
+  // Note [Recording error texts] (ember/error.h): the texts of the errors made since the last
+  // call, for the test suite's check that none names `torch.`.
+  m.def("_set_error_recording", [](bool on) { detail::set_error_recording(on); });
+  m.def("_take_recorded_errors", [] {
+    // A text may quote a corrupt file's bytes: decode with replacement, never fail.
+    py::list out;
+    for (const std::string& t : detail::take_recorded_errors()) {
+      py::object s = py::reinterpret_steal<py::object>(
+          PyUnicode_DecodeUTF8(t.data(), static_cast<Py_ssize_t>(t.size()), "replace"));
+      if (!s) throw py::error_already_set();
+      out.append(s);
+    }
+    return out;
+  });
 }
 
 }  // namespace ember::python

@@ -38,7 +38,7 @@ def meshgrid(*tensors, indexing=None):
     if has_torch_function(tensors):
         return handle_torch_function(meshgrid, tensors, *tensors, indexing=indexing)
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+        warnings.warn("ember.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
         indexing = "ij"
     return tuple(_op["meshgrid"](list(tensors), indexing=indexing))

@@ -80,9 +80,9 @@ void evict_for(State& s, size_t incoming, std::vector<std::pair<void*, size_t>>&
 }
 
 [[noreturn]] void out_of_memory(size_t nbytes) {
-  EMBER_CHECK(false, "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes,
-              " bytes.");
-  std::abort();
+  // c10's OutOfMemoryError; a RuntimeError in Python, as torch 1.13's CPU allocator raises.
+  throw OutOfMemoryError(detail::str_cat(
+      "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes."));
 }
 
 // malloc'ed memory, aligned by hand: the distance back to malloc's pointer sits in the byte

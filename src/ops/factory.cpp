@@ -148,45 +148,45 @@ Tensor ones_like_op(const Tensor& self, OptDtype dtype, OptLayout layout, OptDev
 }  // namespace
 
 Tensor empty(IntArrayRef sizes, TensorOptions o) {
-  return empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+  return detail::apply_requires_grad(empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
 }
 Tensor empty(IntArrayRef sizes, TensorOptions o, MemoryFormat memory_format) {
-  return empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt,
-                  memory_format_to_int(memory_format));
+  return detail::apply_requires_grad(empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt,
+                  memory_format_to_int(memory_format)), o);
 }
 Tensor empty_like(const Tensor& self, TensorOptions o, MemoryFormat memory_format) {
-  return empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt,
-                       memory_format_to_int(memory_format));
+  return detail::apply_requires_grad(empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt,
+                       memory_format_to_int(memory_format)), o);
 }
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
-  return empty_strided_op(sizes, strides, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(empty_strided_op(sizes, strides, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor new_empty_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   // Options given as a tensor's (a dtype) carry its layout too, as PyTorch's t.options() do
   // (a dispatch handler sees layout=strided beside them).
-  return new_empty_strided_op(self, sizes, strides, o.dtype_, o.dtype_ ? OptLayout(0) : std::nullopt,
-                              o.device_, std::nullopt);
+  return detail::apply_requires_grad(new_empty_strided_op(self, sizes, strides, o.dtype_, o.dtype_ ? OptLayout(0) : std::nullopt,
+                              o.device_, std::nullopt), o);
 }
 Tensor zeros(IntArrayRef sizes, TensorOptions o) {
-  return zeros_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(zeros_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor ones(IntArrayRef sizes, TensorOptions o) {
-  return ones_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(ones_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions o) {
-  return full_op(sizes, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(full_op(sizes, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor empty_like(const Tensor& self, TensorOptions o) {
-  return empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+  return detail::apply_requires_grad(empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
 }
 Tensor zeros_like(const Tensor& self, TensorOptions o) {
-  return zeros_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+  return detail::apply_requires_grad(zeros_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
 }
 Tensor ones_like(const Tensor& self, TensorOptions o) {
-  return ones_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+  return detail::apply_requires_grad(ones_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
 }
 Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions o) {
-  return full_like_op(self, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt);
+  return detail::apply_requires_grad(full_like_op(self, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
 }
 
 EMBER_REGISTER_OP(empty_memory_format, &empty_op);
@@ -231,8 +231,13 @@ const bool like_autograd_registered = [] {
 }();
 }  // namespace
 
+Tensor detail::apply_requires_grad(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad_) t.requires_grad_(true);
+  return t;
+}
+
 Tensor scalar_tensor(const Scalar& value, TensorOptions o) {
-  return full({}, value, o.dtype_ ? o : o.dtype(value.dtype()));
+  return detail::apply_requires_grad(full({}, value, o.dtype_ ? o : o.dtype(value.dtype())), o);
 }
 
 Tensor wrapped_scalar_tensor(const Scalar& value) {
@@ -258,11 +263,11 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
   for (int64_t s : strides) EMBER_CHECK(s >= 0, "from_blob: negative strides are not supported, got ", strides);
   const int64_t nbytes = storage_nbytes(sizes, strides, element_size(dt));
   auto storage = Storage::wrap(data, static_cast<size_t>(nbytes), std::move(deleter));
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, sizes, strides, 0));
+  return detail::apply_requires_grad(Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, sizes, strides, 0)), o);
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions o, Storage::Deleter deleter) {
-  return from_blob(data, sizes, contiguous_strides(sizes), o, std::move(deleter));
+  return detail::apply_requires_grad(from_blob(data, sizes, contiguous_strides(sizes), o, std::move(deleter)), o);
 }
 
 }  // namespace ember

@@ -114,16 +114,16 @@ Tensor eye_op(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice 
 
 }  // namespace
 
-Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
+Tensor arange(const Scalar& end, TensorOptions o) { return detail::apply_requires_grad(arange(0, end, 1, o), o); }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
-  return arange_op(start, end, step, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(arange_op(start, end, step, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions o) {
-  return linspace_op(start, end, steps, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(linspace_op(start, end, steps, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
-Tensor eye(int64_t n, TensorOptions o) { return eye(n, n, o); }
+Tensor eye(int64_t n, TensorOptions o) { return detail::apply_requires_grad(eye(n, n, o), o); }
 Tensor eye(int64_t n, int64_t m, TensorOptions o) {
-  return eye_op(n, m, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(eye_op(n, m, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 
 EMBER_REGISTER_OP(arange_start_step, &arange_op);

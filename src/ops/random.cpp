@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "../autograd/record.h"
+#include "ember/ops/factory.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/view.h"
 #include "../backends/cpu/random_kernels.h"
@@ -455,28 +456,28 @@ Tensor& random_(Tensor& self) { return random__op(self, nullptr); }
 
 // With a generator the factories are PyTorch's .generator overloads.
 Tensor rand(IntArrayRef sizes, TensorOptions o, Generator* gen) {
-  if (!gen) return rand_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
-  return rand_generator_op(sizes, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  if (!gen) return detail::apply_requires_grad(rand_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
+  return detail::apply_requires_grad(rand_generator_op(sizes, gen, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor randn(IntArrayRef sizes, TensorOptions o, Generator* gen) {
-  if (!gen) return randn_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
-  return randn_generator_op(sizes, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  if (!gen) return detail::apply_requires_grad(randn_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
+  return detail::apply_requires_grad(randn_generator_op(sizes, gen, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o, Generator* gen) {
-  if (!gen) return randint_op(low, high, sizes, o.dtype_, std::nullopt, o.device_, std::nullopt);
-  return randint_low_generator_op(low, high, sizes, gen, o.dtype_, std::nullopt, o.device_,
-                                  std::nullopt);
+  if (!gen) return detail::apply_requires_grad(randint_op(low, high, sizes, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
+  return detail::apply_requires_grad(randint_low_generator_op(low, high, sizes, gen, o.dtype_, std::nullopt, o.device_,
+                                  std::nullopt), o);
 }
 Tensor randint(int64_t high, IntArrayRef sizes, TensorOptions o, Generator* gen) {
-  return randint(0, high, sizes, o, gen);
+  return detail::apply_requires_grad(randint(0, high, sizes, o, gen), o);
 }
 
 Tensor& exponential_(Tensor& self, double lambd, Generator* gen) {
   return exponential__op(self, lambd, gen);
 }
 Tensor randperm(int64_t n, TensorOptions o, Generator* gen) {
-  if (!gen) return randperm_op(n, o.dtype_, std::nullopt, o.device_, std::nullopt);
-  return randperm_generator_op(n, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  if (!gen) return detail::apply_requires_grad(randperm_op(n, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
+  return detail::apply_requires_grad(randperm_generator_op(n, gen, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor normal(const Tensor& mean, double std, Generator* gen) {
   return normal_Tensor_float_op(mean, std, gen);
@@ -488,7 +489,7 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   return normal_Tensor_Tensor_op(mean, std, gen);
 }
 Tensor normal(double mean, double std, IntArrayRef size, TensorOptions o, Generator* gen) {
-  return normal_float_float_op(mean, std, size, gen, o.dtype_, std::nullopt, o.device_, std::nullopt);
+  return detail::apply_requires_grad(normal_float_float_op(mean, std, size, gen, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {

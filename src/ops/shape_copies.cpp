@@ -507,10 +507,10 @@ Tensor triu(const Tensor& self, int64_t diagonal) { return triu_op(self, diagona
 Tensor& tril_(Tensor& self, int64_t diagonal) { return tril__op(self, diagonal); }
 Tensor& triu_(Tensor& self, int64_t diagonal) { return triu__op(self, diagonal); }
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, TensorOptions options) {
-  return tril_indices_op(row, col, offset, options.dtype_, std::nullopt, options.device_, std::nullopt);
+  return detail::apply_requires_grad(tril_indices_op(row, col, offset, options.dtype_, std::nullopt, options.device_, std::nullopt), options);
 }
 Tensor triu_indices(int64_t row, int64_t col, int64_t offset, TensorOptions options) {
-  return triu_indices_op(row, col, offset, options.dtype_, std::nullopt, options.device_, std::nullopt);
+  return detail::apply_requires_grad(triu_indices_op(row, col, offset, options.dtype_, std::nullopt, options.device_, std::nullopt), options);
 }
 Tensor diag(const Tensor& self, int64_t diagonal) { return diag_op(self, diagonal); }
 Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {

@@ -76,7 +76,7 @@ Tensor tensor(const TensorData& data, TensorOptions options) {
     w.write(data, 0);
   }, "tensor");
   const Device device = options.device_or_default();
-  return device == out.device() ? out : out.to(device);
+  return detail::apply_requires_grad(device == out.device() ? out : out.to(device), options);
 }
 
 }  // namespace ember

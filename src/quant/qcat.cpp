@@ -115,7 +115,7 @@ Tensor qcat_relu_q(const std::vector<Tensor>& qxs, const int64_t& dim,
 
 // aten::cat on quantized tensors: the first input's qparams.
 Tensor aten_cat_q(const ArrayRef<Tensor>& qxs, const int64_t& dim) {
-  EMBER_CHECK(!qxs.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  EMBER_CHECK(!qxs.empty(), "ember.cat(): expected a non-empty list of Tensors");
   EMBER_CHECK(per_tensor(qxs[0]), "Only per-tensor quantization is supported in 'cat'!");
   for (size_t i = 0; i < qxs.size(); ++i) {
     EMBER_CHECK(qxs[i].dim() > 0, "zero-dimensional tensor (at position ", i,

@@ -170,7 +170,7 @@ Prepared prepare(const TensorList& tensors, const std::optional<Metadata>& metad
   }
   std::vector<std::pair<std::string, TensorInfo>> entries;
   for (const auto& [name, t] : tensors) {
-    EMBER_CHECK_VALUE(t.defined(), "Key `", name, "` is invalid, expected torch.Tensor but received an undefined tensor");
+    EMBER_CHECK_VALUE(t.defined(), "Key `", name, "` is invalid, expected ember.Tensor but received an undefined tensor");
     EMBER_CHECK_VALUE(t.is_contiguous(), "You are trying to save a non contiguous tensor: `", name,
                       "` which is not allowed. It either means you are trying to save tensors which are reference "
                       "of each other in which case it's recommended to save only the full tensors, and reslice at "

@@ -159,7 +159,7 @@ NodePtr load_zip(const std::shared_ptr<ByteSource>& src, const LoadOptions& o) {
   const std::string prefix = first.substr(0, slash + 1);
   const ZipEntry* pkl_entry = reader.find(prefix + "data.pkl");
   EMBER_CHECK(pkl_entry, "PytorchStreamReader failed locating file data.pkl: file not found (the "
-                         "zip is not a checkpoint written by torch.save / ember.save)");
+                         "zip is not a checkpoint in PyTorch's format, as ember.save writes)");
   const ZipEntry* ver = reader.find(prefix + "version");
   if (!ver) ver = reader.find(prefix + ".data/version");
   if (ver) {
@@ -337,7 +337,7 @@ NodePtr load_source(const std::shared_ptr<ByteSource>& src, const LoadOptions& o
   if (is_zip_file(head)) return load_zip(src, o);
   if (head.size() >= 15 && std::memcmp(head.data(), kLegacyMagicBytes, 15) == 0) {
     EMBER_CHECK(!o.mmap, "mmap can only be used with files saved with the zip format "
-                         "(ember.save / torch.save since 1.6), not the legacy format");
+                         "(ember.save, and PyTorch's since 1.6), not the legacy format");
     return load_legacy(src, o);
   }
   // As torch.load: a file that is not a zip is read as a (legacy) pickle, and fails as one.

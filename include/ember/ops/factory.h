@@ -17,6 +17,12 @@
 
 namespace ember {
 
+namespace detail {
+/// Every factory's last step: `t` made a leaf that requires grad when `options` ask
+/// (TensorOptions::requires_grad, torch::requires_grad()).
+Tensor apply_requires_grad(Tensor t, const TensorOptions& options);
+}  // namespace detail
+
 Tensor empty(IntArrayRef sizes, TensorOptions options = {});
 /// A dense tensor laid out in `memory_format` (Contiguous or ChannelsLast).
 Tensor empty(IntArrayRef sizes, TensorOptions options, MemoryFormat memory_format);

@@ -28,10 +28,10 @@ _OTHER_FRAMEWORKS = {"np", "numpy", "tf", "tensorflow", "jax", "flax", "mlx", "p
 def _items(tensors):
     # safetensors.torch's _evaluate_tensors_for_save: a dict of tensors, or ValueError.
     if not isinstance(tensors, dict):
-        raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
+        raise ValueError(f"Expected a dict of [str, ember.Tensor] but received {type(tensors)}")
     for k, v in tensors.items():
         if not isinstance(v, _Tensor):
-            raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")
+            raise ValueError(f"Key `{k}` is invalid, expected ember.Tensor but received {type(v)}")
         if not isinstance(k, str):
             raise TypeError(f"argument 'tensor_dict': '{type(k).__name__}' object cannot be converted to 'PyString'")
     return list(tensors.items())

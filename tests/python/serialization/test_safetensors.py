@@ -231,9 +231,9 @@ def test_non_contiguous_and_bad_arguments():
         "You are trying to save a non contiguous tensor: `t` which is not allowed. It either means you are trying "
         "to save tensors which are reference of each other in which case it's recommended to save only the full "
         "tensors, and reslice at load time, or simply call `.contiguous()` on your tensor to pack it before saving.")
-    with pytest.raises(ValueError, match=r"^Expected a dict of \[str, torch.Tensor\] but received <class 'list'>$"):
+    with pytest.raises(ValueError, match=r"^Expected a dict of \[str, ember.Tensor\] but received <class 'list'>$"):
         st.save([x])
-    with pytest.raises(ValueError, match="^Key `a` is invalid, expected torch.Tensor but received <class 'int'>$"):
+    with pytest.raises(ValueError, match="^Key `a` is invalid, expected ember.Tensor but received <class 'int'>$"):
         st.save({"a": 1})
     with pytest.raises(TypeError):
         st.save({"a": x}, metadata={"k": 1})

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/tensor_options.h"
 
@@ -21,6 +22,23 @@ namespace ember::nn {
 /// registered as None), in_proj_bias [3E] (None without bias), out_proj (a Linear printed as
 /// NonDynamicallyQuantizableLinear), bias_k / bias_v [1, 1, E] with add_bias_kv.
 /// Initialisation: xavier_uniform_ on the projections, zero biases, xavier_normal_ on bias_k / v.
+/// MultiheadAttention's arguments (libtorch's MultiheadAttentionOptions, with PyTorch's
+/// batch_first).
+struct MultiheadAttentionOptions {
+  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads)
+      : embed_dim_(embed_dim), num_heads_(num_heads) {}
+  EMBER_ARG(int64_t, embed_dim);
+  EMBER_ARG(int64_t, num_heads);
+  EMBER_ARG(double, dropout) = 0.0;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(bool, add_bias_kv) = false;
+  EMBER_ARG(bool, add_zero_attn) = false;
+  EMBER_ARG(std::optional<int64_t>, kdim) = std::nullopt;
+  EMBER_ARG(std::optional<int64_t>, vdim) = std::nullopt;
+  EMBER_ARG(bool, batch_first) = false;
+  EMBER_ARG(TensorOptions, options) = {};
+};
+
 class MultiheadAttention : public Module {
  public:
   MultiheadAttention(int64_t embed_dim, int64_t num_heads, double dropout = 0.0, bool bias = true,
@@ -28,6 +46,9 @@ class MultiheadAttention : public Module {
                      std::optional<int64_t> kdim = std::nullopt,
                      std::optional<int64_t> vdim = std::nullopt, bool batch_first = false,
                      TensorOptions options = {});
+  explicit MultiheadAttention(const MultiheadAttentionOptions& o)
+      : MultiheadAttention(o.embed_dim(), o.num_heads(), o.dropout(), o.bias(), o.add_bias_kv(),
+                           o.add_zero_attn(), o.kdim(), o.vdim(), o.batch_first(), o.options()) {}
   /// PyTorch's _reset_parameters.
   void reset_parameters();
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/tensor_options.h"
 
 namespace ember::nn {
@@ -66,6 +67,21 @@ class BatchNormBase : public Module {
   virtual void check_input_dim(const Tensor& input) const = 0;
 };
 
+/// BatchNorm1d / 2d / 3d's arguments (libtorch's BatchNormOptions; momentum nullopt is
+/// PyTorch's momentum=None, a cumulative average).
+struct BatchNormOptions {
+  BatchNormOptions(int64_t num_features) : num_features_(num_features) {}  // NOLINT
+  EMBER_ARG(int64_t, num_features);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(std::optional<double>, momentum) = 0.1;
+  EMBER_ARG(bool, affine) = true;
+  EMBER_ARG(bool, track_running_stats) = true;
+  EMBER_ARG(TensorOptions, options) = {};
+};
+using BatchNorm1dOptions = BatchNormOptions;
+using BatchNorm2dOptions = BatchNormOptions;
+using BatchNorm3dOptions = BatchNormOptions;
+
 /// Input [N, C] or [N, C, L].
 class BatchNorm1d : public BatchNormBase {
  public:
@@ -74,6 +90,9 @@ class BatchNorm1d : public BatchNormBase {
                        bool track_running_stats = true, TensorOptions options = {})
       : BatchNormBase("BatchNorm1d", num_features, eps, momentum, affine, track_running_stats,
                       options) {}
+  explicit BatchNorm1d(const BatchNormOptions& o)
+      : BatchNorm1d(o.num_features(), o.eps(), o.momentum(), o.affine(), o.track_running_stats(),
+                    o.options()) {}
 
  protected:
   void check_input_dim(const Tensor& input) const override;
@@ -87,6 +106,9 @@ class BatchNorm2d : public BatchNormBase {
                        bool track_running_stats = true, TensorOptions options = {})
       : BatchNormBase("BatchNorm2d", num_features, eps, momentum, affine, track_running_stats,
                       options) {}
+  explicit BatchNorm2d(const BatchNormOptions& o)
+      : BatchNorm2d(o.num_features(), o.eps(), o.momentum(), o.affine(), o.track_running_stats(),
+                    o.options()) {}
 
  protected:
   void check_input_dim(const Tensor& input) const override;
@@ -100,6 +122,9 @@ class BatchNorm3d : public BatchNormBase {
                        bool track_running_stats = true, TensorOptions options = {})
       : BatchNormBase("BatchNorm3d", num_features, eps, momentum, affine, track_running_stats,
                       options) {}
+  explicit BatchNorm3d(const BatchNormOptions& o)
+      : BatchNorm3d(o.num_features(), o.eps(), o.momentum(), o.affine(), o.track_running_stats(),
+                    o.options()) {}
 
  protected:
   void check_input_dim(const Tensor& input) const override;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/nn/modules/utils.h"
 #include "ember/tensor_options.h"
 
@@ -39,6 +40,51 @@ class ConvPadding {
   IntOrTuple values_;
   std::string string_;
 };
+
+/// Conv1d / Conv2d / Conv3d's arguments, as libtorch's ConvOptions<D>:
+/// Conv2dOptions(3, 16, 3).stride(2).padding(1).bias(false); padding may be "same" / "valid";
+/// padding_mode is "zeros", "reflect", "replicate" or "circular".
+template <size_t D>
+struct ConvOptions {
+  ConvOptions(int64_t in_channels, int64_t out_channels, IntOrTuple kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  EMBER_ARG(int64_t, in_channels);
+  EMBER_ARG(int64_t, out_channels);
+  EMBER_ARG(IntOrTuple, kernel_size);
+  EMBER_ARG(IntOrTuple, stride) = 1;
+  EMBER_ARG(ConvPadding, padding) = 0;
+  EMBER_ARG(IntOrTuple, dilation) = 1;
+  EMBER_ARG(int64_t, groups) = 1;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(std::string, padding_mode) = "zeros";
+  EMBER_ARG(TensorOptions, options) = {};
+};
+using Conv1dOptions = ConvOptions<1>;
+using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
+
+/// ConvTranspose1d / 2d / 3d's arguments (libtorch's ConvTransposeOptions<D>).
+template <size_t D>
+struct ConvTransposeOptions {
+  ConvTransposeOptions(int64_t in_channels, int64_t out_channels, IntOrTuple kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  EMBER_ARG(int64_t, in_channels);
+  EMBER_ARG(int64_t, out_channels);
+  EMBER_ARG(IntOrTuple, kernel_size);
+  EMBER_ARG(IntOrTuple, stride) = 1;
+  EMBER_ARG(IntOrTuple, padding) = 0;
+  EMBER_ARG(IntOrTuple, output_padding) = 0;
+  EMBER_ARG(int64_t, groups) = 1;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(IntOrTuple, dilation) = 1;
+  EMBER_ARG(std::string, padding_mode) = "zeros";
+  EMBER_ARG(TensorOptions, options) = {};
+};
+using ConvTranspose1dOptions = ConvTransposeOptions<1>;
+using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 /// What the convolutions share (PyTorch's _ConvNd); the public fields are PyTorch's attributes,
 /// with sizes already expanded to one value per spatial dim (kernel_size (3, 3)).
@@ -96,6 +142,9 @@ class Conv1d : public ConvNd {
          const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
          const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
          std::string padding_mode = "zeros", TensorOptions options = {});
+  explicit Conv1d(const Conv1dOptions& o)
+      : Conv1d(o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(), o.padding(),
+             o.dilation(), o.groups(), o.bias(), o.padding_mode(), o.options()) {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// The convolution with these weights (PyTorch's _conv_forward: this module's stride,
@@ -111,6 +160,9 @@ class Conv2d : public ConvNd {
          const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
          const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
          std::string padding_mode = "zeros", TensorOptions options = {});
+  explicit Conv2d(const Conv2dOptions& o)
+      : Conv2d(o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(), o.padding(),
+             o.dilation(), o.groups(), o.bias(), o.padding_mode(), o.options()) {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// The convolution with these weights (PyTorch's _conv_forward: this module's stride,
@@ -129,6 +181,10 @@ class ConvTranspose2d : public ConvNd {
                   const IntOrTuple& output_padding = 0, int64_t groups = 1, bool bias = true,
                   const IntOrTuple& dilation = 1, std::string padding_mode = "zeros",
                   TensorOptions options = {});
+  explicit ConvTranspose2d(const ConvTranspose2dOptions& o)
+      : ConvTranspose2d(o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(), o.padding(),
+             o.output_padding(), o.groups(), o.bias(), o.dilation(), o.padding_mode(),
+             o.options()) {}
   /// output_size (the spatial sizes, or with the batch and channel dims) picks the
   /// output_padding that reaches it; ValueError when it is out of the reachable range.
   Tensor forward(const Tensor& input,
@@ -144,6 +200,9 @@ class Conv3d : public ConvNd {
          const IntOrTuple& stride = 1, const ConvPadding& padding = 0,
          const IntOrTuple& dilation = 1, int64_t groups = 1, bool bias = true,
          std::string padding_mode = "zeros", TensorOptions options = {});
+  explicit Conv3d(const Conv3dOptions& o)
+      : Conv3d(o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(), o.padding(),
+             o.dilation(), o.groups(), o.bias(), o.padding_mode(), o.options()) {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// As Conv2d's: the QAT modules pass fake-quantized weights.
@@ -175,6 +234,10 @@ class ConvTranspose1d : public ConvTransposeNd {
       : ConvTransposeNd("ConvTranspose1d", 1, in_channels, out_channels, kernel_size, stride,
                         padding, output_padding, groups, bias, dilation, std::move(padding_mode),
                         options) {}
+  explicit ConvTranspose1d(const ConvTranspose1dOptions& o)
+      : ConvTranspose1d(o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(), o.padding(),
+             o.output_padding(), o.groups(), o.bias(), o.dilation(), o.padding_mode(),
+             o.options()) {}
 };
 
 class ConvTranspose3d : public ConvTransposeNd {
@@ -187,6 +250,10 @@ class ConvTranspose3d : public ConvTransposeNd {
       : ConvTransposeNd("ConvTranspose3d", 3, in_channels, out_channels, kernel_size, stride,
                         padding, output_padding, groups, bias, dilation, std::move(padding_mode),
                         options) {}
+  explicit ConvTranspose3d(const ConvTranspose3dOptions& o)
+      : ConvTranspose3d(o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(), o.padding(),
+             o.output_padding(), o.groups(), o.bias(), o.dilation(), o.padding_mode(),
+             o.options()) {}
 };
 
 }  // namespace ember::nn

@@ -10,13 +10,25 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 
 namespace ember::nn {
+
+/// Dropout / Dropout2d's arguments (libtorch's DropoutOptions).
+struct DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT
+  EMBER_ARG(double, p);
+  EMBER_ARG(bool, inplace) = false;
+};
+using Dropout1dOptions = DropoutOptions;
+using Dropout2dOptions = DropoutOptions;
+using Dropout3dOptions = DropoutOptions;
 
 class Dropout : public Module {
  public:
   /// p outside [0, 1]: ValueError "dropout probability has to be between 0 and 1, but got 1.5".
   explicit Dropout(double p = 0.5, bool inplace = false);
+  explicit Dropout(const DropoutOptions& o) : Dropout(o.p(), o.inplace()) {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// "p=0.5, inplace=False".
@@ -29,6 +41,7 @@ class Dropout2d : public Module {
  public:
   /// p outside [0, 1]: ValueError, as Dropout.
   explicit Dropout2d(double p = 0.5, bool inplace = false);
+  explicit Dropout2d(const DropoutOptions& o) : Dropout2d(o.p(), o.inplace()) {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// "p=0.5, inplace=False".

@@ -12,9 +12,25 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/tensor_options.h"
 
 namespace ember::nn {
+
+/// Embedding's arguments (libtorch's EmbeddingOptions).
+struct EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  EMBER_ARG(int64_t, num_embeddings);
+  EMBER_ARG(int64_t, embedding_dim);
+  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  EMBER_ARG(std::optional<double>, max_norm) = std::nullopt;
+  EMBER_ARG(double, norm_type) = 2.0;
+  EMBER_ARG(bool, scale_grad_by_freq) = false;
+  EMBER_ARG(bool, sparse) = false;
+  EMBER_ARG(Tensor, _weight) = Tensor();
+  EMBER_ARG(TensorOptions, options) = {};
+};
 
 class Embedding : public Module {
  public:
@@ -27,6 +43,9 @@ class Embedding : public Module {
             std::optional<double> max_norm = std::nullopt, double norm_type = 2.0,
             bool scale_grad_by_freq = false, bool sparse = false, const Tensor& _weight = Tensor(),
             TensorOptions options = {});
+  explicit Embedding(const EmbeddingOptions& o)
+      : Embedding(o.num_embeddings(), o.embedding_dim(), o.padding_idx(), o.max_norm(),
+                  o.norm_type(), o.scale_grad_by_freq(), o.sparse(), o._weight(), o.options()) {}
   /// An Embedding over a 2-d `embeddings` tensor (shared, not copied), frozen by default.
   static std::shared_ptr<Embedding> from_pretrained(
       const Tensor& embeddings, bool freeze = true, std::optional<int64_t> padding_idx = std::nullopt,

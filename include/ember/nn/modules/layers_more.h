@@ -36,6 +36,20 @@ class InstanceNormBase : public BatchNormBase {
   size_t no_batch_dim_;
 };
 
+/// InstanceNorm1d / 2d / 3d's arguments (libtorch's InstanceNormOptions).
+struct InstanceNormOptions {
+  InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}  // NOLINT
+  EMBER_ARG(int64_t, num_features);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(std::optional<double>, momentum) = 0.1;
+  EMBER_ARG(bool, affine) = false;
+  EMBER_ARG(bool, track_running_stats) = false;
+  EMBER_ARG(TensorOptions, options) = {};
+};
+using InstanceNorm1dOptions = InstanceNormOptions;
+using InstanceNorm2dOptions = InstanceNormOptions;
+using InstanceNorm3dOptions = InstanceNormOptions;
+
 #define EMBER_INSTANCE_NORM(Name, no_batch)                                                    \
   class Name : public InstanceNormBase {                                                       \
    public:                                                                                     \
@@ -44,6 +58,9 @@ class InstanceNormBase : public BatchNormBase {
                   bool track_running_stats = false, TensorOptions options = {})                \
         : InstanceNormBase(#Name, no_batch, num_features, eps, momentum, affine,               \
                            track_running_stats, options) {}                                    \
+    explicit Name(const InstanceNormOptions& o)                                                \
+        : Name(o.num_features(), o.eps(), o.momentum(), o.affine(), o.track_running_stats(),   \
+               o.options()) {}                                                                 \
   };
 EMBER_INSTANCE_NORM(InstanceNorm1d, 2)
 EMBER_INSTANCE_NORM(InstanceNorm2d, 3)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/tensor_options.h"
 
 namespace ember::nn {
@@ -22,12 +23,35 @@ class Identity : public Module {
   Value forward(const std::vector<Value>& inputs) override;
 };
 
+/// Linear's arguments: LinearOptions(in, out).bias(false).
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features)
+      : in_features_(in_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(TensorOptions, options) = {};
+};
+
+/// Bilinear's arguments: BilinearOptions(in1, in2, out).bias(false).
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(TensorOptions, options) = {};
+};
+
 /// y = x W^T + b. weight [out_features, in_features]: kaiming_uniform_(a = sqrt(5)), i.e.
 /// U(-1/sqrt(in), 1/sqrt(in)); bias [out_features]: U(-1/sqrt(in), 1/sqrt(in)) (0 bound when
 /// in_features is 0). bias=false registers "bias" as None.
 class Linear : public Module {
  public:
   Linear(int64_t in_features, int64_t out_features, bool bias = true, TensorOptions options = {});
+  explicit Linear(const LinearOptions& o)
+      : Linear(o.in_features(), o.out_features(), o.bias(), o.options()) {}
   /// Re-draws the parameters as the constructor does (nothing happens to meta tensors).
   void reset_parameters();
   Tensor forward(const Tensor& input);
@@ -49,6 +73,8 @@ class Bilinear : public Module {
  public:
   Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias = true,
            TensorOptions options = {});
+  explicit Bilinear(const BilinearOptions& o)
+      : Bilinear(o.in1_features(), o.in2_features(), o.out_features(), o.bias(), o.options()) {}
   void reset_parameters();
   Tensor forward(const Tensor& input1, const Tensor& input2);
   Value forward(const std::vector<Value>& inputs) override;

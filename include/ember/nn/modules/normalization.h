@@ -12,9 +12,31 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/tensor_options.h"
 
 namespace ember::nn {
+
+/// LayerNorm's arguments (libtorch's LayerNormOptions).
+struct LayerNormOptions {
+  LayerNormOptions(std::vector<int64_t> normalized_shape)  // NOLINT
+      : normalized_shape_(std::move(normalized_shape)) {}
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, elementwise_affine) = true;
+  EMBER_ARG(TensorOptions, options) = {};
+};
+
+/// GroupNorm's arguments (libtorch's GroupNormOptions).
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(int64_t, num_channels);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, affine) = true;
+  EMBER_ARG(TensorOptions, options) = {};
+};
 
 class LayerNorm : public Module {
  public:
@@ -24,6 +46,8 @@ class LayerNorm : public Module {
   explicit LayerNorm(int64_t normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
                      TensorOptions options = {})
       : LayerNorm(std::vector<int64_t>{normalized_shape}, eps, elementwise_affine, options) {}
+  explicit LayerNorm(const LayerNormOptions& o)
+      : LayerNorm(o.normalized_shape(), o.eps(), o.elementwise_affine(), o.options()) {}
 
   /// weight to ones, bias to zeros (nothing happens to meta tensors).
   void reset_parameters();
@@ -48,6 +72,8 @@ class GroupNorm : public Module {
  public:
   GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true,
             TensorOptions options = {});
+  explicit GroupNorm(const GroupNormOptions& o)
+      : GroupNorm(o.num_groups(), o.num_channels(), o.eps(), o.affine(), o.options()) {}
   void reset_parameters();
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;

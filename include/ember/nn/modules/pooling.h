@@ -13,9 +13,56 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/nn/modules/utils.h"
 
 namespace ember::nn {
+
+/// MaxPool1d / 2d / 3d's arguments (libtorch's MaxPoolOptions<D>): stride nullopt is
+/// kernel_size (PyTorch's stride=None). return_indices is PyTorch's constructor argument.
+template <size_t D>
+struct MaxPoolOptions {
+  MaxPoolOptions(IntOrTuple kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
+  EMBER_ARG(IntOrTuple, kernel_size);
+  EMBER_ARG(std::optional<IntOrTuple>, stride) = std::nullopt;
+
+ public:
+  /// .stride({2, 1}) (a braced tuple; .stride(2) takes the optional).
+  auto stride(std::initializer_list<int64_t> s) -> decltype(*this) {
+    stride_ = IntOrTuple(s);
+    return *this;
+  }
+  EMBER_ARG(IntOrTuple, padding) = 0;
+  EMBER_ARG(IntOrTuple, dilation) = 1;
+  EMBER_ARG(bool, return_indices) = false;
+  EMBER_ARG(bool, ceil_mode) = false;
+};
+using MaxPool1dOptions = MaxPoolOptions<1>;
+using MaxPool2dOptions = MaxPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
+
+/// AvgPool1d / 2d / 3d's arguments (libtorch's AvgPoolOptions<D>; divisor_override is
+/// AvgPool2d / 3d's only).
+template <size_t D>
+struct AvgPoolOptions {
+  AvgPoolOptions(IntOrTuple kernel_size) : kernel_size_(std::move(kernel_size)) {}  // NOLINT
+  EMBER_ARG(IntOrTuple, kernel_size);
+  EMBER_ARG(std::optional<IntOrTuple>, stride) = std::nullopt;
+
+ public:
+  /// .stride({2, 1}) (a braced tuple; .stride(2) takes the optional).
+  auto stride(std::initializer_list<int64_t> s) -> decltype(*this) {
+    stride_ = IntOrTuple(s);
+    return *this;
+  }
+  EMBER_ARG(IntOrTuple, padding) = 0;
+  EMBER_ARG(bool, ceil_mode) = false;
+  EMBER_ARG(bool, count_include_pad) = true;
+  EMBER_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
+};
+using AvgPool1dOptions = AvgPoolOptions<1>;
+using AvgPool2dOptions = AvgPoolOptions<2>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
 
 /// stride nullopt: kernel_size (PyTorch's stride=None). With return_indices the boxed forward
 /// returns [values, indices] (PyTorch's tuple); the typed one returns the values only, and
@@ -25,6 +72,9 @@ class MaxPool2d : public Module {
   MaxPool2d(IntOrTuple kernel_size, std::optional<IntOrTuple> stride = std::nullopt,
             IntOrTuple padding = 0, IntOrTuple dilation = 1, bool return_indices = false,
             bool ceil_mode = false);
+  explicit MaxPool2d(const MaxPool2dOptions& o)
+      : MaxPool2d(o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.return_indices(),
+                  o.ceil_mode()) {}
   Tensor forward(const Tensor& input);
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
@@ -44,6 +94,9 @@ class AvgPool2d : public Module {
   AvgPool2d(IntOrTuple kernel_size, std::optional<IntOrTuple> stride = std::nullopt,
             IntOrTuple padding = 0, bool ceil_mode = false, bool count_include_pad = true,
             std::optional<int64_t> divisor_override = std::nullopt);
+  explicit AvgPool2d(const AvgPool2dOptions& o)
+      : AvgPool2d(o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad(),
+                  o.divisor_override()) {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// "kernel_size=2, stride=2, padding=0" (PyTorch prints only these three).
@@ -77,9 +130,35 @@ class AdaptiveOutputSize {
   bool is_int_ = false;
 };
 
+/// AdaptiveAvgPool1d / 2d / 3d's arguments (libtorch's AdaptiveAvgPoolOptions<D>).
+template <size_t D>
+struct AdaptiveAvgPoolOptions {
+  AdaptiveAvgPoolOptions(AdaptiveOutputSize output_size)  // NOLINT
+      : output_size_(std::move(output_size)) {}
+  EMBER_ARG(AdaptiveOutputSize, output_size);
+};
+using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<1>;
+using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<3>;
+
+/// AdaptiveMaxPool1d / 2d / 3d's arguments (libtorch's AdaptiveMaxPoolOptions<D>, with
+/// PyTorch's return_indices).
+template <size_t D>
+struct AdaptiveMaxPoolOptions {
+  AdaptiveMaxPoolOptions(AdaptiveOutputSize output_size)  // NOLINT
+      : output_size_(std::move(output_size)) {}
+  EMBER_ARG(AdaptiveOutputSize, output_size);
+  EMBER_ARG(bool, return_indices) = false;
+};
+using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<1>;
+using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<2>;
+using AdaptiveMaxPool3dOptions = AdaptiveMaxPoolOptions<3>;
+
 class AdaptiveAvgPool2d : public Module {
  public:
   explicit AdaptiveAvgPool2d(AdaptiveOutputSize output_size);
+  explicit AdaptiveAvgPool2d(const AdaptiveAvgPool2dOptions& o)
+      : AdaptiveAvgPool2d(o.output_size()) {}
   Tensor forward(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;
   /// "output_size=(1, 1)".
@@ -91,6 +170,8 @@ class AdaptiveAvgPool2d : public Module {
 class AdaptiveMaxPool2d : public Module {
  public:
   explicit AdaptiveMaxPool2d(AdaptiveOutputSize output_size, bool return_indices = false);
+  explicit AdaptiveMaxPool2d(const AdaptiveMaxPool2dOptions& o)
+      : AdaptiveMaxPool2d(o.output_size(), o.return_indices()) {}
   Tensor forward(const Tensor& input);
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
   Value forward(const std::vector<Value>& inputs) override;

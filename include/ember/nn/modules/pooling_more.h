@@ -46,6 +46,9 @@ class MaxPool1d : public MaxPoolNd {
             IntOrTuple padding = 0, IntOrTuple dilation = 1, bool return_indices = false,
             bool ceil_mode = false)
       : MaxPoolNd("MaxPool1d", 1, kernel_size, stride, padding, dilation, return_indices, ceil_mode) {}
+  explicit MaxPool1d(const MaxPool1dOptions& o)
+      : MaxPool1d(o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.return_indices(),
+                  o.ceil_mode()) {}
 };
 
 class MaxPool3d : public MaxPoolNd {
@@ -54,6 +57,9 @@ class MaxPool3d : public MaxPoolNd {
             IntOrTuple padding = 0, IntOrTuple dilation = 1, bool return_indices = false,
             bool ceil_mode = false)
       : MaxPoolNd("MaxPool3d", 3, kernel_size, stride, padding, dilation, return_indices, ceil_mode) {}
+  explicit MaxPool3d(const MaxPool3dOptions& o)
+      : MaxPool3d(o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.return_indices(),
+                  o.ceil_mode()) {}
 };
 
 /// AvgPool1d (sizes stored as 1-tuples, as PyTorch's _single) and AvgPool3d.
@@ -81,6 +87,8 @@ class AvgPool1d : public AvgPoolNd {
  public:
   AvgPool1d(IntOrTuple kernel_size, std::optional<IntOrTuple> stride = std::nullopt,
             IntOrTuple padding = 0, bool ceil_mode = false, bool count_include_pad = true);
+  explicit AvgPool1d(const AvgPool1dOptions& o)
+      : AvgPool1d(o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad()) {}
 };
 
 class AvgPool3d : public AvgPoolNd {
@@ -90,6 +98,9 @@ class AvgPool3d : public AvgPoolNd {
             std::optional<int64_t> divisor_override = std::nullopt)
       : AvgPoolNd("AvgPool3d", 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
                   divisor_override) {}
+  explicit AvgPool3d(const AvgPool3dOptions& o)
+      : AvgPool3d(o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad(),
+                  o.divisor_override()) {}
 };
 
 /// AdaptiveAvgPool1d / 3d and AdaptiveMaxPool1d / 3d (`max` picks the kind).
@@ -115,21 +126,29 @@ class AdaptiveAvgPool1d : public AdaptivePoolNd {
  public:
   explicit AdaptiveAvgPool1d(AdaptiveOutputSize output_size)
       : AdaptivePoolNd("AdaptiveAvgPool1d", 1, false, std::move(output_size), false) {}
+  explicit AdaptiveAvgPool1d(const AdaptiveAvgPool1dOptions& o)
+      : AdaptiveAvgPool1d(o.output_size()) {}
 };
 class AdaptiveAvgPool3d : public AdaptivePoolNd {
  public:
   explicit AdaptiveAvgPool3d(AdaptiveOutputSize output_size)
       : AdaptivePoolNd("AdaptiveAvgPool3d", 3, false, std::move(output_size), false) {}
+  explicit AdaptiveAvgPool3d(const AdaptiveAvgPool3dOptions& o)
+      : AdaptiveAvgPool3d(o.output_size()) {}
 };
 class AdaptiveMaxPool1d : public AdaptivePoolNd {
  public:
   explicit AdaptiveMaxPool1d(AdaptiveOutputSize output_size, bool return_indices = false)
       : AdaptivePoolNd("AdaptiveMaxPool1d", 1, true, std::move(output_size), return_indices) {}
+  explicit AdaptiveMaxPool1d(const AdaptiveMaxPool1dOptions& o)
+      : AdaptiveMaxPool1d(o.output_size(), o.return_indices()) {}
 };
 class AdaptiveMaxPool3d : public AdaptivePoolNd {
  public:
   explicit AdaptiveMaxPool3d(AdaptiveOutputSize output_size, bool return_indices = false)
       : AdaptivePoolNd("AdaptiveMaxPool3d", 3, true, std::move(output_size), return_indices) {}
+  explicit AdaptiveMaxPool3d(const AdaptiveMaxPool3dOptions& o)
+      : AdaptiveMaxPool3d(o.output_size(), o.return_indices()) {}
 };
 
 /// LPPool1d / 2d: (sum over each window of x^p)^(1/p).

@@ -15,20 +15,24 @@
 #include <vector>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/nn/utils/rnn.h"
 #include "ember/tensor_options.h"
 
 namespace ember::nn {
 
-/// The constructor arguments of RNNBase (PyTorch's names and defaults).
+/// The constructor arguments of RNNBase (PyTorch's names and defaults); LSTMOptions and
+/// GRUOptions are the same struct (nonlinearity is RNN's only). o.num_layers(2) sets,
+/// o.num_layers() reads.
 struct RNNOptions {
   RNNOptions(int64_t input_size, int64_t hidden_size)
       : input_size_(input_size), hidden_size_(hidden_size) {}
-#define EMBER_RNN_OPT(T, name)          \
-  RNNOptions& name(T v) {               \
-    name##_ = v;                        \
-    return *this;                       \
-  }                                     \
+#define EMBER_RNN_OPT(T, name)                      \
+  RNNOptions& name(T v) {                           \
+    name##_ = v;                                    \
+    return *this;                                   \
+  }                                                 \
+  const T& name() const { return name##_; }         \
   T name##_
   int64_t input_size_;
   int64_t hidden_size_;
@@ -42,7 +46,25 @@ struct RNNOptions {
   EMBER_RNN_OPT(std::string, nonlinearity) = "tanh";
   EMBER_RNN_OPT(TensorOptions, options) = {};
 #undef EMBER_RNN_OPT
+  int64_t input_size() const { return input_size_; }
+  int64_t hidden_size() const { return hidden_size_; }
 };
+using LSTMOptions = RNNOptions;
+using GRUOptions = RNNOptions;
+
+/// RNNCell / LSTMCell / GRUCell's arguments (libtorch's RNNCellOptions; nonlinearity is
+/// RNNCell's only).
+struct RNNCellOptions {
+  RNNCellOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  EMBER_ARG(int64_t, input_size);
+  EMBER_ARG(int64_t, hidden_size);
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(std::string, nonlinearity) = "tanh";
+  EMBER_ARG(TensorOptions, options) = {};
+};
+using LSTMCellOptions = RNNCellOptions;
+using GRUCellOptions = RNNCellOptions;
 
 /// The multi-layer recurrences; `mode` is "RNN_TANH", "RNN_RELU", "LSTM" or "GRU".
 class RNNBase : public Module {
@@ -147,6 +169,8 @@ class RNNCell : public RNNCellBase {
  public:
   RNNCell(int64_t input_size, int64_t hidden_size, bool bias = true,
           std::string nonlinearity = "tanh", TensorOptions options = {});
+  explicit RNNCell(const RNNCellOptions& o)
+      : RNNCell(o.input_size(), o.hidden_size(), o.bias(), o.nonlinearity(), o.options()) {}
   Tensor forward(const Tensor& input, const std::optional<Tensor>& hx = std::nullopt);
   Value forward(const std::vector<Value>& inputs) override;
   std::string extra_repr() const override;
@@ -156,6 +180,8 @@ class RNNCell : public RNNCellBase {
 class GRUCell : public RNNCellBase {
  public:
   GRUCell(int64_t input_size, int64_t hidden_size, bool bias = true, TensorOptions options = {});
+  explicit GRUCell(const RNNCellOptions& o)
+      : GRUCell(o.input_size(), o.hidden_size(), o.bias(), o.options()) {}
   Tensor forward(const Tensor& input, const std::optional<Tensor>& hx = std::nullopt);
   Value forward(const std::vector<Value>& inputs) override;
 };
@@ -163,6 +189,8 @@ class GRUCell : public RNNCellBase {
 class LSTMCell : public RNNCellBase {
  public:
   LSTMCell(int64_t input_size, int64_t hidden_size, bool bias = true, TensorOptions options = {});
+  explicit LSTMCell(const RNNCellOptions& o)
+      : LSTMCell(o.input_size(), o.hidden_size(), o.bias(), o.options()) {}
   std::tuple<Tensor, Tensor> forward(const Tensor& input,
                                      const std::optional<std::tuple<Tensor, Tensor>>& hx = std::nullopt);
   /// (input, hx=None) with hx a pair [h, c] -> [h', c'].

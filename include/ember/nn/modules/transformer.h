@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options.h"
 #include "ember/tensor_options.h"
 
 namespace ember::nn {
@@ -28,6 +29,23 @@ struct TransformerActivation {
   std::function<Tensor(const Tensor&)> fn;
   std::shared_ptr<Module> module;
 };
+
+/// TransformerEncoderLayer / TransformerDecoderLayer's arguments (libtorch's
+/// TransformerEncoderLayerOptions, with PyTorch's batch_first and norm_first).
+struct TransformerLayerOptions {
+  TransformerLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
+  EMBER_ARG(int64_t, d_model);
+  EMBER_ARG(int64_t, nhead);
+  EMBER_ARG(int64_t, dim_feedforward) = 2048;
+  EMBER_ARG(double, dropout) = 0.1;
+  EMBER_ARG(TransformerActivation, activation) = "relu";
+  EMBER_ARG(double, layer_norm_eps) = 1e-5;
+  EMBER_ARG(bool, batch_first) = false;
+  EMBER_ARG(bool, norm_first) = false;
+  EMBER_ARG(TensorOptions, options) = {};
+};
+using TransformerEncoderLayerOptions = TransformerLayerOptions;
+using TransformerDecoderLayerOptions = TransformerLayerOptions;
 
 /// Shared by the two layers: the activation and the feed-forward block.
 class TransformerLayerBase : public Module {
@@ -58,6 +76,10 @@ class TransformerEncoderLayer : public TransformerLayerBase {
                           double dropout = 0.1, const TransformerActivation& activation = "relu",
                           double layer_norm_eps = 1e-5, bool batch_first = false,
                           bool norm_first = false, TensorOptions options = {});
+  explicit TransformerEncoderLayer(const TransformerEncoderLayerOptions& o)
+      : TransformerEncoderLayer(o.d_model(), o.nhead(), o.dim_feedforward(), o.dropout(),
+                                o.activation(), o.layer_norm_eps(), o.batch_first(),
+                                o.norm_first(), o.options()) {}
   Tensor forward(const Tensor& src, const std::optional<Tensor>& src_mask = std::nullopt,
                  const std::optional<Tensor>& src_key_padding_mask = std::nullopt,
                  bool is_causal = false);
@@ -71,6 +93,10 @@ class TransformerDecoderLayer : public TransformerLayerBase {
                           double dropout = 0.1, const TransformerActivation& activation = "relu",
                           double layer_norm_eps = 1e-5, bool batch_first = false,
                           bool norm_first = false, TensorOptions options = {});
+  explicit TransformerDecoderLayer(const TransformerDecoderLayerOptions& o)
+      : TransformerDecoderLayer(o.d_model(), o.nhead(), o.dim_feedforward(), o.dropout(),
+                                o.activation(), o.layer_norm_eps(), o.batch_first(),
+                                o.norm_first(), o.options()) {}
   Tensor forward(const Tensor& tgt, const Tensor& memory,
                  const std::optional<Tensor>& tgt_mask = std::nullopt,
                  const std::optional<Tensor>& memory_mask = std::nullopt,

@@ -23,8 +23,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    warnings.warn("torch.nn.utils.clip_grad_norm is now deprecated in favor of "
-                  "torch.nn.utils.clip_grad_norm_.", stacklevel=2)
+    warnings.warn("ember.nn.utils.clip_grad_norm is now deprecated in favor of "
+                  "ember.nn.utils.clip_grad_norm_.", stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

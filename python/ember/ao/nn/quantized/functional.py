@@ -37,9 +37,9 @@ def _check_conv(input, weight, padding_mode, ndim, shape):
     if padding_mode != "zeros":
         raise NotImplementedError("Only zero-padding is supported!")
     if input.dtype != quint8:
-        raise NotImplementedError("Only torch.quint8 is supported for activation tensor!")
+        raise NotImplementedError("Only ember.quint8 is supported for activation tensor!")
     if weight.dtype != qint8:
-        raise NotImplementedError("Only torch.qint8 is supported for weight tensor!")
+        raise NotImplementedError("Only ember.qint8 is supported for weight tensor!")
     if input.ndim != ndim:
         raise ValueError("Input shape must be `" + shape + "`!")
 
