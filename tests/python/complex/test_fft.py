@@ -19,7 +19,7 @@ def close(e, t, dtype_rtol=None):
     single = t.dtype in (torch.float32, torch.complex64)
     tol = dtype_rtol or (2e-5 if single else 1e-11)
     scale = max(1.0, float(t.abs().max()) if t.numel() else 1.0)
-    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol * scale)
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().resolve_conj().numpy(), rtol=tol, atol=tol * scale)
 
 
 def rand(*shape, dtype=torch.float64, seed=0):
@@ -206,13 +206,15 @@ def test_real_loss_trains_through_the_spectrum():
     signal = ember.randn(64, dtype=ember.float64)
     target = ember.fft.irfft(ember.fft.rfft(signal) * (ember.arange(33, dtype=ember.float64) < 8), n=64)
     gain = ember.ones(33, dtype=ember.float64, requires_grad=True)
+    # each gain's curvature is about |X_k|^2 / 64: scale the steps by it
+    step = 0.2 / (ember.fft.rfft(signal).abs() ** 2 / 64 + 1e-3)
     losses = []
-    for _ in range(60):
+    for _ in range(40):
         out = ember.fft.irfft(ember.fft.rfft(signal) * gain, n=64)
         loss = ((out - target) ** 2).sum()
         losses.append(loss.item())
         loss.backward()
         with ember.no_grad():
-            gain -= 0.5 * gain.grad
+            gain -= step * gain.grad
         gain.grad = None
-    assert losses[-1] < 1e-3 * losses[0]
+    assert losses[-1] < 1e-8 * losses[0]
