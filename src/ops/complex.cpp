@@ -118,7 +118,12 @@ Tensor conj_physical__impl(const Tensor& self) {
   Tensor s = self;
   return s.copy_(conj_physical(self));
 }
-Tensor conj_copy_impl(const Tensor& self) { return conj_physical(self); }
+// The copy variant of PyTorch's lazy _conj, which is defined on complex tensors only (torch
+// 1.13 fails an internal assert on real ones; ember says so).
+Tensor conj_copy_impl(const Tensor& self) {
+  EMBER_CHECK(self.is_complex(), "_conj_copy expects a complex tensor, but got ", scalar_type_name(self.dtype()));
+  return conj_physical(self);
+}
 
 Tensor angle_impl(const Tensor& self) {
   ops::check_not_quantized("angle", {self});
