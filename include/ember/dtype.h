@@ -4,6 +4,7 @@
 //   ember::visit_dtype(t, [&]<class T>() { ... T is float here ... });
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -28,6 +29,8 @@ enum class ScalarType : int8_t {
   QUInt8,
   QInt8,
   QInt32,
+  ComplexFloat,   // complex64: two float32, C++ twin std::complex<float> (Note [Complex dtypes])
+  ComplexDouble,  // complex128: two float64, std::complex<double>
   Undefined,
 };
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
@@ -45,6 +48,20 @@ constexpr ScalarType kBool = ScalarType::Bool;
 constexpr ScalarType kQUInt8 = ScalarType::QUInt8;
 constexpr ScalarType kQInt8 = ScalarType::QInt8;
 constexpr ScalarType kQInt32 = ScalarType::QInt32;
+constexpr ScalarType kComplexFloat = ScalarType::ComplexFloat, kComplex64 = kComplexFloat;
+constexpr ScalarType kComplexDouble = ScalarType::ComplexDouble, kComplex128 = kComplexDouble;
+
+// Note [Complex dtypes]
+// complex64 / complex128 hold std::complex<float> / std::complex<double>: the layout
+// (real, imag) is the one PyTorch, numpy, BLAS (cgemm / zgemm) and kissfft's C++ header use, so
+// buffers cross to all of them without a copy, and the standard library brings the arithmetic
+// and the elementary functions (exp, log, sqrt, ...) with their branch cuts. A type of ember's
+// own would have to re-write those; c10::complex exists for CUDA, which ember has not.
+// Complex dtypes are not in visit_dtype: ordering, rounding and bit ops have no meaning on
+// them, so an op that does not name complex explicitly (visit_dtype_and_complex, or the kernels'
+// complex type lists) raises PyTorch's "... not implemented for 'ComplexFloat'" and never
+// instantiates a template for them. is_floating() is false for them, as is_floating_point() is
+// in PyTorch; promote_types and result_type treat them as the highest category.
 
 /// "float32", "bfloat16", ... as PyTorch's `str(torch.bfloat16)` minus the "torch." prefix.
 const char* dtype_name(ScalarType t);
@@ -63,6 +80,17 @@ constexpr bool is_integral(ScalarType t, bool include_bool) {
   return t == kInt8 || t == kUInt8 || t == kInt16 || t == kInt32 || t == kInt64 ||
          (include_bool && t == kBool);
 }
+constexpr bool is_complex(ScalarType t) { return t == kComplexFloat || t == kComplexDouble; }
+/// complex64 -> float32, complex128 -> float64, others unchanged (PyTorch's toRealValueType).
+constexpr ScalarType to_real_value_type(ScalarType t) {
+  return t == kComplexFloat ? kFloat32 : t == kComplexDouble ? kFloat64 : t;
+}
+/// float64 -> complex128, other floats -> complex64, complex unchanged (PyTorch's toComplexType;
+/// ember has no complex32, so float16 and bfloat16 map to complex64). Throws for the rest.
+ScalarType to_complex_type(ScalarType t);
+/// The complex dtype Python complex numbers get: complex128 if the default dtype is float64,
+/// complex64 otherwise.
+ScalarType default_complex_dtype();
 constexpr bool is_quantized(ScalarType t) { return t == kQUInt8 || t == kQInt8 || t == kQInt32; }
 constexpr bool is_signed(ScalarType t) { return t != kUInt8 && t != kBool && t != kQUInt8; }
 
@@ -94,9 +122,18 @@ EMBER_DTYPE_OF(bool, kBool)
 EMBER_DTYPE_OF(QUInt8, kQUInt8)
 EMBER_DTYPE_OF(QInt8, kQInt8)
 EMBER_DTYPE_OF(QInt32, kQInt32)
+EMBER_DTYPE_OF(std::complex<float>, kComplexFloat)
+EMBER_DTYPE_OF(std::complex<double>, kComplexDouble)
 #undef EMBER_DTYPE_OF
 template <class T>
 constexpr ScalarType dtype_of_v = dtype_of<T>::value;
+
+template <class T>
+struct is_complex_t : std::false_type {};
+template <class T>
+struct is_complex_t<std::complex<T>> : std::true_type {};
+template <class T>
+constexpr bool is_complex_v = is_complex_t<T>::value;
 
 template <class T>
 constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
@@ -123,7 +160,17 @@ decltype(auto) visit_dtype(ScalarType t, F&& f, const char* op = "this op") {
     case kBool: return f.template operator()<bool>();
     default: break;
   }
+  if (is_complex(t)) EMBER_FAIL("\"", op, "\" not implemented for '", scalar_type_name(t), "'");
   EMBER_FAIL("\"", op, "\" not implemented for '", dtype_name(t), "'");
+}
+
+/// visit_dtype plus complex64 (std::complex<float>) and complex128 (std::complex<double>): for
+/// the ops that support complex, whose body compiles for std::complex (Note [Complex dtypes]).
+template <class F>
+decltype(auto) visit_dtype_and_complex(ScalarType t, F&& f, const char* op = "this op") {
+  if (t == kComplexFloat) return f.template operator()<std::complex<float>>();
+  if (t == kComplexDouble) return f.template operator()<std::complex<double>>();
+  return visit_dtype(t, std::forward<F>(f), op);
 }
 
 /// Same, over the quantized element types only.

@@ -66,6 +66,9 @@ class Tensor {
   /// Contiguous.
   MemoryFormat suggest_memory_format() const;
   bool is_floating_point() const { return is_floating(dtype()); }
+  bool is_complex() const { return ember::is_complex(dtype()); }
+  /// Always false: ember conjugates eagerly (Note [Eager conj]), so no tensor carries a conj bit.
+  bool is_conj() const { return false; }
   bool is_quantized() const { return ember::is_quantized(dtype()); }
   size_t element_size() const { return impl_->itemsize(); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }

@@ -29,7 +29,7 @@ class Value {
   using Storage = std::variant<std::monostate, Tensor, int64_t, double, bool,
                                std::vector<int64_t>, std::vector<double>, std::vector<Tensor>,
                                OptionalTensorList, ScalarType, Device, std::string, Generator*,
-                               intrusive_ptr<CustomClassHolder>>;
+                               intrusive_ptr<CustomClassHolder>, std::complex<double>>;
 
   Value() = default;  // None
   Value(std::nullopt_t) {}  // NOLINT
@@ -37,6 +37,7 @@ class Value {
   Value(int64_t i) : v_(i) {}  // NOLINT
   Value(int i) : v_(int64_t{i}) {}  // NOLINT
   Value(double d) : v_(d) {}  // NOLINT
+  Value(std::complex<double> c) : v_(c) {}  // NOLINT
   Value(bool b) : v_(b) {}  // NOLINT
   Value(const Scalar& s);  // NOLINT: Int, Double or Bool by the scalar's kind
   Value(std::vector<int64_t> l) : v_(std::move(l)) {}  // NOLINT
@@ -65,7 +66,8 @@ class Value {
   bool is_int() const { return std::holds_alternative<int64_t>(v_); }
   bool is_double() const { return std::holds_alternative<double>(v_); }
   bool is_bool() const { return std::holds_alternative<bool>(v_); }
-  bool is_scalar() const { return is_int() || is_double() || is_bool(); }
+  bool is_complex() const { return std::holds_alternative<std::complex<double>>(v_); }
+  bool is_scalar() const { return is_int() || is_double() || is_bool() || is_complex(); }
   bool is_int_list() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
   bool is_double_list() const { return std::holds_alternative<std::vector<double>>(v_); }
   bool is_tensor_list() const { return std::holds_alternative<std::vector<Tensor>>(v_); }

@@ -147,6 +147,12 @@ bool get_scalar(PyObject* obj, Scalar& out) {
     out = Scalar(PyFloat_AS_DOUBLE(obj));
     return true;
   }
+  if (PyComplex_Check(obj)) {  // Python and numpy complex numbers
+    const Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    out = Scalar(std::complex<double>(c.real, c.imag));
+    return true;
+  }
   if (is_tensor(obj)) {  // a 0-d tensor as a Number (PyTorch refuses other shapes)
     const Tensor& t = unpack(obj);
     if (t.dim() == 0 && t.is_cpu() && !t.is_quantized()) {

@@ -48,6 +48,8 @@ const char* numpy_name(ScalarType t) {
     case kInt32: return "int32";
     case kInt64: return "int64";
     case kBool: return "bool";
+    case kComplexFloat: return "complex64";
+    case kComplexDouble: return "complex128";
     default: break;
   }
   EMBER_FAIL_KIND(ErrorKind::Type, "Got unsupported ScalarType ", scalar_type_name(t));
@@ -100,11 +102,13 @@ ScalarType scalar_type_of_numpy(py::handle np_dtype) {
   if (kind == "i" && size == 8) return kInt64;
   if (kind == "u" && size == 1) return kUInt8;
   if (kind == "b") return kBool;
-  // PyTorch's message, with the types ember has (no complex ones).
+  if (kind == "c" && size == 8) return kComplexFloat;
+  if (kind == "c" && size == 16) return kComplexDouble;
+  // PyTorch's message (ember has no complex32).
   EMBER_FAIL_KIND(ErrorKind::Type, "can't convert np.ndarray of type numpy.",
                   py::str(np_dtype.attr("type").attr("__name__")).cast<std::string>(),
-                  ". The only supported types are: float64, float32, float16, int64, int32, int16, "
-                  "int8, uint8, and bool.");
+                  ". The only supported types are: float64, float32, float16, complex64, complex128, "
+                  "int64, int32, int16, int8, uint8, and bool.");
 }
 
 Tensor tensor_from_numpy(py::handle obj) {

@@ -370,8 +370,8 @@ void init_ops(py::module_& m) {
       return a.name == "self" && a.type.starts_with("Tensor") && !a.type.starts_with("Tensor[") &&
              !a.type.starts_with("Tensor?");
     };
-    // (torch.special's functions are no Tensor methods)
-    bool method = name[0] != '_' && !name.starts_with("special_");
+    // (torch.special's and torch.fft's functions are no Tensor methods)
+    bool method = name[0] != '_' && !name.starts_with("special_") && !name.starts_with("fft_");
     std::vector<const OpHandle*> later_self;
     for (const OpHandle* op : ops) {
       const auto& a = op->arguments();
@@ -388,7 +388,7 @@ void init_ops(py::module_& m) {
       if (!a.empty() && is_self(a[0])) tensor_self.push_back(op);
       else if (a.empty() || a[0].name != "self" || a[0].type != "Scalar") rest_number_self = false;
     }
-    if (!method && name[0] != '_' && !name.starts_with("special_") && !tensor_self.empty() &&
+    if (!method && name[0] != '_' && !name.starts_with("special_") && !name.starts_with("fft_") && !tensor_self.empty() &&
         rest_number_self) {
       method = true;
       ops = tensor_self;

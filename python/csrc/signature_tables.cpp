@@ -35,6 +35,15 @@ const std::unordered_set<std::string>& unbound_overloads() {
 // Overloads ("name.overload") whose PyTorch Python function signature has `out=`.
 const std::unordered_set<std::string>& out_overloads() {
   static const std::unordered_set<std::string> set = {
+      // complex dtypes and ember.fft (src/ops/complex.cpp, src/ops/fft.cpp)
+      "angle.default", "complex.default", "polar.default", "conj_physical.default",
+      "_conj_copy.default", "view_as_real_copy.default", "view_as_complex_copy.default",
+      "_fft_r2c.default", "_fft_c2r.default", "_fft_c2c.default", "fft_fft.default",
+      "fft_ifft.default", "fft_rfft.default", "fft_irfft.default", "fft_hfft.default",
+      "fft_ihfft.default", "fft_fft2.default", "fft_ifft2.default", "fft_rfft2.default",
+      "fft_irfft2.default", "fft_hfft2.default", "fft_ihfft2.default", "fft_fftn.default",
+      "fft_ifftn.default", "fft_rfftn.default", "fft_irfftn.default", "fft_hfftn.default",
+      "fft_ihfftn.default", "fft_fftfreq.default", "fft_rfftfreq.default",
       "zeros.default", "ones.default", "full.default", "arange.start_step", "linspace.default",
       "eye.m", "empty.memory_format", "bernoulli.default", "rand.default", "randn.default",
       "randint.low", "nonzero.default", "neg.default", "abs.default", "sign.default",

@@ -212,7 +212,8 @@ py::object type_method(const py::args& args, const py::kwargs& kwargs) {
     std::string bare = name;
     for (const char* prefix : {"ember.", "torch."})
       if (bare.starts_with(prefix)) bare = bare.substr(std::strlen(prefix));
-    for (ScalarType t : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool})
+    for (ScalarType t : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool,
+                         kComplexFloat, kComplexDouble})
       if (bare == std::string(scalar_type_name(t)) + "Tensor" && bare.size() < name.size()) dtype = t;
     EMBER_CHECK_VALUE(dtype.has_value(), "invalid type: '", name, "'");
   } else if (!get_dtype(b[0], dtype)) {
@@ -328,6 +329,7 @@ py::object new_full(const py::args& args, const py::kwargs& kwargs) {
   Scalar value;
   if (PyBool_Check(v)) value = Scalar(v == Py_True);
   else if (PyFloat_Check(v)) value = Scalar(PyFloat_AS_DOUBLE(v));
+  else if (PyComplex_Check(v)) value = Scalar(std::complex<double>(PyComplex_RealAsDouble(v), PyComplex_ImagAsDouble(v)));
   else if (PyIndex_Check(v) && !is_tensor(v)) value = Scalar(b[1].cast<int64_t>());
   else if (is_tensor(v) && unpack(v).numel() == 1) value = unpack(v).item();
   else EMBER_FAIL_KIND(ErrorKind::Type, "new_full(): argument 'fill_value' (position 2) must be Number, not ", Py_TYPE(v)->tp_name);
@@ -359,6 +361,10 @@ py::object new_tensor(const py::args& args, const py::kwargs& kwargs) {
 py::object to_list(const char* data, IntArrayRef sizes, IntArrayRef strides, size_t dim, ScalarType kind) {
   if (dim == sizes.size()) {
     if (kind == kFloat64) return py::float_(*reinterpret_cast<const double*>(data));
+    if (kind == kComplexDouble) {
+      const auto* c = reinterpret_cast<const double*>(data);
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c[0], c[1]));
+    }
     if (kind == kBool) return py::bool_(*reinterpret_cast<const bool*>(data));
     return py::int_(*reinterpret_cast<const int64_t*>(data));
   }
@@ -374,7 +380,7 @@ py::object tolist(const py::args& args, const py::kwargs& kwargs) {
   EMBER_CHECK_NOT_IMPLEMENTED(!t.is_meta(), "Cannot copy out of meta tensor; no data!");
   EMBER_CHECK(!t.is_quantized(), "invalid type");  // PyTorch's text for a quantized tensor
   // Values as Python numbers: floats through double (exactly, as PyTorch), integers through int64.
-  ScalarType kind = t.is_floating_point() ? kFloat64 : t.dtype() == kBool ? kBool : kInt64;
+  ScalarType kind = t.is_complex() ? kComplexDouble : t.is_floating_point() ? kFloat64 : t.dtype() == kBool ? kBool : kInt64;
   t = t.to(kind).contiguous();
   return to_list(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0, kind);
 }
@@ -414,9 +420,16 @@ void store_scalar(PyObject* obj, ScalarType kind, char* out) {
     const Tensor& t = unpack(obj);
     EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
     Scalar s = t.item();
-    if (kind == kFloat64) *reinterpret_cast<double*>(out) = s.to_double();
+    if (kind == kComplexDouble) *reinterpret_cast<std::complex<double>*>(out) = s.to_complex();
+    else if (kind == kFloat64) *reinterpret_cast<double*>(out) = s.to_double();
     else if (kind == kBool) *reinterpret_cast<bool*>(out) = s.to_bool();
     else *reinterpret_cast<int64_t*>(out) = s.to_int();
+    return;
+  }
+  if (kind == kComplexDouble) {
+    const Py_complex c = PyComplex_AsCComplex(obj);  // any number; "must be a number, not list"
+    if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    *reinterpret_cast<std::complex<double>*>(out) = std::complex<double>(c.real, c.imag);
     return;
   }
   const bool floating = PyFloat_Check(obj) || (is_numpy_scalar(obj) && !PyIndex_Check(obj));
@@ -472,10 +485,10 @@ ScalarType infer_scalar_type(py::handle data) {
   PyObject* obj = data.ptr();
   if (is_numpy_scalar(obj)) return scalar_type_of_numpy(data.attr("dtype"));
   if (PyFloat_Check(obj)) return default_dtype();
+  if (PyComplex_Check(obj)) return default_complex_dtype();
   if (PyBool_Check(obj)) return kBool;
   if (PyLong_Check(obj)) return kInt64;
   if (is_tensor(obj)) return unpack(obj).dtype();
-  EMBER_CHECK_TYPE(!PyComplex_Check(obj), "new(): ember has no complex dtypes (got a complex number)");
   EMBER_CHECK_TYPE(!PyUnicode_Check(obj) && !PyBytes_Check(obj), "new(): invalid data type '",
                    Py_TYPE(obj)->tp_name, "'");
   if (is_numpy_array(obj)) return scalar_type_of_numpy(data.attr("dtype"));
@@ -502,7 +515,8 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, std::o
   }
   const ScalarType target = dtype ? *dtype : infer_scalar_type(data);
   std::vector<int64_t> sizes = compute_sizes(obj);
-  const ScalarType kind = is_floating(target) ? kFloat64 : target == kBool ? kBool : kInt64;
+  const ScalarType kind = is_complex(target) ? kComplexDouble : is_floating(target) ? kFloat64
+                         : target == kBool ? kBool : kInt64;
   Tensor buf = empty(sizes, TensorOptions(kind).device(kCPU));
   char* out = static_cast<char*>(buf.data_ptr());
   recursive_store(obj, sizes, 0, kind, out);
@@ -517,7 +531,8 @@ void init_tensor_api(py::module_& m) {
   };
   for (const Shorthand& s : {Shorthand{"float", kFloat32}, {"double", kFloat64}, {"half", kFloat16},
                              {"bfloat16", kBFloat16}, {"long", kInt64}, {"int", kInt32}, {"short", kInt16},
-                             {"char", kInt8}, {"byte", kUInt8}, {"bool", kBool}})
+                             {"char", kInt8}, {"byte", kUInt8}, {"bool", kBool},
+                             {"cfloat", kComplexFloat}, {"cdouble", kComplexDouble}})
     def_overridable_method(s.name, dtype_shorthand(s.name, s.dtype));
   def_overridable_method("cpu", cpu_method);
   def_overridable_method("type", type_method);

@@ -153,6 +153,10 @@ void init_tensor_methods(py::module_& m) {
     if (self_tensor(self).is_quantized()) return py::int_(s.to<int64_t>());
     if (s.is_bool()) return py::bool_(s.to_bool());
     if (s.is_integral()) return py::int_(s.to_int());
+    if (s.is_complex()) {
+      const std::complex<double> c = s.to_complex();
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(c.real(), c.imag()));
+    }
     return py::float_(s.to_double());
   }));
 
@@ -161,7 +165,7 @@ void init_tensor_methods(py::module_& m) {
       "requires_grad", py::cpp_function([](py::handle self) { return self_tensor(self).requires_grad(); }),
       py::cpp_function([](py::handle self, bool v) {
         // The property's own text in PyTorch (requires_grad_() says "floating point dtype").
-        EMBER_CHECK(!v || is_floating(self_tensor(self).dtype()),
+        EMBER_CHECK(!v || is_floating(self_tensor(self).dtype()) || is_complex(self_tensor(self).dtype()),
                     "only Tensors of floating point and complex dtype can require gradients");
         self_tensor(self).requires_grad_(v);
       }));

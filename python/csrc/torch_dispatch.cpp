@@ -141,6 +141,7 @@ Value py_to_value(py::handle o, const OpHandle& op) {
   if (PyBool_Check(p)) return Value(p == Py_True);
   if (PyLong_Check(p)) return Value(static_cast<int64_t>(PyLong_AsLongLong(p)));
   if (PyFloat_Check(p)) return Value(PyFloat_AS_DOUBLE(p));
+  if (PyComplex_Check(p)) return Value(std::complex<double>(PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p)));
   if (is_dtype(p)) return Value(unpack_dtype(p));
   if (is_device(p)) return Value(parse_device(p));
   if (is_memory_format(p)) return Value(unpack_memory_format(p));  // Note [Enum arguments ...]

@@ -46,6 +46,9 @@ FInfo finfo_of(ScalarType t) {
     }
     case kFloat16: return make_finfo<Half>(t, 3);
     case kBFloat16: return make_finfo<BFloat16>(t, 2);
+    // A complex dtype's finfo is its real value type's, as PyTorch's (dtype 'float32').
+    case kComplexFloat: return finfo_of(kFloat32);
+    case kComplexDouble: return finfo_of(kFloat64);
     default: break;
   }
   EMBER_FAIL_KIND(ErrorKind::Type, "ember.finfo() requires a floating point input type. Use "
@@ -133,7 +136,7 @@ bool bind_names(const py::args& args, const py::kwargs& kwargs,
 
 bool is_number(py::handle o) {
   PyObject* p = o.ptr();
-  return PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p) ||
+  return PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p) || PyComplex_Check(p) ||
          (!is_tensor(p) && PyIndex_Check(p));
 }
 
@@ -142,6 +145,9 @@ Tensor wrapped_number(py::handle o) {
   PyObject* p = o.ptr();
   if (PyBool_Check(p)) return wrapped_scalar_tensor(Scalar(p == Py_True));
   if (PyFloat_Check(p)) return wrapped_scalar_tensor(Scalar(PyFloat_AsDouble(p)));
+  if (PyComplex_Check(p)) {
+    return wrapped_scalar_tensor(Scalar(std::complex<double>(PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p))));
+  }
   py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(p));
   if (!i) throw py::error_already_set();
   int overflow = 0;

@@ -59,7 +59,8 @@ const std::vector<DTypeNames>& dtype_names() {
       {kInt16, {"int16", "short"}},       {kInt32, {"int32", "int"}},
       {kInt64, {"int64", "long"}},        {kBool, {"bool"}},
       {kQUInt8, {"quint8"}},              {kQInt8, {"qint8"}},
-      {kQInt32, {"qint32"}}};
+      {kQInt32, {"qint32"}},
+      {kComplexFloat, {"complex64", "cfloat"}}, {kComplexDouble, {"complex128", "cdouble"}}};
   return names;
 }
 
@@ -138,7 +139,7 @@ int64_t unpack_memory_format(PyObject* obj) {
 void init_types(py::module_& m) {
   auto dtype_cls = py::class_<DType>(m, "dtype")
       .def_property_readonly("is_floating_point", [](const DType& d) { return is_floating(d.type); })
-      .def_property_readonly("is_complex", [](const DType&) { return false; })
+      .def_property_readonly("is_complex", [](const DType& d) { return is_complex(d.type); })
       .def_property_readonly("is_signed", [](const DType& d) { return is_signed(d.type); })
       .def_property_readonly("itemsize", [](const DType& d) { return element_size(d.type); })
       .def("__repr__", [](const DType& d) { return dtype_repr(d.type); })

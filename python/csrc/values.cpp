@@ -34,6 +34,8 @@ py::object value_to_py(const Value& v) {
           return generator_object(x);
         } else if constexpr (std::is_same_v<T, intrusive_ptr<CustomClassHolder>>) {
           return object_to_py(x);
+        } else if constexpr (std::is_same_v<T, std::complex<double>>) {
+          return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(x.real(), x.imag()));
         } else {
           return py::cast(x);  // int, float, bool, str, lists of numbers
         }

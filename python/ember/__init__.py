@@ -4,7 +4,7 @@ from ._C import (  # noqa: F401  dtypes, devices, layouts, memory formats
     dtype, device, layout, memory_format, strided,
     contiguous_format, preserve_format, channels_last, channels_last_3d,
     float32, float, float64, double, float16, half, bfloat16, int8, uint8, int16, short,
-    int32, int, int64, long, bool, quint8, qint8, qint32,
+    int32, int, int64, long, bool, quint8, qint8, qint32, complex64, cfloat, complex128, cdouble,
     get_default_dtype, set_default_dtype, get_num_threads, set_num_threads,
 )
 from ._size import Size
@@ -17,9 +17,10 @@ from . import autograd  # noqa: F401
 _C._set_size_class(Size)
 
 # Every op of the table as a function (ember.add, ember.sum, ...); private aten names stay in _C.
-# (the special_* rows are ember.special's functions, as torch.special's are not torch.* names)
+# (the special_* and fft_* rows are ember.special's and ember.fft's functions, as torch.special's
+# and torch.fft's are not torch.* names)
 globals().update({name: fn for name, fn in _C._op_functions.items()
-                  if not name.startswith(("_", "special_"))})
+                  if not name.startswith(("_", "special_", "fft_"))})
 # Quantized tensors: the ember.qscheme objects, and the private aten names PyTorch exposes too.
 from ._C import (  # noqa: E402,F401
     empty_quantized, qscheme, per_tensor_affine, per_channel_affine, per_tensor_symmetric, per_channel_symmetric,
@@ -57,6 +58,10 @@ globals().update(_aliases)
 from . import special  # noqa: E402,F401
 from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.functional.norm)
 from . import linalg  # noqa: E402,F401  (ember.linalg, as torch.linalg)
+from . import fft  # noqa: E402,F401  (ember.fft, as torch.fft)
+from . import _complex  # noqa: E402,F401  (Tensor.real / imag and the complex methods)
+is_conj = _complex._is_conj_function  # noqa: E402
+_conj_copy = _C._op_functions["_conj_copy"]  # noqa: E402  (torch._conj_copy)
 from .functional import chain_matmul  # noqa: E402,F401
 Tensor.allclose = allclose
 from ._nnutils_tensor import _install as _nnutils_install  # noqa: E402  (dot, mv, mT, mH)

@@ -29,7 +29,7 @@ def is_floating_point(input):
 
 
 def is_complex(input):
-    """False: ember has no complex dtypes."""
+    """True for complex64 and complex128 tensors."""
     if has_torch_function_unary(input):
         return handle_torch_function(is_complex, (input,), input)
     _check_input("is_complex", input)

@@ -115,7 +115,8 @@ _STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float1
                   "bfloat16": "BFloat16Storage", "int8": "CharStorage", "uint8": "ByteStorage",
                   "int16": "ShortStorage", "int32": "IntStorage", "int64": "LongStorage",
                   "bool": "BoolStorage", "quint8": "QUInt8Storage", "qint8": "QInt8Storage",
-                  "qint32": "QInt32Storage"}
+                  "qint32": "QInt32Storage", "complex64": "ComplexFloatStorage",
+                  "complex128": "ComplexDoubleStorage"}
 _DTYPE_OF_STORAGE = {v: k for k, v in _STORAGE_NAMES.items()}
 
 

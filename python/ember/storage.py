@@ -42,7 +42,7 @@ def _rebuild_typed_storage(untyped, dtype):
 
 _C10_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
               "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-              "bool": "Bool"}
+              "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _legacy_tensor_over(storage, dtype):

@@ -16,6 +16,8 @@
 // backward (UserCodeScope), which PyTorch runs as Python that handlers see.
 #include "engine.h"
 
+#include "ember/ops/complex.h"
+
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -100,6 +102,9 @@ void validate_outputs(const Node& fn, tensor_list& grads) {
                   " but expected shape compatible with ", IntArrayRef(md.shape));
       g = sum_to(g, md.shape);
     }
+    // A complex gradient for a real input keeps its real part (PyTorch's validate_outputs: the
+    // imaginary part is the derivative along a direction the real input cannot move in).
+    if (is_complex(g.dtype()) && !is_complex(md.dtype)) g = real(g);
     if (g.dtype() != md.dtype) g = g.to(md.dtype);
     EMBER_CHECK(g.device() == md.device, "Function ", fn.name(),
                 " returned an invalid gradient at index ", i, " - expected device ", md.device,

@@ -103,7 +103,7 @@ tensor_list FunctionNodeBase::wrap_outputs(const tensor_list& inputs, tensor_lis
     const bool is_input = input_set.count(out.impl()) > 0;
     const bool is_modified = ctx.dirty_.count(out.impl()) > 0;
     const bool is_differentiable =
-        !ctx.non_differentiable_.count(out.impl()) && is_floating(out.dtype());
+        !ctx.non_differentiable_.count(out.impl()) && (is_floating(out.dtype()) || is_complex(out.dtype()));
     if (!executable) {
       if (is_input && !is_modified) out = alias_view(out);
       continue;
@@ -198,7 +198,7 @@ tensor_list FunctionNodeBase::apply(tensor_list&& grads) {
         "trying to differentiate twice a function that was marked with @once_differentiable", 0);
     error->set_next_edges(collect_next_edges(grads));
     for (auto& r : results) {
-      if (!r.defined() || !is_floating(r.dtype())) continue;
+      if (!r.defined() || !(is_floating(r.dtype()) || is_complex(r.dtype()))) continue;
       Tensor alias = r.variable_data();
       set_history(alias, error, error->add_input_metadata(alias));
       r = alias;

@@ -22,7 +22,7 @@ tensor_list OpNode::apply(tensor_list&& grads) {
   if (grads.size() > 1) {
     for (size_t i = 0; i < grads.size(); ++i) {
       const InputMetadata& md = input_metadata(i);
-      if (!grads[i].defined() && is_floating(md.dtype) && !nondifferentiable(i)) {
+      if (!grads[i].defined() && (is_floating(md.dtype) || is_complex(md.dtype)) && !nondifferentiable(i)) {
         grads[i] = zeros(md.shape, TensorOptions(md.dtype).device(md.device));
       }
     }

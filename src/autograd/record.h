@@ -180,7 +180,7 @@ class Recorder {
  private:
   void attach(const Tensor& out) {
     const uint32_t nr = node_->add_input_metadata(out);
-    if (out.defined() && is_floating(out.dtype())) set_history(out, node_, nr);
+    if (out.defined() && (is_floating(out.dtype()) || is_complex(out.dtype()))) set_history(out, node_, nr);
   }
   std::shared_ptr<OpNode> node_;
 };

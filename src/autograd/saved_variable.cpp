@@ -23,6 +23,8 @@ std::string legacy_type_name(const Tensor& t) {
     case ScalarType::QUInt8: name = "QUInt8"; break;
     case ScalarType::QInt8: name = "QInt8"; break;
     case ScalarType::QInt32: name = "QInt32"; break;
+    case ScalarType::ComplexFloat: name = "ComplexFloat"; break;
+    case ScalarType::ComplexDouble: name = "ComplexDouble"; break;
     case ScalarType::Undefined: name = "Undefined"; break;
   }
   return std::string("ember.") + name + "Tensor";

@@ -159,7 +159,7 @@ using autograd::materialize_meta;
 
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   if (requires_grad) {
-    EMBER_CHECK(is_floating(dtype()), "only Tensors of floating point dtype can require gradients");
+    EMBER_CHECK(is_floating(dtype()) || ember::is_complex(dtype()), "only Tensors of floating point dtype can require gradients");
   } else {
     EMBER_CHECK(is_leaf(),
                 "you can only change requires_grad flags of leaf variables. If you want to use a "

@@ -24,6 +24,8 @@ constexpr std::array<DtypeInfo, kNumScalarTypes> kInfo{{
     {"quint8", 1},
     {"qint8", 1},
     {"qint32", 4},
+    {"complex64", 8},
+    {"complex128", 16},
 }};
 
 ScalarType g_default_dtype = kFloat32;
@@ -37,7 +39,8 @@ const char* dtype_name(ScalarType t) {
 const char* scalar_type_name(ScalarType t) {
   static constexpr const char* kNames[] = {"Float", "Double", "Half",  "BFloat16", "Char",
                                            "Byte",  "Short",  "Int",   "Long",     "Bool",
-                                           "QUInt8", "QInt8", "QInt32", "Undefined"};
+                                           "QUInt8", "QInt8", "QInt32", "ComplexFloat",
+                                           "ComplexDouble", "Undefined"};
   return kNames[static_cast<size_t>(t)];
 }
 
@@ -56,6 +59,7 @@ ScalarType dtype_from_name(const std::string& raw) {
   static constexpr Alias kAliases[] = {
       {"float", kFloat32}, {"double", kFloat64}, {"half", kFloat16}, {"short", kInt16},
       {"int", kInt32},     {"long", kInt64},     {"byte", kUInt8},   {"char", kInt8},
+      {"cfloat", kComplexFloat}, {"cdouble", kComplexDouble},
   };
   for (const auto& a : kAliases)
     if (name == a.alias) return a.type;
@@ -102,6 +106,13 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
               scalar_type_name(a), " ", scalar_type_name(b));
   if (a == kBool) return b;
   if (b == kBool) return a;
+  // A complex type with anything: complex, as wide as the wider of the two real value types
+  // (complex64 with float64 is complex128, as torch.promote_types says).
+  if (is_complex(a) || is_complex(b)) {
+    const ScalarType ra = to_real_value_type(a), rb = to_real_value_type(b);
+    const ScalarType real = promote_types(is_floating(ra) ? ra : kFloat32, is_floating(rb) ? rb : kFloat32);
+    return real == kFloat64 ? kComplexDouble : kComplexFloat;
+  }
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa && fb) {
     if (float_rank(a) == 1 && float_rank(b) == 1) return kFloat32;  // half with bfloat16
@@ -114,6 +125,14 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 ScalarType default_dtype() { return g_default_dtype; }
+
+ScalarType default_complex_dtype() { return g_default_dtype == kFloat64 ? kComplexDouble : kComplexFloat; }
+
+ScalarType to_complex_type(ScalarType t) {
+  if (is_complex(t)) return t;
+  EMBER_CHECK(is_floating(t), "Unknown Complex ScalarType for ", scalar_type_name(t));
+  return t == kFloat64 ? kComplexDouble : kComplexFloat;
+}
 
 void set_default_dtype(ScalarType t) {
   EMBER_CHECK_TYPE(is_floating(t),  // PyTorch 1.13 accepts float16 and bfloat16 too

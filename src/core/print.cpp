@@ -86,7 +86,9 @@ struct Shown {
   std::vector<bool> elided;                 // per dim, whether "..." stands between head and tail
   bool floating = false;
   bool boolean = false;
+  bool complex = false;    // complex dtypes: f holds the real parts, fi the imaginary ones
   std::vector<double> f;   // floating dtypes (16-bit floats widened through float, as .float())
+  std::vector<double> fi;
   std::vector<int64_t> i;  // integral dtypes and bool (exact, which a double is not for int64)
   size_t size() const { return floating ? f.size() : i.size(); }
 };
@@ -110,11 +112,12 @@ Shown gather_shown(const Tensor& t, bool summarize, const PrintOptions& o) {
       for (int64_t k = 0; k < n; ++k) idx.push_back(k);
     }
   }
-  s.floating = is_floating(t.dtype());
+  s.complex = is_complex(t.dtype());
+  s.floating = is_floating(t.dtype()) || s.complex;
   s.boolean = t.dtype() == kBool;
 
   // Odometer over the shown grid; one dtype switch, reading through the strides.
-  visit_dtype(t.dtype(), [&]<class T>() {
+  visit_dtype_and_complex(t.dtype(), [&]<class T>() {
     const T* base = static_cast<const T*>(t.data_ptr());
     std::vector<size_t> pos(static_cast<size_t>(nd), 0);
     int64_t total = 1;
@@ -127,7 +130,10 @@ Shown gather_shown(const Tensor& t, bool summarize, const PrintOptions& o) {
         off += s.index[static_cast<size_t>(d)][pos[static_cast<size_t>(d)]] * t.stride(d);
       }
       const T v = base[off];
-      if constexpr (is_reduced_float_v<T>) s.f.push_back(static_cast<double>(static_cast<float>(v)));
+      if constexpr (is_complex_v<T>) {
+        s.f.push_back(static_cast<double>(v.real()));
+        s.fi.push_back(static_cast<double>(v.imag()));
+      } else if constexpr (is_reduced_float_v<T>) s.f.push_back(static_cast<double>(static_cast<float>(v)));
       else if constexpr (std::is_floating_point_v<T>) s.f.push_back(static_cast<double>(v));
       else s.i.push_back(static_cast<int64_t>(v));
       for (int64_t d = nd - 1; d >= 0; --d) {
@@ -218,11 +224,22 @@ struct Renderer {
   const Formatter& fmt;
   const PrintOptions& o;
   std::vector<size_t> block;  // per dim, shown elements under one index of that dim
+  const Formatter* imag = nullptr;  // complex tensors: the imaginary parts' formatter
+
+  /// _val_formatter: "re+imj" with each part in its formatter's width, the imaginary part
+  /// stripped of its padding and signed.
+  std::string element(size_t k) const {
+    if (!imag) return fmt.format(k);
+    std::string im = imag->format(k) + "j";
+    im.erase(0, im.find_first_not_of(' '));
+    const std::string re = fmt.format(k);
+    return im[0] == '+' || im[0] == '-' ? re + im : re + "+" + im;
+  }
 
   /// The dims from `d` on, whose first shown element is `first`, at indentation `indent`.
   std::string render(size_t d, size_t first, int64_t indent) const {
     const size_t nd = s.index.size();
-    if (d == nd) return fmt.format(first);  // 0-d: _scalar_str
+    if (d == nd) return element(first);  // 0-d: _scalar_str
     const size_t n = s.index[d].size();
     const int64_t edge = o.edgeitems;
     if (d + 1 == nd) return vector_str(d, first, indent);
@@ -237,14 +254,15 @@ struct Renderer {
   }
 
   std::string vector_str(size_t d, size_t first, int64_t indent) const {
-    const auto element_length = static_cast<double>(fmt.width() + 2);
+    // complex: the imaginary part's width and its "j" too
+    const auto element_length = static_cast<double>(fmt.width() + 2 + (imag ? imag->width() + 1 : 0));
     const auto per_line = static_cast<size_t>(std::max<double>(
         1, std::floor(static_cast<double>(o.linewidth - indent) / element_length)));
     std::vector<std::string> data;
     const size_t n = s.index[d].size();
     for (size_t k = 0; k < n; ++k) {
       if (s.elided[d] && k == static_cast<size_t>(o.edgeitems)) data.emplace_back(" ...");
-      data.push_back(fmt.format(first + k));
+      data.push_back(element(first + k));
     }
     std::vector<std::string> lines;
     for (size_t k = 0; k < data.size(); k += per_line) {
@@ -270,6 +288,15 @@ struct Renderer {
 std::string tensor_str(const Tensor& t, int64_t indent, const PrintOptions& o) {
   const bool summarize = static_cast<double>(t.numel()) > o.threshold;
   Shown s = gather_shown(t, summarize, o);
+  if (s.complex) {
+    // _Formatter(self.real) and _Formatter(self.imag): each part measured on its own.
+    Shown im = s;
+    im.f.swap(im.fi);
+    Formatter fmt(s, o), ifmt(im, o);
+    Renderer r{s, fmt, o, std::vector<size_t>(s.index.size(), 1), &ifmt};
+    for (size_t d = s.index.size(); d-- > 1;) r.block[d - 1] = r.block[d] * s.index[d].size();
+    return r.render(0, 0, indent);
+  }
   Formatter fmt(s, o);
   Renderer r{s, fmt, o, std::vector<size_t>(s.index.size(), 1)};
   for (size_t d = s.index.size(); d-- > 1;) r.block[d - 1] = r.block[d] * s.index[d].size();
@@ -379,7 +406,8 @@ std::string repr_with_prefix(const Tensor& t, const std::string& prefix,
   // Only cpu is a default device in PyTorch's sense; every other device is always named.
   if (!t.device().is_cpu()) suffixes.push_back("device='" + t.device().str() + "'");
   const ScalarType dt = t.dtype();
-  const bool has_default_dtype = dt == default_dtype() || dt == kInt64 || dt == kBool;
+  const bool has_default_dtype =
+      dt == default_dtype() || dt == default_complex_dtype() || dt == kInt64 || dt == kBool;
   std::string body;
   if (t.is_quantized()) {
     body = quantized_body(t, suffixes, indent, o, !contents);

@@ -1,5 +1,6 @@
 #include "ember/scalar.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace ember {
@@ -12,6 +13,12 @@ std::string Scalar::str() const {
       std::ostringstream os;
       os.precision(17);
       os << d_;
+      return os.str();
+    }
+    case Kind::Complex: {  // Python's form: (1+2j)
+      std::ostringstream os;
+      os.precision(17);
+      os << "(" << d_ << (im_ < 0 || (im_ == 0 && std::signbit(im_)) ? "" : "+") << im_ << "j)";
       return os.str();
     }
   }

@@ -8,10 +8,11 @@ namespace ember {
 
 namespace {
 
-enum Category { kBoolCat, kIntCat, kFloatCat };
+enum Category { kBoolCat, kIntCat, kFloatCat, kComplexCat };
 
 Category category(ScalarType t) {
   if (t == kBool) return kBoolCat;
+  if (is_complex(t)) return kComplexCat;
   return is_floating(t) ? kFloatCat : kIntCat;
 }
 
@@ -24,6 +25,7 @@ struct ResultTypeState {
     ScalarType current = t.dtype();
     if (t.impl()->is_wrapped_number()) {
       if (is_floating(current)) current = default_dtype();
+      else if (is_complex(current)) current = default_complex_dtype();
       wrapped_result = promote_types(wrapped_result, current);
     } else if (t.dim() == 0) {
       zero_result = promote_types(zero_result, current);
@@ -39,6 +41,10 @@ ScalarType combine_categories(ScalarType higher, ScalarType lower) {
   if (lower == ScalarType::Undefined) return higher;
   if (category(higher) >= category(lower)) return higher;
   // lower has the higher category: bool with int → the int; int/bool with float → the float.
+  // A complex lower with a float higher keeps the float's width (float64 tensor * 1j is
+  // complex128, a float32 tensor times a complex128 0-d tensor complex64), as PyTorch's
+  // result_type (float16 gives complex64: ember has no complex32).
+  if (category(lower) == kComplexCat && category(higher) == kFloatCat) return to_complex_type(higher);
   return lower;
 }
 
@@ -70,6 +76,7 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
   if (is_floating(from) && is_integral(to, /*include_bool=*/false)) return false;
   if (from != kBool && to == kBool) return false;
   return true;

@@ -10,6 +10,7 @@ Value::Value(const Scalar& s) {
     case Scalar::Kind::Int: v_ = s.to_int(); break;
     case Scalar::Kind::Float: v_ = s.to_double(); break;
     case Scalar::Kind::Bool: v_ = s.to_bool(); break;
+    case Scalar::Kind::Complex: v_ = s.to_complex(); break;
   }
 }
 
@@ -17,7 +18,7 @@ const char* Value::type_name() const {
   static constexpr const char* kNames[] = {"None",  "Tensor",     "int",      "float",
                                            "bool",  "int[]",      "float[]",  "Tensor[]",
                                            "Tensor?[]", "ScalarType", "Device", "str",
-                                           "Generator", "Object"};
+                                           "Generator", "Object", "complex"};
   static_assert(std::size(kNames) == std::variant_size_v<Storage>, "a name per alternative");
   if (is_object()) return std::get<intrusive_ptr<CustomClassHolder>>(v_)->class_name();
   return kNames[v_.index()];
@@ -47,6 +48,7 @@ Scalar Value::to_scalar() const {
   if (is_int()) return Scalar(std::get<int64_t>(v_));
   if (is_double()) return Scalar(std::get<double>(v_));
   if (is_bool()) return Scalar(std::get<bool>(v_));
+  if (is_complex()) return Scalar(std::get<std::complex<double>>(v_));
   if (is_tensor()) {
     const Tensor& t = std::get<Tensor>(v_);
     EMBER_CHECK_TYPE(t.defined(), "expected a Number but got an undefined Tensor");

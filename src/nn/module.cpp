@@ -215,7 +215,7 @@ Tensor& Module::register_parameter(const std::string& name, const Tensor& t, boo
     EMBER_CHECK_VALUE(t.is_leaf(), "Cannot assign non-leaf Tensor to parameter '", name,
                       "'. Model parameters must be created explicitly. To express '", name,
                       "' as a function of another Tensor, compute the value in the forward() method.");
-    EMBER_CHECK(!requires_grad || is_floating(t.dtype()),
+    EMBER_CHECK(!requires_grad || is_floating(t.dtype()) || is_complex(t.dtype()),
                 "only Tensors of floating point dtype can require gradients");
     value = is_parameter(t) ? t : Parameter(t, requires_grad);
     if (is_parameter(t)) value.requires_grad_(requires_grad);

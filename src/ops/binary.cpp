@@ -2,6 +2,9 @@
 // Each op: type promotion → broadcast → output allocation → CPU kernel (meta stops before it).
 #include <functional>
 
+#include "ember/ops/complex.h"
+#include "ember/ops/math.h"
+
 #include "../backends/cpu/binary_kernels.h"
 #include "../backends/cpu/copy_kernel.h"
 #include "../autograd/record.h"
@@ -53,7 +56,8 @@ Tensor run_binary_(const char* op, const Tensor& self, const BinaryPlan& p, K&& 
 }
 
 void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
-  EMBER_CHECK(!(alpha.is_floating() && !is_floating(dtype)), "For integral input tensors, argument alpha must not be a floating point number.");
+  EMBER_CHECK(!(alpha.is_floating() && !is_floating(dtype) && !is_complex(dtype)), "For integral input tensors, argument alpha must not be a floating point number.");
+  EMBER_CHECK(!(alpha.is_complex() && !is_complex(dtype)), "For non-complex input tensors, argument alpha must not be a complex number.");
   EMBER_CHECK(!(alpha.is_integral() && dtype == kBool && alpha.to_int() != 0 && alpha.to_int() != 1),
               op, ": Boolean alpha only supported for Boolean results.");
 }
@@ -139,7 +143,7 @@ BinaryPlan plan_div(const char* op, const Tensor& self, const Tensor& other, Rou
   std::optional<ScalarType> dtype;
   if (mode == RoundingMode::None) {
     ScalarType promoted = result_type(self, other);
-    if (!is_floating(promoted)) dtype = default_dtype();
+    if (!is_floating(promoted) && !is_complex(promoted)) dtype = default_dtype();
   }
   return plan_binary(op, self, other, dtype);
 }
@@ -207,7 +211,7 @@ Tensor pow__tensor_impl(const Tensor& self, const Tensor& exponent) {
 }
 
 void check_pow_exponent(const Tensor& self, const Scalar& exponent) {
-  EMBER_CHECK(!(is_integral(self.dtype(), /*include_bool=*/true) && !exponent.is_floating() &&
+  EMBER_CHECK(!(is_integral(self.dtype(), /*include_bool=*/true) && !exponent.is_floating() && !exponent.is_complex() &&
                 exponent.to_int() < 0),
               "Integers to negative integer powers are not allowed.");
 }
@@ -215,9 +219,9 @@ void check_pow_exponent(const Tensor& self, const Scalar& exponent) {
 // out = base ** exponent with base already in out's dtype. As PyTorch: exponent 0 gives ones
 // (even for NaN), 1 a copy; a bool exponent is neither and reaches the kernel.
 void pow_scalar_into(const Tensor& out, const Tensor& base, const Scalar& exponent) {
-  if (!exponent.is_bool() && exponent.to_double() == 0.0) {
+  if (!exponent.is_bool() && exponent.to_complex() == 0.0) {
     cpu::fill_kernel(out, 1);
-  } else if (!exponent.is_bool() && exponent.to_double() == 1.0) {
+  } else if (!exponent.is_bool() && exponent.to_complex() == 1.0) {
     if (!out.is_same(base)) cpu::copy_kernel(out, base);
   } else {
     if (is_integral(out.dtype(), /*include_bool=*/false)) ops::check_scalar_fits(exponent, out.dtype());
@@ -424,7 +428,8 @@ OpNode::Formula add_sub_formula(const Scalar& alpha) {
   return [alpha](OpNode& n, const tensor_list& g) {
     Tensor other_grad;
     if (n.needs(1)) {
-      other_grad = alpha.to_double() == 1.0 && !alpha.is_bool() ? g[0] : g[0] * wrapped_scalar_tensor(alpha);
+      other_grad = alpha.to_complex() == 1.0 && !alpha.is_bool() ? g[0]
+                   : g[0] * wrapped_scalar_tensor(alpha.is_complex() ? Scalar(std::conj(alpha.to_complex())) : alpha);
       if (sign < 0) other_grad = -other_grad;
     }
     return tensor_list{n.needs(0) ? g[0] : Tensor(), other_grad};
@@ -456,8 +461,8 @@ Tensor mul_autograd(const Tensor& self, const Tensor& other) {
   if (!r) return out;
   const size_t other_ = r.save_if(r.needs(0), other), self_ = r.save_if(r.needs(1), self);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? g[0] * n.saved(other_) : Tensor(),
-                       n.needs(1) ? g[0] * n.saved(self_) : Tensor()};
+    return tensor_list{n.needs(0) ? g[0] * conj_if_complex(n.saved(other_)) : Tensor(),
+                       n.needs(1) ? g[0] * conj_if_complex(n.saved(self_)) : Tensor()};
   });
 }
 
@@ -472,8 +477,8 @@ Tensor mul__autograd(const Tensor& self, const Tensor& other) {
   r.forward([&] { return dispatch::call<mul__impl>(OpId::mul__Tensor, self, other); });
   if (!r) return self;
   r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? g[0] * n.saved(other_) : Tensor(),
-                       n.needs(1) ? g[0] * n.saved(self_) : Tensor()};
+    return tensor_list{n.needs(0) ? g[0] * conj_if_complex(n.saved(other_)) : Tensor(),
+                       n.needs(1) ? g[0] * conj_if_complex(n.saved(self_)) : Tensor()};
   });
   return self;
 }
@@ -490,8 +495,9 @@ OpNode::Formula div_formula(size_t self_, size_t other_, bool rounded) {
       return tensor_list{self_grad ? zeros_like(g[0]) : Tensor(),
                          n.needs(1) ? zeros_like(g[0]) : Tensor()};
     }
-    return tensor_list{self_grad ? g[0] / other : Tensor(),
-                       n.needs(1) ? -g[0] * ((self / other) / other) : Tensor()};
+    // conj is the identity on real tensors (Note [Complex autograd])
+    return tensor_list{self_grad ? g[0] / conj_if_complex(other) : Tensor(),
+                       n.needs(1) ? -g[0] * conj_if_complex((self / other) / other) : Tensor()};
   };
 }
 

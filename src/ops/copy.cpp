@@ -1,6 +1,11 @@
 // Conversion and copies. _to_copy is the primitive behind every .to(); it keeps a dense layout
 // (memory_format=preserve), as PyTorch does, so t.t().double() stays transposed.
 #include "ember/ops/copy.h"
+
+#include <atomic>
+
+#include "ember/ops/complex.h"
+#include "ember/warning.h"
 #include "ember/quantized/tensor.h"
 
 #include "../autograd/record.h"
@@ -36,6 +41,11 @@ Tensor new_like(const Tensor& self, ScalarType dtype, Device device,
 
 // Copies src into dst (same shape); meta on either side copies nothing.
 void copy_data(const Tensor& dst, const Tensor& src) {
+  if (is_complex(src.dtype()) && !is_complex(dst.dtype())) {
+    // PyTorch's TORCH_WARN_ONCE: once per process, whatever the call site.
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) warn("Casting complex values to real discards the imaginary part");
+  }
   if (dst.is_meta()) return;
   EMBER_CHECK_NOT_IMPLEMENTED(!src.is_meta(), "Cannot copy out of meta tensor; no data!");
   cpu::copy_kernel(dst, src);
@@ -122,6 +132,9 @@ Tensor to_copy_autograd(const Tensor& self, const std::optional<ScalarType>& dty
   });
   if (!r) return out;
   return r.finish(out, [st = self.dtype(), dev = self.device()](OpNode&, const tensor_list& g) {
+    // A real input converted to complex gets the real part of the gradient (as PyTorch's
+    // _to_copy backward), without the discarding warning.
+    if (g[0].is_complex() && !is_complex(st)) return tensor_list{real(g[0]).to(dev, st)};
     return tensor_list{g[0].to(dev, st)};
   });
 }
@@ -346,7 +359,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK_NOT_IMPLEMENTED(!is_meta(), "Tensor.item() cannot be called on meta tensors");
   EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   if (is_quantized()) return ember::dequantize(*this).item();  // the value, as PyTorch's
-  return visit_dtype(dtype(), [&]<class T>() -> Scalar {
+  return visit_dtype_and_complex(dtype(), [&]<class T>() -> Scalar {
     T v = *static_cast<const T*>(data_ptr());
     if constexpr (is_reduced_float_v<T>) return Scalar(static_cast<double>(static_cast<float>(v)));
     else return Scalar(v);

@@ -243,9 +243,11 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions o) {
 Tensor wrapped_scalar_tensor(const Scalar& value) {
   // Built directly (not via full) so that the per-op cost of `t + 1` stays one allocation, and
   // on the CPU whatever the default device: a wrapped number goes with any device.
-  ScalarType dt = value.is_floating() ? kFloat64 : value.is_bool() ? kBool : kInt64;
+  ScalarType dt = value.is_complex() ? kComplexDouble : value.is_floating() ? kFloat64
+                  : value.is_bool() ? kBool : kInt64;
   auto impl = make_intrusive<TensorImpl>(IntArrayRef{}, dt, kCPU);
-  if (dt == kFloat64) *static_cast<double*>(impl->data()) = value.to_double();
+  if (dt == kComplexDouble) *static_cast<std::complex<double>*>(impl->data()) = value.to_complex();
+  else if (dt == kFloat64) *static_cast<double*>(impl->data()) = value.to_double();
   else if (dt == kBool) *static_cast<bool*>(impl->data()) = value.to_bool();
   else *static_cast<int64_t*>(impl->data()) = value.to_int();
   impl->set_wrapped_number(true);

@@ -3,6 +3,8 @@
 // Checks, their order and their texts follow PyTorch 1.13's meta functions and kernels.
 #include "ember/ops/linalg.h"
 
+#include "ember/ops/complex.h"
+
 #include "../autograd/record.h"
 #include "../backends/cpu/matmul_kernels.h"
 #include "../dispatch/boxing.h"
@@ -211,7 +213,8 @@ using autograd::tensor_list;
 
 // t * s, skipping the multiplication when s is 1 (PyTorch's maybe_multiply).
 Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
-  const bool is_one = s.is_floating() ? s.to_double() == 1.0 : s.to<int64_t>() == 1;
+  const bool is_one = s.is_complex() ? s.to_complex() == 1.0
+                      : s.is_floating() ? s.to_double() == 1.0 : s.to<int64_t>() == 1;
   return is_one ? t : t * s;
 }
 
@@ -219,14 +222,20 @@ bool is_column_major(IntArrayRef sizes, IntArrayRef strides) {
   return strides[0] == 1 && strides[1] == sizes[0];
 }
 
-Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_sizes,
-                        IntArrayRef mat1_strides, const Scalar& alpha) {
+// Complex operands: the adjoints (mat2^H, mat1^H) and conj(alpha) (Note [Complex autograd]);
+// conj_if_complex is free on real tensors.
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2_in, IntArrayRef mat1_sizes,
+                        IntArrayRef mat1_strides, const Scalar& alpha_in) {
+  const Tensor mat2 = conj_if_complex(mat2_in);
+  const Scalar alpha = alpha_in.is_complex() ? Scalar(std::conj(alpha_in.to_complex())) : alpha_in;
   if (is_column_major(mat1_sizes, mat1_strides)) return maybe_multiply(mat2.mm(grad.t()).t(), alpha);
   return maybe_multiply(grad.mm(mat2.t()), alpha);
 }
 
-Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes,
-                        IntArrayRef mat2_strides, const Scalar& alpha) {
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1_in, IntArrayRef mat2_sizes,
+                        IntArrayRef mat2_strides, const Scalar& alpha_in) {
+  const Tensor mat1 = conj_if_complex(mat1_in);
+  const Scalar alpha = alpha_in.is_complex() ? Scalar(std::conj(alpha_in.to_complex())) : alpha_in;
   if (is_column_major(mat2_sizes, mat2_strides)) return maybe_multiply(grad.t().mm(mat1).t(), alpha);
   return maybe_multiply(mat1.t().mm(grad), alpha);
 }
@@ -253,8 +262,8 @@ Tensor bmm_autograd(const Tensor& self, const Tensor& mat2) {
   if (!r) return out;
   const size_t mat2_ = r.save_if(r.needs(0), mat2), self_ = r.save_if(r.needs(1), self);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? g[0].bmm(n.saved(mat2_).transpose(1, 2)) : Tensor(),
-                       n.needs(1) ? n.saved(self_).transpose(1, 2).bmm(g[0]) : Tensor()};
+    return tensor_list{n.needs(0) ? g[0].bmm(conj_if_complex(n.saved(mat2_)).transpose(1, 2)) : Tensor(),
+                       n.needs(1) ? conj_if_complex(n.saved(self_)).transpose(1, 2).bmm(g[0]) : Tensor()};
   });
   return out;
 }
@@ -270,7 +279,7 @@ Tensor addmm_autograd(const Tensor& self, const Tensor& mat1, const Tensor& mat2
                  mat2_sizes = mat2.sizes().vec(),
                  mat2_strides = mat2.strides().vec()](OpNode& n, const tensor_list& g) {
     return tensor_list{
-        n.needs(0) ? maybe_multiply(g[0], beta) : Tensor(),
+        n.needs(0) ? maybe_multiply(g[0], beta.is_complex() ? Scalar(std::conj(beta.to_complex())) : beta) : Tensor(),
         n.needs(1) ? mm_mat1_backward(g[0], n.saved(mat2_), mat1_sizes, mat1_strides, alpha) : Tensor(),
         n.needs(2) ? mm_mat2_backward(g[0], n.saved(mat1_), mat2_sizes, mat2_strides, alpha) : Tensor()};
   });

@@ -168,6 +168,7 @@ Tensor clamp_tensor_impl(const Tensor& self, const std::optional<Tensor>& min,
                          const std::optional<Tensor>& max) {
   const bool has_min = min && min->defined(), has_max = max && max->defined();
   EMBER_CHECK(has_min || has_max, "ember.clamp: At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK(!self.is_complex(), "clamp is not supported for complex types");
   Tensor out = self;
   if (has_min) out = maximum(out, *min);
   if (has_max) out = minimum(out, *max);

@@ -38,6 +38,7 @@ namespace {
 // ---- clamp ----
 void check_clamp_limits(const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   EMBER_CHECK(min || max, "ember.clamp: At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK(!(min && min->is_complex()) && !(max && max->is_complex()), "clamp is not supported for complex types");
 }
 
 ScalarType clamp_result_type(const Tensor& self, const std::optional<Scalar>& min,
@@ -52,6 +53,7 @@ ScalarType clamp_result_type(const Tensor& self, const std::optional<Scalar>& mi
 Tensor clamp_impl(const Tensor& self, const std::optional<Scalar>& min,
                   const std::optional<Scalar>& max) {
   ops::check_not_quantized("clamp", {self});
+  EMBER_CHECK(!self.is_complex(), "clamp is not supported for complex types");
   check_clamp_limits(min, max);
   const ScalarType dtype = clamp_result_type(self, min, max);
   Tensor out = ops::new_output(self.sizes(), dtype, self.device(), {self});
@@ -62,6 +64,7 @@ Tensor clamp_impl(const Tensor& self, const std::optional<Scalar>& min,
 Tensor clamp__impl(const Tensor& self, const std::optional<Scalar>& min,
                    const std::optional<Scalar>& max) {
   ops::check_not_quantized("clamp_", {self});
+  EMBER_CHECK(!self.is_complex(), "clamp is not supported for complex types");
   check_clamp_limits(min, max);
   const ScalarType dtype = clamp_result_type(self, min, max);
   // PyTorch's text here names self's dtype by its C++ type ("long int").

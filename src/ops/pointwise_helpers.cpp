@@ -22,6 +22,8 @@ const char* scalar_accessor_name(ScalarType t) {
     case kFloat32: return "float";
     case kFloat64: return "double";
     case kBool: return "bool";
+    case kComplexFloat: return "c10::complex<float>";
+    case kComplexDouble: return "c10::complex<double>";
     default: return dtype_name(t);
   }
 }
@@ -39,8 +41,11 @@ Limits limits_of(ScalarType t) {
 
 bool overflows(const Scalar& v, ScalarType t) {
   if (t == kBool || v.is_bool()) return false;
+  if (is_complex(t)) return false;  // any number fits (inf and nan included)
+  // A complex value into a real dtype: PyTorch's checked_convert refuses a non-zero imaginary part.
+  if (v.is_complex() && v.to_complex().imag() != 0) return true;
   const Limits lim = limits_of(t);
-  if (v.is_floating()) {
+  if (v.is_floating() || v.is_complex()) {
     double d = v.to_double();
     if (is_floating(t) && std::isinf(d)) return false;
     if (!is_floating(t) && std::isnan(d)) return true;
@@ -76,6 +81,8 @@ const char* typemeta_name(ScalarType t) {
     case kFloat32: return "float";
     case kFloat64: return "double";
     case kBool: return "bool";
+    case kComplexFloat: return "c10::complex<float>";
+    case kComplexDouble: return "c10::complex<double>";
     default: return dtype_name(t);
   }
 }

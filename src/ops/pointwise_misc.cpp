@@ -9,6 +9,7 @@
 
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/math.h"
@@ -80,9 +81,16 @@ Tensor fill_tensor_impl(const Tensor& self, const Tensor& value) {
   return fill__tensor_impl(out, value);
 }
 
-Tensor sgn_impl(const Tensor& self) { return sign(self); }
+// sgn(z) = z / |z| (0 at 0) for complex z, sign(x) for real x.
+Tensor sgn_impl(const Tensor& self) {
+  if (!self.is_complex()) return sign(self);
+  const Tensor a = abs(self);
+  return where(eq(a, Scalar(0.0)), zeros({}, TensorOptions(self.dtype()).device(self.device())),
+               self / a);
+}
 Tensor sgn__impl(const Tensor& self) {
   Tensor s = self;
+  if (self.is_complex()) return s.copy_(sgn_impl(self));
   return sign_(s);
 }
 Tensor square_impl(const Tensor& self) { return pow(self, Scalar(int64_t{2})); }
@@ -280,7 +288,9 @@ EMBER_MISC_UNARY(rad2deg, rad2deg_impl, rad2deg__impl)
 #undef EMBER_MISC_UNARY
 
 Tensor positive(const Tensor& self) { return dispatch::call<positive_impl>(OpId::positive, self); }
-Tensor conj(const Tensor& self) { return dispatch::call<self_impl>(OpId::conj, self); }
+// Note [Eager conj] (ops/complex.cpp): complex tensors get a conjugated copy.
+Tensor conj_impl(const Tensor& self) { return self.is_complex() ? conj_physical(self) : self; }
+Tensor conj(const Tensor& self) { return dispatch::call<conj_impl>(OpId::conj, self); }
 Tensor resolve_conj(const Tensor& self) { return dispatch::call<self_impl>(OpId::resolve_conj, self); }
 Tensor resolve_neg(const Tensor& self) { return dispatch::call<self_impl>(OpId::resolve_neg, self); }
 Tensor logit(const Tensor& self, std::optional<double> eps) {

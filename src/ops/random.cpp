@@ -8,6 +8,7 @@
 
 #include "../autograd/record.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/view.h"
 #include "../backends/cpu/random_kernels.h"
@@ -71,6 +72,10 @@ void check_in_bounds(V value, const char* name, ScalarType t) {
 }
 
 Tensor uniform__impl(const Tensor& self, double from, double to, Generator* gen) {
+  if (self.is_complex()) {  // both parts uniform on [from, to), as PyTorch
+    uniform__impl(view_as_real(self), from, to, gen);
+    return self;
+  }
   const ScalarType dt = self.dtype();
   if (!is_floating(dt)) not_implemented("check_uniform_bounds", dt);
   const auto [lo, hi] = dtype_bounds(dt);
@@ -88,6 +93,11 @@ Tensor uniform__impl(const Tensor& self, double from, double to, Generator* gen)
 
 Tensor normal__impl(const Tensor& self, double mean, double std, Generator* gen) {
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  if (self.is_complex()) {
+    // As PyTorch: the real and imaginary parts each get half the variance.
+    normal__impl(view_as_real(self), mean, std / std::sqrt(2.0), gen);
+    return self;
+  }
   if (!is_floating(self.dtype())) not_implemented("normal_kernel_cpu", self.dtype());
   ops::check_no_internal_overlap("normal_", self);
   if (needs_values(self)) cpu::normal_kernel(self, mean, std, draw_key(gen));

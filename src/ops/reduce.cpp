@@ -118,12 +118,12 @@ Tensor sum_dim_impl(const Tensor& self, std::optional<std::vector<int64_t>> dim,
 
 ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
   if (dtype) {
-    EMBER_CHECK(is_floating(*dtype),
+    EMBER_CHECK(is_floating(*dtype) || is_complex(*dtype),
                 "mean(): could not infer output dtype. Optional dtype must be either a floating "
                 "point or complex dtype. Got: ", scalar_type_name(*dtype));
     return *dtype;
   }
-  EMBER_CHECK(is_floating(self.dtype()),
+  EMBER_CHECK(is_floating(self.dtype()) || self.is_complex(),
               "mean(): could not infer output dtype. Input dtype must be either a floating point "
               "or complex dtype. Got: ", scalar_type_name(self.dtype()));
   return self.dtype();

@@ -12,6 +12,7 @@
 #include "../backends/cpu/math_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/math.h"
@@ -104,13 +105,22 @@ Tensor predicate_impl(const Tensor& self) {
                 scalar_type_name(self.dtype()), "'");
   }
   ops::check_not_quantized(predicate_name(Op), {self});
+  if (self.is_complex() && (Op == PredicateOp::IsNan || Op == PredicateOp::IsInf || Op == PredicateOp::IsFinite)) {
+    // Per part, as PyTorch: nan / inf if either part is, finite if both are.
+    const Tensor re = real(self), im = imag(self);
+    if (Op == PredicateOp::IsNan) return logical_or(isnan(re), isnan(im));
+    if (Op == PredicateOp::IsInf) return logical_or(isinf(re), isinf(im));
+    return logical_and(isfinite(re), isfinite(im));
+  }
+  EMBER_CHECK(!self.is_complex(), predicate_name(Op), " does not support complex inputs.");
   Tensor out = ops::new_output(self.sizes(), kBool, self.device(), {self});
   if (!out.is_meta()) cpu::predicate_kernel(Op, out, self);
   return out;
 }
 
 Tensor isreal_impl(const Tensor& self) {
-  return ones_like(self, TensorOptions(kBool));  // real dtypes only: every element is real
+  if (self.is_complex()) return eq(imag(self), Scalar(0.0));
+  return ones_like(self, TensorOptions(kBool));  // real dtypes: every element is real
 }
 
 // ---- autograd ----

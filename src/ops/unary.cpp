@@ -5,7 +5,11 @@
 // inputs in the default floating dtype, so their in-place forms refuse integer tensors ("result
 // type Float can't be cast to the desired output type Long"); logical_not returns bool (in place
 // it writes 0/1 in self's dtype); the others keep the input's dtype.
+#include "ember/ops/complex.h"
+#include "ember/ops/math.h"
+
 #include "../autograd/record.h"
+#include "../backends/cpu/complex_kernels.h"
 #include "../backends/cpu/unary_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
@@ -53,11 +57,18 @@ void check_unary_input(UnaryOp op, const Tensor& self) {
               "to invert a mask, use the `~` or `logical_not()` operator instead.");
   EMBER_CHECK(!(op == UnaryOp::Relu && self.dtype() == kBool),
               "Boolean inputs not supported for relu");
+  EMBER_CHECK(!(op == UnaryOp::Sign && self.is_complex()),
+              "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+              "torch.sgn instead.");
+  EMBER_CHECK(!(op == UnaryOp::Relu && self.is_complex()), "clamp is not supported for complex types");
+  EMBER_CHECK(!((op == UnaryOp::Log1p || op == UnaryOp::Expm1) && self.is_complex()), "\"",
+              unary_info(op).name, "_vml_cpu\" not implemented for '", scalar_type_name(self.dtype()), "'");
 }
 
 ScalarType unary_result_dtype(UnaryOp op, ScalarType in) {
   if (op == UnaryOp::LogicalNot) return kBool;
-  if (unary_info(op).floating && !is_floating(in)) return default_dtype();
+  if (op == UnaryOp::Abs) return to_real_value_type(in);  // |z| of a complex z is real
+  if (unary_info(op).floating && !is_floating(in) && !is_complex(in)) return default_dtype();
   return in;
 }
 
@@ -69,8 +80,10 @@ Tensor unary_impl(const Tensor& self) {
   const ScalarType dtype = unary_result_dtype(Op, self.dtype());
   Tensor out = ops::new_output(self.sizes(), dtype, self.device(), {self});
   if (!out.is_meta()) {
-    // logical_not reads any dtype and writes bool; the others compute in the output's dtype.
-    cpu::unary_kernel(Op, out, Op == UnaryOp::LogicalNot ? self : ops::cast(self, dtype));
+    // logical_not reads any dtype and writes bool; abs of complex reads complex and writes
+    // real; the others compute in the output's dtype.
+    if (Op == UnaryOp::Abs && self.is_complex()) cpu::complex_abs_kernel(out, self);
+    else cpu::unary_kernel(Op, out, Op == UnaryOp::LogicalNot ? self : ops::cast(self, dtype));
   }
   return out;
 }
@@ -80,6 +93,7 @@ Tensor unary__impl(const Tensor& self) {
   constexpr UnaryInfo info = unary_info(Op);
   ops::check_not_quantized(info.inplace_name, {self});
   check_unary_input(Op, self);
+  EMBER_CHECK(!(Op == UnaryOp::Abs && self.is_complex()), "In-place abs is not supported for complex tensors.");
   const ScalarType dtype =
       Op == UnaryOp::LogicalNot ? self.dtype() : unary_result_dtype(Op, self.dtype());
   ops::check_inplace_elementwise(info.inplace_name, self, self.sizes(), dtype);
@@ -127,16 +141,20 @@ constexpr UnaryRule unary_rule(UnaryOp op) {
 template <UnaryOp Op>
 Tensor unary_backward(const Tensor& g, const Tensor& s) {
   if constexpr (Op == UnaryOp::Neg) return -g;
-  if constexpr (Op == UnaryOp::Abs) return g * s.sign();  // 0 at 0 (and at NaN), as sgn
+  // Complex inputs: PyTorch's convention, grad * conj(f'(z)) (Note [Complex autograd]); conj
+  // is the identity on real tensors, so the real formulas are unchanged.
+  if constexpr (Op == UnaryOp::Abs) return s.is_complex() ? g * sgn(s) : g * s.sign();  // 0 at 0, as sgn
   if constexpr (Op == UnaryOp::Sign) return zeros_like(g);
-  if constexpr (Op == UnaryOp::Exp) return g * s;
-  if constexpr (Op == UnaryOp::Log) return g / s;
+  if constexpr (Op == UnaryOp::Exp) return g * conj_if_complex(s);
+  if constexpr (Op == UnaryOp::Log) return g / conj_if_complex(s);
   if constexpr (Op == UnaryOp::Log1p) return g / (s + 1);
   if constexpr (Op == UnaryOp::Expm1) return g * (s + 1);
-  if constexpr (Op == UnaryOp::Sqrt) return g / mul(s, 2);
-  if constexpr (Op == UnaryOp::Rsqrt) return mul(g, -0.5) * s.pow(3);
-  if constexpr (Op == UnaryOp::Sin) return g * s.cos();
-  if constexpr (Op == UnaryOp::Cos) return g * -s.sin();
+  if constexpr (Op == UnaryOp::Sqrt) return g / conj_if_complex(mul(s, 2));
+  if constexpr (Op == UnaryOp::Rsqrt) return mul(g, -0.5) * conj_if_complex(s.pow(3));
+  if constexpr (Op == UnaryOp::Sin) return g * conj_if_complex(s.cos());
+  if constexpr (Op == UnaryOp::Cos) return g * conj_if_complex(-s.sin());
+  if constexpr (Op == UnaryOp::Tanh) { if (s.is_complex()) return g * conj_if_complex(1 - s * s); }
+  if constexpr (Op == UnaryOp::Sigmoid) { if (s.is_complex()) return g * conj_if_complex(s * (1 - s)); }
   // PyTorch's ops of their own (Note [Backward formulas call ops]); relu's is
   // threshold_backward(grad, result, 0): zero where result <= 0, so a NaN passes the gradient.
   if constexpr (Op == UnaryOp::Tanh) return tanh_backward(g, s);

@@ -82,6 +82,15 @@ const char* quantized_name() {
 template <MathUnaryOp Op>
 Tensor math_unary_impl(const Tensor& self) {
   ops::check_not_quantized(quantized_name<Op>(), {self});
+  if (self.is_complex()) {
+    // Of these only reciprocal is defined on complex numbers here (1 / z through div's kernel);
+    // the rest raise as PyTorch's kernels do for a dtype they lack.
+    EMBER_CHECK(Op == MathUnaryOp::Reciprocal, "\"", cpu::math_unary_kernel_name(Op), "\" not implemented for '",
+                scalar_type_name(self.dtype()), "'");
+    Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device(), {self});
+    if (!out.is_meta()) out.copy_(div(wrapped_scalar_tensor(Scalar(1.0)), self));
+    return out;
+  }
   const ScalarType dtype = floating_result(self.dtype());
   Tensor out = ops::new_output(self.sizes(), dtype, self.device(), {self});
   if (!out.is_meta()) cpu::math_unary_kernel(Op, out, ops::cast(self, dtype));
@@ -124,7 +133,7 @@ Tensor math_unary_backward(const Tensor& g, const Tensor& x, const Tensor& y) {
     case MathUnaryOp::Log10: return g / mul(x, std::log(10.0));
     case MathUnaryOp::Log2: return g / mul(x, std::log(2.0));
     case MathUnaryOp::Exp2: return g * mul(y, std::log(2.0));
-    case MathUnaryOp::Reciprocal: return g * neg(sq(y));
+    case MathUnaryOp::Reciprocal: return g * conj(neg(sq(y)));  // conj: Note [Complex autograd]
     case MathUnaryOp::Lgamma: return g * digamma(x);
     case MathUnaryOp::Digamma: return g * polygamma(1, x);
     case MathUnaryOp::I0: return g * special_i1(x);

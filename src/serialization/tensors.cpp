@@ -65,6 +65,8 @@ const char* storage_type_name(ScalarType t) {
     case kQUInt8: return "QUInt8Storage";
     case kQInt8: return "QInt8Storage";
     case kQInt32: return "QInt32Storage";
+    case kComplexFloat: return "ComplexFloatStorage";
+    case kComplexDouble: return "ComplexDoubleStorage";
     default: return "UntypedStorage";
   }
 }

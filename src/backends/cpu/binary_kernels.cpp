@@ -132,7 +132,7 @@ T minimum(T a, T b) {
 }  // namespace
 
 void add_kernel(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  visit_dtype(out.dtype(), [&]<class T>() {
+  visit_dtype_and_complex(out.dtype(), [&]<class T>() {
     using M = opmath_t<T>;
     if constexpr (std::is_same_v<T, bool>) {
       const bool al = alpha.to_bool();
@@ -150,7 +150,7 @@ void add_kernel(const Tensor& out, const Tensor& a, const Tensor& b, const Scala
 }
 
 void mul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
-  dispatch_types(kAllTypes, out.dtype(), "mul_cpu", [&]<class T>() {
+  dispatch_types(kAllTypesAndComplex, out.dtype(), "mul_cpu", [&]<class T>() {
     using M = opmath_t<T>;
     if constexpr (std::is_same_v<T, bool>) {
       run_binary<T>(out, a, b, [](bool x, bool y) { return x && y; });
@@ -161,7 +161,7 @@ void mul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 void div_true_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
-  dispatch_types(kFloatTypes, out.dtype(), "div_true_cpu", [&]<class T>() {
+  dispatch_types(kFloatAndComplexTypes, out.dtype(), "div_true_cpu", [&]<class T>() {
     using M = opmath_t<T>;
     run_binary<T>(out, a, b, [](T x, T y) { return T(M(x) / M(y)); });
   });
@@ -186,6 +186,12 @@ void remainder_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 void pow_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (out.is_complex()) {
+    dispatch_types(kComplexTypes, out.dtype(), "pow", [&]<class T>() {
+      run_binary<T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
+    });
+    return;
+  }
   dispatch_types(kAllTypesNoBool, out.dtype(), "pow", [&]<class T>() {
     if constexpr (is_int_v<T>) {
       run_binary<T>(out, a, b, [](T x, T y) { return powi(x, y); });
@@ -198,6 +204,14 @@ void pow_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
 
 void pow_scalar_kernel(const Tensor& out, const Tensor& a, const Scalar& exponent) {
   ElementwiseLoop loop({out, a});
+  if (out.is_complex()) {
+    dispatch_types(kComplexTypes, out.dtype(), "pow", [&]<class T>() {
+      const T e = exponent.to<T>();
+      if (e == T(2)) return loop.run<T, T>([](T x) { return x * x; });
+      loop.run<T, T>([e](T x) { return std::pow(x, e); });
+    });
+    return;
+  }
   dispatch_types(kAllTypesNoBool, out.dtype(), "pow", [&]<class T>() {
     using M = opmath_t<T>;
     if constexpr (is_int_v<T>) {

@@ -19,6 +19,28 @@ void run_compare(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 
 void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   EMBER_ASSERT(out.dtype() == kBool && a.dtype() == b.dtype());
+  if (a.is_complex()) {
+    // Complex numbers have equality and truth, no order (PyTorch: "lt_cpu" not implemented).
+    static constexpr const char* kOrderNames[] = {"", "", "lt_cpu", "le_cpu", "gt_cpu", "ge_cpu"};
+    EMBER_CHECK(op != CompareOp::Lt && op != CompareOp::Le && op != CompareOp::Gt && op != CompareOp::Ge,
+                "\"", kOrderNames[static_cast<int>(op) < 6 ? static_cast<int>(op) : 0], "\" not implemented for '",
+                scalar_type_name(a.dtype()), "'");
+    dispatch_types(kComplexTypes, a.dtype(), "compare_cpu", [&]<class T>() {
+      const T zero{};
+      switch (op) {
+        case CompareOp::Eq: return run_compare<T>(out, a, b, [](T x, T y) { return x == y; });
+        case CompareOp::Ne: return run_compare<T>(out, a, b, [](T x, T y) { return x != y; });
+        case CompareOp::LogicalAnd:
+          return run_compare<T>(out, a, b, [zero](T x, T y) { return x != zero && y != zero; });
+        case CompareOp::LogicalOr:
+          return run_compare<T>(out, a, b, [zero](T x, T y) { return x != zero || y != zero; });
+        case CompareOp::LogicalXor:
+          return run_compare<T>(out, a, b, [zero](T x, T y) { return (x != zero) != (y != zero); });
+        default: return;
+      }
+    });
+    return;
+  }
   dispatch_types(kAllTypes, a.dtype(), "compare_cpu", [&]<class T>() {
     using M = opmath_t<T>;
     switch (op) {

@@ -39,8 +39,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
     return;
   }
   ElementwiseLoop loop({dst, src});
-  visit_dtype(dst.dtype(), [&]<class D>() {
-    visit_dtype(src.dtype(), [&]<class S>() {
+  visit_dtype_and_complex(dst.dtype(), [&]<class D>() {
+    visit_dtype_and_complex(src.dtype(), [&]<class S>() {
       loop.run<D, S>([](S v) { return convert<D>(v); });
     }, "copy_");
   }, "copy_");
@@ -50,8 +50,8 @@ void copy_kernel_ref(const Tensor& dst, const Tensor& src) {
   // Walk every index of dst with an explicit odometer; no coalescing, no threads.
   const int64_t nd = dst.dim(), off = nd - src.dim();
   std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
-  visit_dtype(dst.dtype(), [&]<class D>() {
-    visit_dtype(src.dtype(), [&]<class S>() {
+  visit_dtype_and_complex(dst.dtype(), [&]<class D>() {
+    visit_dtype_and_complex(src.dtype(), [&]<class S>() {
       for (int64_t n = 0; n < dst.numel(); ++n) {
         int64_t doff = 0, soff = 0;
         for (int64_t d = 0; d < nd; ++d) {
@@ -70,8 +70,9 @@ void copy_kernel_ref(const Tensor& dst, const Tensor& src) {
 
 void fill_kernel(const Tensor& dst, const Scalar& value) {
   ElementwiseLoop loop({dst});
-  visit_dtype(dst.dtype(), [&]<class D>() {
-    const D v = value.is_floating() ? convert<D>(value.to_double())
+  visit_dtype_and_complex(dst.dtype(), [&]<class D>() {
+    const D v = value.is_complex()  ? convert<D>(value.to_complex())
+                : value.is_floating() ? convert<D>(value.to_double())
                 : value.is_bool()   ? convert<D>(value.to_bool())
                                     : convert<D>(value.to_int());
     loop.run<D>([v]() { return v; });

@@ -31,6 +31,17 @@ inline constexpr TypeList<float, double, Half, BFloat16> kFloatTypes{};
 inline constexpr TypeList<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, int32_t, int64_t>
     kRealTypes{};
 inline constexpr TypeList<int8_t, uint8_t, int16_t, int32_t, int64_t, bool> kIntegralTypes{};
+/// The complex types (Note [Complex dtypes]) and the lists with them, for the kernels whose
+/// functor means the same on complex numbers (arithmetic, exp, log, ...).
+inline constexpr TypeList<std::complex<float>, std::complex<double>> kComplexTypes{};
+inline constexpr TypeList<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, int32_t, int64_t,
+                          bool, std::complex<float>, std::complex<double>>
+    kAllTypesAndComplex{};
+inline constexpr TypeList<float, double, Half, BFloat16, int8_t, uint8_t, int16_t, int32_t, int64_t,
+                          std::complex<float>, std::complex<double>>
+    kAllTypesNoBoolAndComplex{};
+inline constexpr TypeList<float, double, Half, BFloat16, std::complex<float>, std::complex<double>>
+    kFloatAndComplexTypes{};
 
 [[noreturn]] void dtype_not_implemented(const char* kernel, ScalarType t);
 

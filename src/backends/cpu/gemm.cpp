@@ -24,6 +24,7 @@
 #include <omp.h>  // libgomp, the same OpenMP runtime libdnnl.so links; never mix in libomp
 
 #include <algorithm>
+#include <complex>
 #include <atomic>
 #include <limits>
 #include <mutex>
@@ -160,6 +161,12 @@ void openblas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
   if constexpr (std::is_same_v<T, float>) {
     cblas_sgemm(CblasRowMajor, ta, tb, blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda),
                 b, blasint(ldb), beta, c, blasint(ldc));
+  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+    cblas_cgemm(CblasRowMajor, ta, tb, blasint(m), blasint(n), blasint(k), &alpha, a, blasint(lda),
+                b, blasint(ldb), &beta, c, blasint(ldc));
+  } else if constexpr (std::is_same_v<T, std::complex<double>>) {
+    cblas_zgemm(CblasRowMajor, ta, tb, blasint(m), blasint(n), blasint(k), &alpha, a, blasint(lda),
+                b, blasint(ldb), &beta, c, blasint(ldc));
   } else {
     cblas_dgemm(CblasRowMajor, ta, tb, blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda),
                 b, blasint(ldb), beta, c, blasint(ldc));
@@ -171,6 +178,18 @@ void openblas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
           int64_t ldc) {
+  openblas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// complex64 / complex128: OpenBLAS's cgemm / zgemm (oneDNN has no complex GEMM).
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, std::complex<float> alpha,
+          const std::complex<float>* a, int64_t lda, const std::complex<float>* b, int64_t ldb,
+          std::complex<float> beta, std::complex<float>* c, int64_t ldc) {
+  openblas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, std::complex<double> alpha,
+          const std::complex<double>* a, int64_t lda, const std::complex<double>* b, int64_t ldb,
+          std::complex<double> beta, std::complex<double>* c, int64_t ldc) {
   openblas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -19,6 +19,7 @@
 //     without reading A or B.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -29,6 +30,13 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
           int64_t ldc);
+// complex64 / complex128 -> OpenBLAS cblas_cgemm / cblas_zgemm (no conjugation: op(A) is A or A^T)
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, std::complex<float> alpha,
+          const std::complex<float>* a, int64_t lda, const std::complex<float>* b, int64_t ldb,
+          std::complex<float> beta, std::complex<float>* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, std::complex<double> alpha,
+          const std::complex<double>* a, int64_t lda, const std::complex<double>* b, int64_t ldb,
+          std::complex<double> beta, std::complex<double>* c, int64_t ldc);
 
 // float GEMM through OpenBLAS's cblas_sgemm, whatever the size: PyTorch 1.13's float products
 // (at::native::cpublas::gemm calls BLAS sgemm, and Debian's torch links the same OpenBLAS), for

@@ -135,7 +135,8 @@ void line_loop(const Tensor& dst, const Tensor& src, const Tensor& index, int64_
 }
 
 void gather_lines(const Tensor& out, const Tensor& self_as_index, int64_t dim, const Tensor& index) {
-  visit_dtype(out.dtype(), [&]<class T>() {
+  // A pure copy of elements: complex too (index_select, gather, flip, roll).
+  visit_dtype_and_complex(out.dtype(), [&]<class T>() {
     visit_index_dtype(index.dtype(), [&]<class I>() {
       line_loop<T, I>(out, self_as_index, index, dim, /*index_dst=*/false,
                       [](T& d, const T& s) { d = s; });
@@ -199,7 +200,7 @@ void index_select_kernel(const Tensor& out, const Tensor& self, int64_t dim, con
 }
 
 void index_select_kernel_ref(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  visit_dtype(out.dtype(), [&]<class T>() {
+  visit_dtype_and_complex(out.dtype(), [&]<class T>() {
     visit_index_dtype(index.dtype(), [&]<class I>() {
       const I* idx = static_cast<const I*>(index.data_ptr());
       const T* s = static_cast<const T*>(self.data_ptr());
@@ -218,7 +219,7 @@ void gather_kernel(const Tensor& out, const Tensor& self, int64_t dim, const Ten
 }
 
 void gather_kernel_ref(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  visit_dtype(out.dtype(), [&]<class T>() {
+  visit_dtype_and_complex(out.dtype(), [&]<class T>() {
     visit_index_dtype(index.dtype(), [&]<class I>() {
       const I* idx = static_cast<const I*>(index.data_ptr());
       const T* s = static_cast<const T*>(self.data_ptr());

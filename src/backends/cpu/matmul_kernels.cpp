@@ -106,7 +106,7 @@ BlasLayout layout_or_copy(Tensor& t, int r) {
   return *lay;
 }
 
-template <class T>  // float or double
+template <class T>  // float, double, complex64 or complex128
 void addmm_blas(const Tensor& out, Tensor a, Tensor b, T beta, T alpha) {
   const Geometry g = geometry_of(a, b);
   const BlasLayout la = layout_or_copy(a, g.r);
@@ -163,10 +163,10 @@ void addmm_integer(const Tensor& out, const Tensor& a, const Tensor& b, T beta, 
 void addmm_kernel(const Tensor& out, const Tensor& bias, const Tensor& a, const Tensor& b,
                   const Scalar& beta, const Scalar& alpha) {
   if (out.numel() == 0) return;
-  visit_dtype(a.dtype(), [&]<class T>() {
+  visit_dtype_and_complex(a.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
       EMBER_FAIL("\"addmm_impl_cpu_\" not implemented for 'Bool'");
-    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T>) {
       const T beta_t = beta.to<T>();
       if (bias.defined() && beta_t != T(0)) copy_kernel(out, bias);
       addmm_blas<T>(out, a, b, beta_t, alpha.to<T>());

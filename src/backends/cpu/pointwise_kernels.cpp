@@ -54,8 +54,11 @@ T select_bits(bool c, T x, T y) {
 
 void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
   ElementwiseLoop loop({out, condition, a, b});
-  dispatch_types(kAllTypes, out.dtype(), "where_cpu", [&]<class T>() {
-    if (condition.dtype() == kBool) {
+  dispatch_types(kAllTypesAndComplex, out.dtype(), "where_cpu", [&]<class T>() {
+    if constexpr (is_complex_v<T>) {  // 16-byte complex128 has no same-size integer for select_bits
+      if (condition.dtype() == kBool) loop.run<T, bool, T, T>([](bool c, T x, T y) { return c ? x : y; });
+      else loop.run<T, uint8_t, T, T>([](uint8_t c, T x, T y) { return c ? x : y; });
+    } else if (condition.dtype() == kBool) {
       loop.run<T, bool, T, T>([](bool c, T x, T y) { return select_bits(c, x, y); });
     } else {
       EMBER_ASSERT(condition.dtype() == kUInt8, "where: condition must be bool or uint8");
@@ -66,7 +69,7 @@ void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, c
 
 void where_kernel_ref(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
   ElementwiseLoop loop({out, condition, a, b});
-  dispatch_types(kAllTypes, out.dtype(), "where_cpu", [&]<class T>() {
+  dispatch_types(kAllTypesAndComplex, out.dtype(), "where_cpu", [&]<class T>() {
     if (condition.dtype() == kBool) {
       loop.run<T, bool, T, T>([](bool c, T x, T y) { return c ? x : y; });
     } else {

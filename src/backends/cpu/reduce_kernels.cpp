@@ -249,6 +249,16 @@ void run_simple(const Tensor& out, const Tensor& in, IntArrayRef dims, const cha
   }, name);
 }
 
+// sum and prod: the same over complex types too (the others have no order on them).
+template <template <class> class OpT>
+void run_simple_and_complex(const Tensor& out, const Tensor& in, IntArrayRef dims, const char* name) {
+  EMBER_ASSERT(out.dtype() == in.dtype() && out.is_contiguous());
+  ReduceGeometry g(in, dims);
+  visit_dtype_and_complex(in.dtype(), [&]<class T>() {
+    run_reduce(g, first_element<T>(in), OpT<T>{out.data_ptr<T>()});
+  }, name);
+}
+
 template <class T>
 using AmaxOp = ExtremumOp<T, true>;
 template <class T>
@@ -309,15 +319,15 @@ bool torch_order_float_sum(const Tensor& out, const Tensor& in, const ReduceGeom
 
 void sum_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   if (torch_order_float_sum(out, in, ReduceGeometry(in, dims), false)) return;
-  run_simple<SumOp>(out, in, dims, "sum");
+  run_simple_and_complex<SumOp>(out, in, dims, "sum");
 }
 
 void mean_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims) {
-  EMBER_ASSERT(out.dtype() == in.dtype() && is_floating(in.dtype()));
+  EMBER_ASSERT(out.dtype() == in.dtype() && (is_floating(in.dtype()) || is_complex(in.dtype())));
   ReduceGeometry g(in, dims);
   if (torch_order_float_sum(out, in, g, true)) return;
-  visit_dtype(in.dtype(), [&]<class T>() {
-    if constexpr (std::is_floating_point_v<opmath_t<T>>) {
+  visit_dtype_and_complex(in.dtype(), [&]<class T>() {
+    if constexpr (std::is_floating_point_v<opmath_t<T>> || is_complex_v<T>) {
       MeanOp<T> op;
       op.out = out.data_ptr<T>();
       op.count = static_cast<opmath_t<T>>(g.n_red);
@@ -327,7 +337,7 @@ void mean_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims) {
 }
 
 void prod_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims) {
-  run_simple<ProdOp>(out, in, dims, "prod");
+  run_simple_and_complex<ProdOp>(out, in, dims, "prod");
 }
 void amax_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   run_simple<AmaxOp>(out, in, dims, "amax");

@@ -24,6 +24,16 @@ void float_unary(const char* kernel, const Tensor& out, const Tensor& in, F f) {
   });
 }
 
+// The same over floating and complex types (exp, log, sqrt, sin, ... mean the same on complex
+// numbers, with std::complex's branch cuts, which are PyTorch's).
+template <class F>
+void float_or_complex_unary(const char* kernel, const Tensor& out, const Tensor& in, F f) {
+  dispatch_types(kFloatAndComplexTypes, out.dtype(), kernel, [&]<class T>() {
+    using M = opmath_t<T>;
+    run_unary<T>(out, in, [f](T x) { return T(f(M(x))); });
+  });
+}
+
 template <class T>
 T abs_value(T x) {
   if constexpr (std::is_integral_v<T>) {
@@ -71,7 +81,7 @@ void logical_not_kernel(const Tensor& out, const Tensor& in) {
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in) {
   switch (op) {
     case UnaryOp::Neg:
-      return dispatch_types(kAllTypesNoBool, out.dtype(), "neg_cpu", [&]<class T>() {
+      return dispatch_types(kAllTypesNoBoolAndComplex, out.dtype(), "neg_cpu", [&]<class T>() {
         run_unary<T>(out, in, [](T x) { return T(wrap_neg(opmath_t<T>(x))); });
       });
     case UnaryOp::Abs:
@@ -84,27 +94,27 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& in) {
       });
     case UnaryOp::Exp:
       if (out.dtype() == kFloat32) return fast_float_kernel(FastFloatOp::Exp, out, in);
-      return float_unary("exp_vml_cpu", out, in, [](auto x) { return std::exp(x); });
+      return float_or_complex_unary("exp_vml_cpu", out, in, [](auto x) { return std::exp(x); });
     case UnaryOp::Log:
-      return float_unary("log_vml_cpu", out, in, [](auto x) { return std::log(x); });
+      return float_or_complex_unary("log_vml_cpu", out, in, [](auto x) { return std::log(x); });
     case UnaryOp::Log1p:
       return float_unary("log1p_vml_cpu", out, in, [](auto x) { return std::log1p(x); });
     case UnaryOp::Expm1:
       return float_unary("expm1_vml_cpu", out, in, [](auto x) { return std::expm1(x); });
     case UnaryOp::Sqrt:
-      return float_unary("sqrt_vml_cpu", out, in, [](auto x) { return std::sqrt(x); });
+      return float_or_complex_unary("sqrt_vml_cpu", out, in, [](auto x) { return std::sqrt(x); });
     case UnaryOp::Rsqrt:
-      return float_unary("rsqrt_cpu", out, in,
+      return float_or_complex_unary("rsqrt_cpu", out, in,
                          [](auto x) { return decltype(x)(1) / std::sqrt(x); });
     case UnaryOp::Sin:
-      return float_unary("sin_vml_cpu", out, in, [](auto x) { return std::sin(x); });
+      return float_or_complex_unary("sin_vml_cpu", out, in, [](auto x) { return std::sin(x); });
     case UnaryOp::Cos:
-      return float_unary("cos_vml_cpu", out, in, [](auto x) { return std::cos(x); });
+      return float_or_complex_unary("cos_vml_cpu", out, in, [](auto x) { return std::cos(x); });
     case UnaryOp::Tanh:
-      return float_unary("tanh_vml_cpu", out, in, [](auto x) { return std::tanh(x); });
+      return float_or_complex_unary("tanh_vml_cpu", out, in, [](auto x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
       if (out.dtype() == kFloat32) return fast_float_kernel(FastFloatOp::Sigmoid, out, in);
-      return float_unary("sigmoid_cpu", out, in, [](auto x) {
+      return float_or_complex_unary("sigmoid_cpu", out, in, [](auto x) {
         using M = decltype(x);
         return M(1) / (M(1) + std::exp(-x));
       });

@@ -177,7 +177,7 @@ def _is_property(qualname):
 
 
 def _to_numpy(t):
-    t = t.detach()
+    t = t.detach().resolve_conj()  # torch's conj() is a lazy view numpy refuses
     if "bfloat16" in str(t.dtype) or "float16" in str(t.dtype):
         t = t.float()
     return t.numpy()

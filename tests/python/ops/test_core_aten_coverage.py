@@ -16,9 +16,7 @@ import ember
 
 FIXTURE = pathlib.Path(__file__).with_name("core_aten_ops.txt")
 
-NOT_YET = {
-    "_fft_c2r", "_fft_r2c",  # ember.fft and complex dtypes are not built yet
-}
+NOT_YET = set()  # the opset is complete
 
 
 def core_entries():

@@ -1,0 +1,61 @@
+// ember::fft: discrete Fourier transforms as torch.fft computes them (docs/complex.md), over
+// kissfft's C++ header from Debian's libkissfft-dev.
+//
+//   auto X = ember::fft::rfft(x);                          // (..., n) real -> (..., n/2+1) complex
+//   auto y = ember::fft::irfft(X, x.size(-1));             // back, the length given
+//   auto F = ember::fft::fft2(img, std::nullopt, {-2, -1}, "ortho");
+//   auto f = ember::fft::fftfreq(8, 0.1);                  // the sample frequencies
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+/// The primitives the public functions lower to (PyTorch's Core ATen ops). normalization: 0 none,
+/// 1 by 1/sqrt(n), 2 by 1/n, n the product of the transformed sizes (of the output for c2r).
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided);
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size);
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward);
+
+namespace fft {
+
+using OptInt = std::optional<int64_t>;
+using OptInts = std::optional<std::vector<int64_t>>;
+using OptStr = std::optional<std::string>;
+
+Tensor fft(const Tensor& self, OptInt n = std::nullopt, int64_t dim = -1, OptStr norm = std::nullopt);
+Tensor ifft(const Tensor& self, OptInt n = std::nullopt, int64_t dim = -1, OptStr norm = std::nullopt);
+Tensor rfft(const Tensor& self, OptInt n = std::nullopt, int64_t dim = -1, OptStr norm = std::nullopt);
+Tensor irfft(const Tensor& self, OptInt n = std::nullopt, int64_t dim = -1, OptStr norm = std::nullopt);
+Tensor hfft(const Tensor& self, OptInt n = std::nullopt, int64_t dim = -1, OptStr norm = std::nullopt);
+Tensor ihfft(const Tensor& self, OptInt n = std::nullopt, int64_t dim = -1, OptStr norm = std::nullopt);
+
+Tensor fft2(const Tensor& self, OptInts s = std::nullopt, std::vector<int64_t> dim = {-2, -1}, OptStr norm = std::nullopt);
+Tensor ifft2(const Tensor& self, OptInts s = std::nullopt, std::vector<int64_t> dim = {-2, -1}, OptStr norm = std::nullopt);
+Tensor rfft2(const Tensor& self, OptInts s = std::nullopt, std::vector<int64_t> dim = {-2, -1}, OptStr norm = std::nullopt);
+Tensor irfft2(const Tensor& self, OptInts s = std::nullopt, std::vector<int64_t> dim = {-2, -1}, OptStr norm = std::nullopt);
+Tensor hfft2(const Tensor& self, OptInts s = std::nullopt, std::vector<int64_t> dim = {-2, -1}, OptStr norm = std::nullopt);
+Tensor ihfft2(const Tensor& self, OptInts s = std::nullopt, std::vector<int64_t> dim = {-2, -1}, OptStr norm = std::nullopt);
+
+Tensor fftn(const Tensor& self, OptInts s = std::nullopt, OptInts dim = std::nullopt, OptStr norm = std::nullopt);
+Tensor ifftn(const Tensor& self, OptInts s = std::nullopt, OptInts dim = std::nullopt, OptStr norm = std::nullopt);
+Tensor rfftn(const Tensor& self, OptInts s = std::nullopt, OptInts dim = std::nullopt, OptStr norm = std::nullopt);
+Tensor irfftn(const Tensor& self, OptInts s = std::nullopt, OptInts dim = std::nullopt, OptStr norm = std::nullopt);
+Tensor hfftn(const Tensor& self, OptInts s = std::nullopt, OptInts dim = std::nullopt, OptStr norm = std::nullopt);
+Tensor ihfftn(const Tensor& self, OptInts s = std::nullopt, OptInts dim = std::nullopt, OptStr norm = std::nullopt);
+
+/// The sample frequencies [0, 1, ..., n/2-1, -n/2, ..., -1] / (d*n) (default dtype unless given).
+Tensor fftfreq(int64_t n, double d = 1.0, std::optional<ScalarType> dtype = std::nullopt,
+               std::optional<Device> device = std::nullopt);
+Tensor rfftfreq(int64_t n, double d = 1.0, std::optional<ScalarType> dtype = std::nullopt,
+                std::optional<Device> device = std::nullopt);
+/// Rolls the zero frequency to the centre (all dims by default) and back.
+Tensor fftshift(const Tensor& self, OptInts dim = std::nullopt);
+Tensor ifftshift(const Tensor& self, OptInts dim = std::nullopt);
+
+}  // namespace fft
+}  // namespace ember
