@@ -58,8 +58,8 @@ void check_unary_input(UnaryOp op, const Tensor& self) {
   EMBER_CHECK(!(op == UnaryOp::Relu && self.dtype() == kBool),
               "Boolean inputs not supported for relu");
   EMBER_CHECK(!(op == UnaryOp::Sign && self.is_complex()),
-              "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
-              "torch.sgn instead.");
+              "Unlike NumPy, ember.sign is not intended to support complex numbers. Please use "
+              "ember.sgn instead.");
   EMBER_CHECK(!(op == UnaryOp::Relu && self.is_complex()), "clamp is not supported for complex types");
   EMBER_CHECK(!((op == UnaryOp::Log1p || op == UnaryOp::Expm1) && self.is_complex()), "\"",
               unary_info(op).name, "_vml_cpu\" not implemented for '", scalar_type_name(self.dtype()), "'");

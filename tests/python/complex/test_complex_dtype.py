@@ -215,7 +215,7 @@ def test_unsupported_ops_raise_torch_texts():
         (lambda: z.clamp(0, 1), "clamp is not supported for complex types"),
         (lambda: z.relu(), "clamp is not supported for complex types"),
         (lambda: z < z, "\"lt_cpu\" not implemented for 'ComplexFloat'"),
-        (lambda: z.sign(), "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."),
+        (lambda: z.sign(), "Unlike NumPy, ember.sign is not intended to support complex numbers. Please use ember.sgn instead."),
         (lambda: z.abs_(), "In-place abs is not supported for complex tensors."),
     ]
     for fn, text in cases:
