@@ -2,6 +2,7 @@
 #include "ember/nn/modules/linear.h"
 
 #include <cmath>
+#include <optional>
 
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
@@ -39,10 +40,8 @@ void Linear::reset_parameters() {
 }
 
 Tensor Linear::forward(const Tensor& input) {
-  if (has_forward_hooks()) {  // Note [Observed layers take torch's path]
-    const cpu::TorchGemmScope torch_gemm;
-    return F::linear(input, weight(), detail::optional_tensor(bias()));
-  }
+  std::optional<cpu::TorchGemmScope> torch_gemm;
+  if (has_forward_hooks()) torch_gemm.emplace();  // Note [Observed layers take torch's path]
   return F::linear(input, weight(), detail::optional_tensor(bias()));
 }
 
