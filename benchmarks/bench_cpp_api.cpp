@@ -90,6 +90,9 @@ void bench_compile(const std::string& filter) {
     return;
   std::vector<std::string> torch_flags = {"-DUSE_TORCH"};
   for (const std::string& dir : split(EMBER_BENCH_TORCH_INCLUDES, '|')) {
+    // The compiler's own system directory: naming it again with -isystem reorders the search
+    // and breaks libstdc++'s #include_next <stdlib.h>.
+    if (dir == "/usr/include") continue;
     torch_flags.push_back("-isystem");
     torch_flags.push_back(dir);
   }
