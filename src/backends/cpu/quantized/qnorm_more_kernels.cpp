@@ -17,12 +17,15 @@ struct RowStats {
 
 template <class T>
 RowStats row_stats(const T* x, int64_t n, const QNormSpec& s) {
-  int64_t sum = 0, sum_sq = 0;
+  // qint32 rows can overflow int64: the sums wrap through uint64 (two's complement, defined),
+  // which is what the arithmetic did before it was defined behaviour; 8-bit rows never wrap.
+  uint64_t sum_u = 0, sum_sq_u = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t v = x[i];
-    sum += v;
-    sum_sq += v * v;
+    const auto v = static_cast<uint64_t>(static_cast<int64_t>(x[i]));
+    sum_u += v;
+    sum_sq_u += v * v;
   }
+  const auto sum = static_cast<int64_t>(sum_u), sum_sq = static_cast<int64_t>(sum_sq_u);
   const float nf = static_cast<float>(n);
   const float mean_shift = static_cast<float>(sum) / nf;
   const float mean = mean_shift - static_cast<float>(s.in.zero_point);
