@@ -1,14 +1,17 @@
 // Everything public in ember, in one include: tensors and their ops, autograd (Function<T>,
-// gradcheck), nn, optim, models, quantization and the int8 runtime, serialization, safetensors,
+// gradcheck, saved-tensor hooks, checkpointing), nn, optim, models, quantization and the int8
+// runtime, serialization, safetensors,
 // downloads and ember::data. The finer headers stay available for faster builds.
 //
 //   #include <ember/ember.h>
 //   int main() { std::cout << ember::ones({2, 2}) + 1 << "\n"; }
 #pragma once
 
+#include "ember/autograd/anomaly_mode.h"
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/function.h"
 #include "ember/autograd/gradcheck.h"
+#include "ember/autograd/saved_tensor_hooks.h"
 #include "ember/data.h"
 #include "ember/device.h"
 #include "ember/dispatch.h"
@@ -60,5 +63,7 @@
 #include "ember/serialization.h"
 #include "ember/swap_tensors.h"
 #include "ember/tensor.h"
+#include "ember/utils/checkpoint.h"
 #include "ember/value.h"
 #include "ember/version.h"
+#include "ember/warning.h"

@@ -14,6 +14,7 @@
 namespace ember::python {
 
 void init_autograd(py::module_& m);
+void init_saved_tensor_hooks(py::module_& m);
 
 namespace {
 
@@ -101,6 +102,7 @@ void init_autograd(py::module_& parent) {
   py::module_ m = parent.def_submodule("_autograd", "ember's autograd, bound for ember.autograd");
   init_python_node(m);
   init_python_function(m);
+  init_saved_tensor_hooks(m);
 
   g_gradcheck_error = PyErr_NewExceptionWithDoc(
       "ember.autograd.gradcheck.GradcheckError",

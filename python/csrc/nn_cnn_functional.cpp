@@ -41,7 +41,8 @@ void init_nn_cnn_functional(py::module_& m) {
         py::arg("training") = true, py::arg("inplace") = false);
   m.def("interpolate", &F::interpolate, py::arg("input"), py::arg("size") = none,
         py::arg("scale_factor") = none, py::arg("mode") = "nearest",
-        py::arg("align_corners") = none, py::arg("recompute_scale_factor") = none);
+        py::arg("align_corners") = none, py::arg("recompute_scale_factor") = none,
+        py::arg("antialias") = false);
 
   m.def("fuse_conv_bn_weights",
         [](const Tensor& conv_w, const std::optional<Tensor>& conv_b, const Tensor& bn_rm,

@@ -47,6 +47,9 @@ from ._shape import *  # noqa: E402,F401,F403  einsum, meshgrid, unique, tensord
 from ._shape import _install_methods as _shape_methods  # noqa: E402
 _shape_methods(Tensor)
 from ._grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: E402,F401
+from ._C._autograd import (  # noqa: E402,F401  (Note [Anomaly mode])
+    is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled,
+)
 from . import nn, optim  # noqa: E402,F401
 from . import ao  # noqa: E402,F401  (ao.nn.quantized: the quantized modules)
 import ember.ao.quantization  # noqa: E402,F401  (after nn: the workflow builds on its modules)

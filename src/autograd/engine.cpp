@@ -23,8 +23,12 @@
 #include <unordered_set>
 
 #include "autograd_meta.h"
+#include "ember/autograd/anomaly_mode.h"
 #include "ember/autograd/autograd.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/math.h"
+#include "ember/ops/reduce.h"
+#include "ember/warning.h"
 #include "functions.h"
 #include "record.h"
 
@@ -133,7 +137,46 @@ void call_tensor_pre_hooks(Node& fn, tensor_list& inputs) {
   }
 }
 
+// Note [Anomaly mode]: a NaN in a gradient the node produced is an error.
+void check_nan_outputs(const Node& fn, const tensor_list& outputs) {
+  NoGradGuard no_grad;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& g = outputs[i];
+    if (!g.defined() || g.is_meta() || !(is_floating(g.dtype()) || is_complex(g.dtype()))) continue;
+    EMBER_CHECK(!isnan(g).any().item<bool>(), "Function '", fn.name(), "' returned nan values in its ", i,
+                "th output.");
+  }
+}
+
+// Note [Anomaly mode]: where the failing node's forward ran, before its error propagates.
+void warn_forward_trace(const Node& fn) {
+  const auto& trace = fn.forward_trace();
+  if (!trace) {
+    EMBER_WARN("Error detected in ", fn.name(), ". No forward pass information available. Enable detect ",
+               "anomaly during forward pass for more information.");
+  } else if (trace->empty()) {
+    EMBER_WARN("Error detected in ", fn.name(), ". Its forward ran from C++, where ember records no ",
+               "traceback.");
+  } else {
+    EMBER_WARN("Error detected in ", fn.name(), ". Traceback of forward call that caused the error:\n", *trace);
+  }
+}
+
+tensor_list call_function_unchecked(GraphTask& task, Node& fn, tensor_list&& inputs);
+
 tensor_list call_function(GraphTask& task, Node& fn, tensor_list&& inputs) {
+  if (!AnomalyMode::is_enabled()) return call_function_unchecked(task, fn, std::move(inputs));
+  try {
+    tensor_list outputs = call_function_unchecked(task, fn, std::move(inputs));
+    if (AnomalyMode::should_check_nan()) check_nan_outputs(fn, outputs);
+    return outputs;
+  } catch (...) {
+    warn_forward_trace(fn);
+    throw;
+  }
+}
+
+tensor_list call_function_unchecked(GraphTask& task, Node& fn, tensor_list&& inputs) {
   if (!fn.pre_hooks().empty()) {
     UserCodeScope user;
     for (const auto& [id, hook] : fn.pre_hooks()) {

@@ -1,6 +1,7 @@
 #include <atomic>
 
 #include "autograd_meta.h"
+#include "ember/autograd/anomaly_mode.h"
 #include "engine.h"
 
 namespace ember::autograd {
@@ -12,7 +13,9 @@ std::atomic<unsigned> g_next_hook_id{1};
 
 unsigned next_hook_id() { return g_next_hook_id.fetch_add(1, std::memory_order_relaxed); }
 
-Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node()
+    : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)),
+      forward_trace_(capture_forward_trace()) {}
 Node::Node(edge_list next_edges) : Node() { next_edges_ = std::move(next_edges); }
 
 uint32_t Node::add_input_metadata(const Tensor& t) {

@@ -36,6 +36,31 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   saved_version_ = t.version();
   requires_grad_ = t.requires_grad();
   is_output_ = is_output && !t.is_leaf();
+  if (auto hooks = current_saved_tensor_hooks(); hooks && !t.impl()->is_wrapped_number()) {
+    // Note [Saved tensor hooks]: keep what pack returns, and the history to re-attach.
+    if (is_output_) {
+      output_nr_ = t.output_nr();
+    } else if (const auto& fn = grad_fn_of(t)) {
+      grad_fn_ = fn;
+      output_nr_ = t.output_nr();
+    } else if (requires_grad_) {
+      grad_accumulator_ = grad_accumulator(t);
+    }
+    if (requires_grad_ && !is_output_) {
+      AutogradMeta& m = materialize_meta(t);
+      if (!m.saved_token_) m.saved_token_ = std::make_shared<int>(0);
+      token_ = m.saved_token_;
+    }
+    NoGradGuard no_grad;
+    packed_ = hooks->pack(t);
+    EMBER_CHECK(t.version() == saved_version_,
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as input "
+                "to pack hook can not be modified by in-place operations as this can lead to "
+                "unexpected side-effects. Please open an issue if you need to perform in-place "
+                "operations on the input to a pack hook.");
+    hooks_ = std::move(hooks);
+    return;
+  }
   if (is_output_) {
     // Keep the data without history: the node saving its own output must not own itself.
     output_nr_ = t.output_nr();
@@ -57,10 +82,38 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 void SavedVariable::release() {
   data_ = Tensor();
   token_.reset();
+  packed_.reset();
+  hooks_.reset();
+  grad_fn_.reset();
+}
+
+Tensor SavedVariable::unpack_hooked(const std::shared_ptr<Node>& owner) const {
+  const Tensor got = hooks_->unpack(packed_);
+  EMBER_CHECK_TYPE(got.defined(), "Output of saved tensor unpack_hook expected to be a Tensor but got "
+                   "an undefined tensor");
+  // A new tensor over the unpacked data, given the saved tensor's history (PyTorch's
+  // make_variable): the hook's tensor itself is left as it was.
+  Tensor out = got.variable_data();
+  if (!requires_grad_) return out;
+  if (is_output_) {
+    set_history(out, owner, output_nr_);
+  } else if (grad_fn_) {
+    set_history(out, grad_fn_, output_nr_);
+  } else if (auto acc = grad_accumulator_.lock()) {
+    // A saved leaf: gradients through the unpacked tensor reach the leaf's AccumulateGrad.
+    AutogradMeta& m = materialize_meta(out);
+    m.requires_grad_ = true;
+    m.grad_accumulator_ = acc;
+    out.impl()->refresh_autograd_key();
+  } else {
+    EMBER_FAIL("No grad accumulator for a saved leaf");
+  }
+  return out;
 }
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
   if (default_constructed_) return Tensor();
+  if (hooks_) return unpack_hooked(owner);
   EMBER_CHECK(data_.defined(),
               "Trying to backward through the graph a second time (or directly access saved "
               "tensors after they have already been freed). Saved intermediate values of the graph "

@@ -12,6 +12,17 @@
 // applies them with index_select and a weighted sum. The picked pixels and weights are
 // PyTorch's; the sums run in another order than its fused 2-d / 3-d loops, so results agree to
 // rounding (nearest and nearest-exact exactly).
+//
+// Note [Anti-aliased resampling]
+// F.interpolate(antialias=True) (aten::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa) is
+// PIL's resampling, as PyTorch computes it: along each axis, output o gathers the inputs whose
+// centres lie within `support` of its centre scale * (o + 0.5), weighted by the triangle (bilinear)
+// or Keys cubic with a = -0.5 (bicubic) filter stretched by the scale when downsampling, and the
+// weights renormalised to sum to one. Taps and weights are PyTorch's (same expressions, same
+// precision); the axes are resampled width first, as its separable kernel does, and an axis
+// whose size does not change is left alone. Outputs near the edge have fewer taps than the
+// widest one; resample_axis pads them with weight-0 taps, so an inf or nan within the padded
+// reach of an edge output turns it into nan where PyTorch's loop never reads that input.
 #include <cmath>
 
 #include "../autograd/record.h"
@@ -21,6 +32,7 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/pooling.h"
+#include "upsample_checks.h"
 
 namespace ember {
 
@@ -72,7 +84,7 @@ Tensor upsample_bilinear2d_vec_impl(const Tensor& input, std::optional<IntArrayR
 }
 
 // ---- separable resampling (Note [Separable resampling]) ----
-enum class Axis { Nearest, NearestExact, Linear, Cubic };
+enum class Axis { Nearest, NearestExact, Linear, Cubic, LinearAA, CubicAA };
 
 struct AxisTaps {
   std::vector<std::vector<int64_t>> idx;
@@ -148,11 +160,69 @@ AxisTaps axis_taps(Axis mode, int64_t in, int64_t out, bool align_corners, std::
   return t;
 }
 
+// PIL's filters as PyTorch writes them: the triangle in A, Keys' cubic (a = -0.5) partly in
+// double (its constants are double literals).
+template <class A>
+A aa_filter(A x, bool cubic) {
+  if (x < 0) x = -x;
+  if (!cubic) return x < 1 ? static_cast<A>(1.0 - static_cast<double>(x)) : A(0);
+  const double a = -0.5, xd = static_cast<double>(x);
+  if (x < 1) return static_cast<A>(((a + 2.0) * xd - (a + 3.0)) * xd * xd + 1);
+  if (x < 2) return static_cast<A>(static_cast<double>(((x - 5) * x + 8) * x - 4) * a);
+  return A(0);
+}
+
+// Note [Anti-aliased resampling]: the taps of one axis, padded to the widest output's count.
+template <class A>
+AxisTaps axis_taps_aa(bool cubic, int64_t in, int64_t out, bool align_corners,
+                      std::optional<double> scale) {
+  const A s = area_scale<A>(in, out, align_corners, scale);
+  const double half_width = cubic ? 2.0 : 1.0;  // interp_size * 0.5
+  const A support = s >= A(1) ? static_cast<A>(half_width * static_cast<double>(s)) : static_cast<A>(half_width);
+  const A invscale = s >= A(1) ? static_cast<A>(1.0 / static_cast<double>(s)) : A(1);
+  const auto max_taps = static_cast<size_t>(std::ceil(static_cast<double>(support)) * 2 + 1);
+  AxisTaps t;
+  t.idx.assign(max_taps, std::vector<int64_t>(static_cast<size_t>(out)));
+  t.w.assign(max_taps, std::vector<double>(static_cast<size_t>(out), 0.0));
+  size_t used = 1;
+  std::vector<A> w(max_taps);
+  for (int64_t o = 0; o < out; ++o) {
+    const auto k = static_cast<size_t>(o);
+    const A center = static_cast<A>(static_cast<double>(s) * (static_cast<double>(o) + 0.5));
+    const int64_t xmin = std::max<int64_t>(
+        static_cast<int64_t>(static_cast<double>(center) - static_cast<double>(support) + 0.5), 0);
+    const int64_t xsize =
+        std::min<int64_t>(static_cast<int64_t>(static_cast<double>(center) + static_cast<double>(support) + 0.5), in) -
+        xmin;
+    A total = 0;
+    for (int64_t j = 0; j < xsize; ++j) {
+      const A dist = static_cast<A>(j + xmin) - center;
+      w[static_cast<size_t>(j)] = aa_filter<A>(
+          static_cast<A>((static_cast<double>(dist) + 0.5) * static_cast<double>(invscale)), cubic);
+      total += w[static_cast<size_t>(j)];
+    }
+    for (size_t j = 0; j < max_taps; ++j) {
+      const bool real = static_cast<int64_t>(j) < xsize;
+      t.idx[j][k] = real ? xmin + static_cast<int64_t>(j) : std::min(xmin, in - 1);
+      t.w[j][k] = real ? static_cast<double>(total != 0 ? static_cast<A>(w[j] / total) : w[j]) : 0.0;
+    }
+    used = std::max(used, static_cast<size_t>(std::max<int64_t>(xsize, 1)));
+  }
+  t.idx.resize(used);
+  t.w.resize(used);
+  return t;
+}
+
 Tensor resample_axis(const Tensor& x, int64_t dim, int64_t out, Axis mode, bool align_corners,
                      std::optional<double> scale) {
   const int64_t in = x.size(dim);
-  const AxisTaps t = x.dtype() == kFloat64 ? axis_taps<double>(mode, in, out, align_corners, scale)
-                                           : axis_taps<float>(mode, in, out, align_corners, scale);
+  const bool f64 = x.dtype() == kFloat64;
+  const bool aa = mode == Axis::LinearAA || mode == Axis::CubicAA;
+  const bool cubic = mode == Axis::CubicAA;
+  const AxisTaps t = aa ? (f64 ? axis_taps_aa<double>(cubic, in, out, align_corners, scale)
+                               : axis_taps_aa<float>(cubic, in, out, align_corners, scale))
+                        : (f64 ? axis_taps<double>(mode, in, out, align_corners, scale)
+                               : axis_taps<float>(mode, in, out, align_corners, scale));
   const TensorOptions iopt = TensorOptions(kInt64).device(x.device());
   auto index = [&](size_t j) { return tensor(t.idx[j], iopt); };
   if (t.w.empty()) return x.index_select(dim, index(0));
@@ -167,6 +237,46 @@ Tensor resample_axis(const Tensor& x, int64_t dim, int64_t out, Axis mode, bool 
     acc = acc.defined() ? acc + term : term;
   }
   return acc;
+}
+
+// ---- anti-aliased upsampling (Note [Anti-aliased resampling]) ----
+Tensor upsample_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                   std::optional<double> scales_h, std::optional<double> scales_w, bool cubic) {
+  const auto sizes = detail::upsample_sizes(input.sizes(), output_size);
+  EMBER_CHECK(input.dim() == 4 && input.size(1) != 0 && input.size(2) != 0 && input.size(3) != 0,
+              "Non-empty 4D data tensor expected but got a tensor with sizes ", input.sizes());
+  EMBER_CHECK(input.dtype() == kFloat32 || input.dtype() == kFloat64,
+              "\"compute_indices_weights_aa\" not implemented for '", scalar_type_name(input.dtype()), "'");
+  if (input.is_meta() || input.numel() == 0) {
+    return empty(sizes, TensorOptions(input.dtype()).device(input.device()));
+  }
+  const Axis mode = cubic ? Axis::CubicAA : Axis::LinearAA;
+  Tensor out = input;
+  if (sizes[3] != input.size(3)) out = resample_axis(out, 3, sizes[3], mode, align_corners, scales_w);
+  if (sizes[2] != input.size(2)) out = resample_axis(out, 2, sizes[2], mode, align_corners, scales_h);
+  // An unchanged shape still returns a new tensor, as PyTorch's op does.
+  return out.is_same(input) ? input.clone() : out;
+}
+
+Tensor upsample_bilinear2d_aa_impl(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                                   std::optional<double> scales_h, std::optional<double> scales_w) {
+  return upsample_aa(input, output_size, align_corners, scales_h, scales_w, false);
+}
+Tensor upsample_bicubic2d_aa_impl(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                                  std::optional<double> scales_h, std::optional<double> scales_w) {
+  return upsample_aa(input, output_size, align_corners, scales_h, scales_w, true);
+}
+Tensor upsample_bilinear2d_aa_vec_impl(const Tensor& input, std::optional<IntArrayRef> output_size,
+                                       bool align_corners, std::optional<std::vector<double>> scale_factors) {
+  const auto osize = vec_output_size(input, output_size, scale_factors);
+  return _upsample_bilinear2d_aa(input, osize, align_corners, scale_at(scale_factors, 0),
+                                 scale_at(scale_factors, 1));
+}
+Tensor upsample_bicubic2d_aa_vec_impl(const Tensor& input, std::optional<IntArrayRef> output_size,
+                                      bool align_corners, std::optional<std::vector<double>> scale_factors) {
+  const auto osize = vec_output_size(input, output_size, scale_factors);
+  return _upsample_bicubic2d_aa(input, osize, align_corners, scale_at(scale_factors, 0),
+                                scale_at(scale_factors, 1));
 }
 
 // ---- grid sampling ----
@@ -338,6 +448,26 @@ Tensor upsample_bilinear2d(const Tensor& input, std::optional<IntArrayRef> outpu
   return dispatch::call<upsample_bilinear2d_vec_impl>(OpId::upsample_bilinear2d_vec, input,
                                                       output_size, align_corners, scale_factors);
 }
+Tensor _upsample_bilinear2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                               std::optional<double> scales_h, std::optional<double> scales_w) {
+  return dispatch::call<upsample_bilinear2d_aa_impl>(OpId::_upsample_bilinear2d_aa, input, output_size,
+                                                     align_corners, scales_h, scales_w);
+}
+Tensor _upsample_bicubic2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                              std::optional<double> scales_h, std::optional<double> scales_w) {
+  return dispatch::call<upsample_bicubic2d_aa_impl>(OpId::_upsample_bicubic2d_aa, input, output_size,
+                                                    align_corners, scales_h, scales_w);
+}
+Tensor _upsample_bilinear2d_aa(const Tensor& input, std::optional<IntArrayRef> output_size,
+                               bool align_corners, std::optional<std::vector<double>> scale_factors) {
+  return dispatch::call<upsample_bilinear2d_aa_vec_impl>(OpId::_upsample_bilinear2d_aa_vec, input,
+                                                         output_size, align_corners, scale_factors);
+}
+Tensor _upsample_bicubic2d_aa(const Tensor& input, std::optional<IntArrayRef> output_size,
+                              bool align_corners, std::optional<std::vector<double>> scale_factors) {
+  return dispatch::call<upsample_bicubic2d_aa_vec_impl>(OpId::_upsample_bicubic2d_aa_vec, input,
+                                                        output_size, align_corners, scale_factors);
+}
 Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                     int64_t padding_mode, bool align_corners) {
   return dispatch::call<grid_sampler_impl>(OpId::grid_sampler, input, grid, interpolation_mode,
@@ -366,6 +496,10 @@ Tensor upsample_bilinear2d_vec_op(const Tensor& input, std::optional<IntArrayRef
 
 EMBER_REGISTER_OP(upsample_nearest2d_vec, &upsample_nearest2d_vec_op);
 EMBER_REGISTER_OP(upsample_bilinear2d_vec, &upsample_bilinear2d_vec_op);
+EMBER_REGISTER_OP(_upsample_bilinear2d_aa, &upsample_bilinear2d_aa_impl);
+EMBER_REGISTER_OP(_upsample_bicubic2d_aa, &upsample_bicubic2d_aa_impl);
+EMBER_REGISTER_OP(_upsample_bilinear2d_aa_vec, &upsample_bilinear2d_aa_vec_impl);
+EMBER_REGISTER_OP(_upsample_bicubic2d_aa_vec, &upsample_bicubic2d_aa_vec_impl);
 EMBER_REGISTER_OP(grid_sampler, &grid_sampler);
 EMBER_REGISTER_OP(grid_sampler_2d, &grid_sampler_2d);
 EMBER_REGISTER_OP(affine_grid_generator, &affine_grid_generator);
@@ -373,7 +507,8 @@ EMBER_REGISTER_OP(affine_grid_generator, &affine_grid_generator);
 // ---- F.interpolate (every mode) ----
 Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size,
                    std::optional<std::vector<double>> scale_factor, const std::string& mode,
-                   std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor) {
+                   std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor,
+                   bool antialias) {
   const bool interpolating = mode == "linear" || mode == "bilinear" || mode == "bicubic" || mode == "trilinear";
   if (!interpolating) {
     EMBER_CHECK_VALUE(!align_corners, "align_corners option can only be set with the interpolating ",
@@ -420,6 +555,12 @@ Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size
                               "Input Error: Only 3D, 4D and 5D input Tensors supported (got ", input.dim(),
                               "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | ",
                               "nearest-exact (got ", mode, ")");
+  EMBER_CHECK_VALUE(!antialias || ((mode == "bilinear" || mode == "bicubic") && input.dim() == 4),
+                    "Anti-alias option is only supported for bilinear and bicubic modes");
+  if (antialias) {
+    return mode == "bilinear" ? _upsample_bilinear2d_aa(input, out_size, ac, scales[0], scales[1])
+                              : _upsample_bicubic2d_aa(input, out_size, ac, scales[0], scales[1]);
+  }
   if (mode == "linear") need(3);
   if (mode == "bilinear") need(4);
   if (mode == "bicubic") need(4);

@@ -10,6 +10,7 @@
 #include "../dispatch/boxing.h"
 #include "ember/ops/pooling.h"
 #include "elementwise.h"
+#include "upsample_checks.h"
 
 namespace ember {
 
@@ -57,29 +58,10 @@ std::vector<cpu::LinearTap> taps_for(ScalarType dt, int64_t in, int64_t out, boo
   return dt == kFloat64 ? linear_taps<double>(in, out, ac, s) : linear_taps<float>(in, out, ac, s);
 }
 
-// Checks of PyTorch's upsample_2d_common_check; returns the full output sizes.
-std::vector<int64_t> upsample_sizes(IntArrayRef input_size, IntArrayRef output_size) {
-  EMBER_CHECK(output_size.size() == 2, "It is expected output_size equals to 2, but got size ",
-              output_size.size());
-  EMBER_CHECK(input_size.size() == 4, "It is expected input_size equals to 4, but got size ",
-              input_size.size());
-  const int64_t H = input_size[2], W = input_size[3], OH = output_size[0], OW = output_size[1];
-  EMBER_CHECK(H > 0 && W > 0 && OH > 0 && OW > 0, "Input and output sizes should be greater than 0,",
-              " but got input (H: ", H, ", W: ", W, ") output (H: ", OH, ", W: ", OW, ")");
-  return {input_size[0], input_size[1], OH, OW};
-}
-
-void check_input(const char* op, const Tensor& input) {
-  EMBER_CHECK(input.dim() == 4 && input.size(1) != 0 && input.size(2) != 0 && input.size(3) != 0,
-              "Non-empty 4D data tensor expected but got a tensor with sizes ", input.sizes());
-  EMBER_CHECK(is_floating(input.dtype()), "\"", op, "\" not implemented for '",
-              scalar_type_name(input.dtype()), "'");
-}
-
 Tensor upsample_nearest2d_impl(const Tensor& input, IntArrayRef output_size,
                                std::optional<double> scales_h, std::optional<double> scales_w) {
-  check_input("upsample_nearest2d_out_frame", input);
-  const auto sizes = upsample_sizes(input.sizes(), output_size);
+  detail::check_upsample_input("upsample_nearest2d_out_frame", input);
+  const auto sizes = detail::upsample_sizes(input.sizes(), output_size);
   Tensor out = empty(sizes, TensorOptions(input.dtype()).device(input.device()));
   if (out.is_meta() || out.numel() == 0) return out;
   const int64_t P = sizes[0] * sizes[1];
@@ -93,7 +75,7 @@ Tensor upsample_nearest2d_impl(const Tensor& input, IntArrayRef output_size,
 Tensor upsample_nearest2d_backward_impl(const Tensor& grad_output, IntArrayRef output_size,
                                         IntArrayRef input_size, std::optional<double> scales_h,
                                         std::optional<double> scales_w) {
-  const auto sizes = upsample_sizes(input_size, output_size);
+  const auto sizes = detail::upsample_sizes(input_size, output_size);
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(sizes), "upsample_nearest2d_backward: expected ",
               "grad_output of size ", size_str(sizes), ", but got ", size_str(grad_output.sizes()));
   Tensor gi = empty(input_size, TensorOptions(grad_output.dtype()).device(grad_output.device()));
@@ -108,8 +90,8 @@ Tensor upsample_nearest2d_backward_impl(const Tensor& grad_output, IntArrayRef o
 
 Tensor upsample_bilinear2d_impl(const Tensor& input, IntArrayRef output_size, bool align_corners,
                                 std::optional<double> scales_h, std::optional<double> scales_w) {
-  check_input("upsample_bilinear2d_channels_last", input);
-  const auto sizes = upsample_sizes(input.sizes(), output_size);
+  detail::check_upsample_input("upsample_bilinear2d_channels_last", input);
+  const auto sizes = detail::upsample_sizes(input.sizes(), output_size);
   Tensor out = empty(sizes, TensorOptions(input.dtype()).device(input.device()));
   if (out.is_meta() || out.numel() == 0) return out;
   const int64_t P = sizes[0] * sizes[1];
@@ -123,7 +105,7 @@ Tensor upsample_bilinear2d_impl(const Tensor& input, IntArrayRef output_size, bo
 Tensor upsample_bilinear2d_backward_impl(const Tensor& grad_output, IntArrayRef output_size,
                                          IntArrayRef input_size, bool align_corners,
                                          std::optional<double> scales_h, std::optional<double> scales_w) {
-  const auto sizes = upsample_sizes(input_size, output_size);
+  const auto sizes = detail::upsample_sizes(input_size, output_size);
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(sizes), "upsample_bilinear2d_backward: expected ",
               "grad_output of size ", size_str(sizes), ", but got ", size_str(grad_output.sizes()));
   Tensor gi = empty(input_size, TensorOptions(grad_output.dtype()).device(grad_output.device()));

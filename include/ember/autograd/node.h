@@ -76,6 +76,9 @@ class Node : public std::enable_shared_from_this<Node> {
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
   /// Creation order; the engine runs later nodes first among those that are ready.
   uint64_t sequence_nr() const { return sequence_nr_; }
+  /// Where the forward that made this node ran, recorded in anomaly mode (Note [Anomaly mode]);
+  /// null when the node was made with anomaly mode off, empty when no trace was available.
+  const std::shared_ptr<const std::string>& forward_trace() const { return forward_trace_; }
 
   /// Whether output `i` (the gradient of forward input i) is wanted by the running backward:
   /// its edge is valid and, for autograd::grad / backward(inputs=...), leads to a requested input.
@@ -109,6 +112,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
  private:
   uint64_t sequence_nr_;
+  std::shared_ptr<const std::string> forward_trace_;
   std::vector<TensorHookEntry> tensor_pre_hooks_;
   std::vector<std::pair<uint32_t, std::function<void(const Tensor&)>>> retains_grad_hooks_;
   std::vector<std::pair<unsigned, NodePreHook>> pre_hooks_;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ember/autograd/node.h"
+#include "ember/autograd/saved_tensor_hooks.h"
 
 namespace ember::autograd {
 
@@ -16,7 +17,8 @@ class SavedVariable {
   SavedVariable(const Tensor& t, bool is_output);
 
   /// The saved tensor. Refuses if it was modified in place since it was saved, or if the graph
-  /// was freed (release). `owner` is the node that saved it (needed for saved outputs).
+  /// was freed (release). `owner` is the node that saved it (needed for saved outputs). With
+  /// saved-tensor hooks (Note [Saved tensor hooks]) the tensor comes from the unpack hook.
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
   void release();
   bool defined() const { return !default_constructed_; }
@@ -29,6 +31,13 @@ class SavedVariable {
   bool default_constructed_ = true;
   bool is_output_ = false;
   bool requires_grad_ = false;
+  // Note [Saved tensor hooks]: the pair that packed the tensor, what pack returned, and the
+  // history to give the unpacked tensor back (the saved tensor itself is not kept).
+  std::shared_ptr<SavedTensorHooks> hooks_;
+  std::shared_ptr<void> packed_;
+  std::shared_ptr<Node> grad_fn_;            // non-leaf, non-output tensors: their grad_fn
+  std::weak_ptr<Node> grad_accumulator_;     // leaves that require grad: their AccumulateGrad
+  Tensor unpack_hooked(const std::shared_ptr<Node>& owner) const;
 };
 
 /// "torch.FloatTensor" etc., as PyTorch names tensor types in messages.

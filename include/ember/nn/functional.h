@@ -133,12 +133,14 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
 Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode = "constant",
            std::optional<double> value = std::nullopt);
 /// Exactly one of size and scale_factor; one element applies to every spatial dim. mode
-/// "nearest" or "bilinear" (align_corners only with the latter).
+/// "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear" or "area"
+/// (align_corners only with the interpolating ones); antialias with bilinear / bicubic.
 Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size = std::nullopt,
                    std::optional<std::vector<double>> scale_factor = std::nullopt,
                    const std::string& mode = "nearest",
                    std::optional<bool> align_corners = std::nullopt,
-                   std::optional<bool> recompute_scale_factor = std::nullopt);
+                   std::optional<bool> recompute_scale_factor = std::nullopt,
+                   bool antialias = false);
 
 // ---- dropout and embedding (src/nn/functional/dropout.cpp, embedding.cpp) ----
 /// Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training.

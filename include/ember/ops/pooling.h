@@ -86,11 +86,26 @@ Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef outpu
 /// F.interpolate (src/ops/nn_sample.cpp) for 3-d, 4-d and 5-d input, modes nearest,
 /// nearest-exact, linear, bilinear, bicubic, trilinear and area: exactly one of size and
 /// scale_factor (one value for every dim, or one each). align_corners only with the
-/// interpolating modes (default false); recompute_scale_factor as PyTorch's.
+/// interpolating modes (default false); recompute_scale_factor as PyTorch's. antialias (bilinear
+/// and bicubic on 4-d input only) resamples as PIL does (Note [Anti-aliased resampling]).
 Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size,
                    std::optional<std::vector<double>> scale_factor,
                    const std::string& mode = "nearest",
                    std::optional<bool> align_corners = std::nullopt,
-                   std::optional<bool> recompute_scale_factor = std::nullopt);
+                   std::optional<bool> recompute_scale_factor = std::nullopt,
+                   bool antialias = false);
+/// Anti-aliased bilinear / bicubic resampling of a 4-d float32 / float64 input (PIL's filters,
+/// widened when downsampling), with PyTorch's `.vec` overloads (exactly one of output_size and
+/// scale_factors).
+Tensor _upsample_bilinear2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                               std::optional<double> scales_h = std::nullopt,
+                               std::optional<double> scales_w = std::nullopt);
+Tensor _upsample_bicubic2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                              std::optional<double> scales_h = std::nullopt,
+                              std::optional<double> scales_w = std::nullopt);
+Tensor _upsample_bilinear2d_aa(const Tensor& input, std::optional<IntArrayRef> output_size,
+                               bool align_corners, std::optional<std::vector<double>> scale_factors);
+Tensor _upsample_bicubic2d_aa(const Tensor& input, std::optional<IntArrayRef> output_size,
+                              bool align_corners, std::optional<std::vector<double>> scale_factors);
 
 }  // namespace ember

@@ -42,6 +42,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _F.hardtanh(input, min_val, max_val, inplace)
 
 
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return _F.hardtanh(input, min_val, max_val, True)
+
+
 def hardswish(input, inplace=False):
     return _F.hardswish(input, inplace)
 
@@ -197,15 +201,13 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    if antialias:
-        raise NotImplementedError("interpolate: ember has no anti-aliased resampling")
     if isinstance(size, int):
         size = [size]
     if isinstance(scale_factor, (int, float)):
         scale_factor = [float(scale_factor)]
     return _F.interpolate(input, None if size is None else list(size),
                           None if scale_factor is None else [float(s) for s in scale_factor],
-                          mode, align_corners, recompute_scale_factor)
+                          mode, align_corners, recompute_scale_factor, antialias)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

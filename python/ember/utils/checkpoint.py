@@ -6,15 +6,15 @@ preserve_rng_state, the default generator's state); backward re-runs fn with gra
 the same RNG state, so dropout draws the same mask, and backpropagates through the recomputed
 graph: gradients equal those of the uncheckpointed run.
 
-Note [Non-reentrant checkpoint]: PyTorch 1.13's use_reentrant=False packs the saved tensors
-through saved_tensors_hooks; ember's engine has no such hooks, so here the non-reentrant form is
-the same recomputing Function given one extra input that requires grad. Its output therefore
-always records history: parameters captured by fn get gradients even when no input requires
-grad (the point of use_reentrant=False), keyword arguments are passed to fn, and no warning
-is given. Unlike PyTorch's, a backward that asks for `inputs=` still accumulates into every
-leaf fn used.
+Note [Non-reentrant checkpoint]: use_reentrant=False is PyTorch 1.13's algorithm over
+saved-tensor hooks (ember.autograd.graph.saved_tensors_hooks): fn runs once with grad recording,
+but every tensor its ops save is replaced by an empty placeholder; the first unpack of the
+backward re-runs fn (same RNG state) under inner hooks that fill each placeholder, in save order,
+with the recomputed tensor. The graph is fn's own, so parameters captured by fn get gradients,
+keyword arguments reach fn, and `backward(inputs=...)` behaves as without checkpointing.
 """
 import warnings
+import weakref
 
 import ember as torch
 from ..autograd import Function
@@ -114,18 +114,51 @@ class CheckpointFunction(Function):
         return (None, None) + _run_saved(ctx, args)
 
 
-class _NonReentrantCheckpoint(Function):
-    # Note [Non-reentrant checkpoint]: `anchor` requires grad, so the output records history.
-    @staticmethod
-    def forward(ctx, anchor, run_function, preserve_rng_state, kwargs, *args):
-        _save_inputs(ctx, run_function, preserve_rng_state, args, kwargs)
-        with torch.no_grad():
-            outputs = run_function(*args, **kwargs)
-        return outputs
+def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
+    """Note [Non-reentrant checkpoint]."""
+    fwd_cpu_state = torch.get_rng_state() if preserve_rng_state else None
 
-    @staticmethod
-    def backward(ctx, *args):
-        return (None, None, None, None) + _run_saved(ctx, args)
+    class Holder:  # a placeholder the graph owns; weakly keyed, so freed with the graph
+        pass
+
+    storage = weakref.WeakKeyDictionary()
+    weak_holders = []
+
+    def pack(_saved):
+        holder = Holder()
+        weak_holders.append(weakref.ref(holder))
+        return holder
+
+    def unpack(holder):
+        if len(storage) == 0:
+            filled = 0
+
+            def inner_pack(inner):
+                nonlocal filled
+                filled += 1
+                live = weak_holders[filled - 1]()
+                if live is not None:  # a freed SavedVariable will never be read
+                    storage[live] = inner.detach()  # not the recomputation's graph
+
+            def inner_unpack(_packed):
+                raise RuntimeError("You are calling backwards on a tensor that is never exposed. "
+                                   "Please open an issue.")
+
+            with torch.random.fork_rng(enabled=preserve_rng_state):
+                if preserve_rng_state:
+                    torch.set_rng_state(fwd_cpu_state)
+                with torch.enable_grad(), \
+                        torch.autograd.graph.saved_tensors_hooks(inner_pack, inner_unpack):
+                    function(*args, **kwargs)
+        if holder not in storage:
+            raise RuntimeError(
+                "Attempt to retrieve a tensor saved by autograd multiple times without checkpoint"
+                " recomputation being triggered in between, this is not currently supported. Please"
+                " open an issue with details on your use case so that we can prioritize adding this.")
+        return storage[holder]
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        return function(*args, **kwargs)
 
 
 def checkpoint(function, *args, use_reentrant=True, **kwargs):
@@ -135,8 +168,7 @@ def checkpoint(function, *args, use_reentrant=True, **kwargs):
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
     if use_reentrant:
         return CheckpointFunction.apply(function, preserve, *args)
-    anchor = torch.empty((0,), requires_grad=True)
-    return _NonReentrantCheckpoint.apply(anchor, function, preserve, kwargs, *args)
+    return _checkpoint_without_reentrant(function, preserve, args, kwargs)
 
 
 def checkpoint_sequential(functions, segments, input, **kwargs):

@@ -52,9 +52,10 @@ Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode,
 
 Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size,
                    std::optional<std::vector<double>> scale_factor, const std::string& mode,
-                   std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor) {
+                   std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor,
+                   bool antialias) {
   return ember::interpolate(input, std::move(size), std::move(scale_factor), mode, align_corners,
-                            recompute_scale_factor);
+                            recompute_scale_factor, antialias);
 }
 
 }  // namespace ember::nn::functional

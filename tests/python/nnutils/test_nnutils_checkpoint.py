@@ -121,9 +121,47 @@ def test_none_of_outputs_requires_grad_is_an_error():
     def fn(a):
         return a.detach()
 
-    y = eck.checkpoint(fn, x_of(ember), use_reentrant=False)
+    y = eck.checkpoint(fn, x_of(ember))  # reentrant: the Function's output records history
     with pytest.raises(RuntimeError, match="none of output has requires_grad=True"):
         y.sum().backward()
+    # Non-reentrant: fn's own graph, as torch's, so a detached output has none.
+    y = eck.checkpoint(fn, x_of(ember), use_reentrant=False)
+    assert not y.requires_grad
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have "
+                                           "a grad_fn"):
+        y.sum().backward()
+
+
+def test_non_reentrant_grad_on_a_subset_of_leaves():
+    results = []
+    for lib, ck in ((torch, tck), (ember, eck)):
+        lib.manual_seed(0)
+        x = lib.ones(2, 4, requires_grad=True)
+        w = lib.full((4, 3), 0.25, requires_grad=True)
+        y = ck.checkpoint(lambda a: (a @ w).tanh(), x, use_reentrant=False).sum()
+        gw, = lib.autograd.grad(y, [w])
+        assert x.grad is None
+        results.append(gw.numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
+
+
+def test_non_reentrant_recomputes_once_and_frees_activations():
+    runs = []
+
+    def fn(a):
+        runs.append(1)
+        return a.exp().sin().cos()
+
+    x = x_of(ember)
+    y = eck.checkpoint(fn, x, use_reentrant=False).sum()
+    assert len(runs) == 1
+    y.backward(retain_graph=True)
+    assert len(runs) == 2
+    y.backward()  # the retained graph reuses the recomputation
+    assert len(runs) == 2
+    ref = x.detach()
+    expect = 2 * (ref.exp().sin().sin() * -1 * ref.exp().cos() * ref.exp())
+    np.testing.assert_allclose(x.grad.numpy(), expect.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_reachable_as_attribute():
