@@ -7,11 +7,12 @@ import warnings
 
 from .. import _C
 from ..overrides import handle_torch_function, has_torch_function
-from . import function, graph
+from . import function, functional, graph
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
 
-__all__ = ["Function", "backward", "grad", "gradcheck", "gradgradcheck", "graph", "function"]
+__all__ = ["Function", "backward", "grad", "gradcheck", "gradgradcheck", "graph", "function",
+           "functional"]
 
 
 def _tensor_or_tensors_to_tuple(tensors, length):
