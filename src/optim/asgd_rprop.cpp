@@ -20,24 +20,12 @@ namespace ember::optim {
 
 namespace {
 
+using detail::check_lr;
+using detail::check_weight_decay;
+using detail::cpu_scalar;
+using detail::number;
+using detail::optional_bool;
 using detail::py_float;
-
-// torch's int defaults (weight_decay=0) stay ints when zero (see sgd.cpp).
-Value number(double v) {
-  if (v == 0 && !std::signbit(v)) return Value(int64_t{0});
-  return Value(v);
-}
-
-Value optional_bool(const std::optional<bool>& b) { return b ? Value(*b) : Value(); }
-
-// torch.tensor(python float): a 0-d float32 CPU tensor.
-Tensor cpu_scalar(double v) { return scalar_tensor(v, TensorOptions(kFloat32).device(kCPU)); }
-
-void check_lr(double lr) { EMBER_CHECK_VALUE(0.0 <= lr, "Invalid learning rate: ", py_float(lr)); }
-
-void check_weight_decay(double wd) {
-  EMBER_CHECK_VALUE(0.0 <= wd, "Invalid weight_decay value: ", py_float(wd));
-}
 
 void check_etas(const std::array<double, 2>& etas) {
   EMBER_CHECK_VALUE(0.0 < etas[0] && etas[0] < 1.0 && 1.0 < etas[1], "Invalid eta values: ",

@@ -12,8 +12,6 @@ still refused as PyTorch refuses it. `strategy="forward-mode"` (and a forward-mo
 Jacobian for `hessian`) needs forward-mode AD, which ember does not have: it raises
 NotImplementedError after the checks PyTorch makes first.
 """
-import contextlib
-
 import ember
 
 from .. import _C
@@ -165,8 +163,16 @@ def _zeros_for_missing(grads, refs, strict, create_graph, stage):
     return tuple(out)
 
 
-def _final_grad_mode(create_graph):
-    return ember.set_grad_enabled(True if create_graph else ember.is_grad_enabled())
+def _last_backward(outs, wrt, v, refs, strict, create_graph, stage):
+    """The final autograd.grad (recorded only when create_graph), zeros for what is missing."""
+    with ember.set_grad_enabled(True if create_graph else ember.is_grad_enabled()):
+        return _zeros_for_missing(_grad(outs, wrt, v, create_graph=create_graph), refs, strict,
+                                  create_graph, stage)
+
+
+def _results(outputs, outputs_tuple, res, res_tuple, create_graph):
+    return (_unpack(_detach_unless(outputs, create_graph), outputs_tuple),
+            _unpack(_detach_unless(res, create_graph), res_tuple))
 
 
 def _scalar_output(outputs, is_outputs_tuple, fn_name):
@@ -191,11 +197,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         v = _prepare_v(v, outputs, outputs_tuple, "vjp", create_graph,
                        "The vector v can only be None if the user-provided function returns a "
                        "single Tensor with a single element.")
-    with _final_grad_mode(create_graph):
-        res = _zeros_for_missing(_grad(outputs, inputs, v, create_graph=create_graph), inputs,
-                                 strict, create_graph, "back")
-    return (_unpack(_detach_unless(outputs, create_graph), outputs_tuple),
-            _unpack(_detach_unless(res, create_graph), inputs_tuple))
+    res = _last_backward(outputs, inputs, v, inputs, strict, create_graph, "back")
+    return _results(outputs, outputs_tuple, res, inputs_tuple, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -212,11 +215,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         dummy = tuple(ember.zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _grad(outputs, inputs, dummy, create_graph=True)
         _strict_requires_grad(grad_inputs, "grad_inputs", strict)
-    with (ember.enable_grad() if create_graph else contextlib.nullcontext()):
-        res = _zeros_for_missing(_grad(grad_inputs, dummy, v, create_graph=create_graph),
-                                 outputs, strict, create_graph, "back_trick")
-    return (_unpack(_detach_unless(outputs, create_graph), outputs_tuple),
-            _unpack(_detach_unless(res, create_graph), outputs_tuple))
+    res = _last_backward(grad_inputs, dummy, v, outputs, strict, create_graph, "back_trick")
+    return _results(outputs, outputs_tuple, res, outputs_tuple, create_graph)
 
 
 def _forward_mode_refused(create_graph, strict, vectorize):
@@ -334,11 +334,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with ember.enable_grad():
         inputs_tuple, inputs, v, outputs_tuple, outputs, jac = _scalar_func_gradient(
             func, inputs, "vhp", v, create_graph, strict)
-    with _final_grad_mode(create_graph):
-        res = _zeros_for_missing(_grad(jac, inputs, v, create_graph=create_graph), inputs,
-                                 strict, create_graph, "double_back")
-    return (_unpack(_detach_unless(outputs, create_graph), outputs_tuple),
-            _unpack(_detach_unless(res, create_graph), inputs_tuple))
+    res = _last_backward(jac, inputs, v, inputs, strict, create_graph, "double_back")
+    return _results(outputs, outputs_tuple, res, inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -351,8 +348,5 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         double_back = _grad(jac, inputs, dummy, create_graph=True)
         # PyTorch checks `jac` again here (not double_back); the same check, the same text.
         _strict_requires_grad(jac, "hessian", strict)
-    with _final_grad_mode(create_graph):
-        res = _zeros_for_missing(_grad(double_back, dummy, v, create_graph=create_graph), inputs,
-                                 strict, create_graph, "double_back_trick")
-    return (_unpack(_detach_unless(outputs, create_graph), outputs_tuple),
-            _unpack(_detach_unless(res, create_graph), inputs_tuple))
+    res = _last_backward(double_back, dummy, v, inputs, strict, create_graph, "double_back_trick")
+    return _results(outputs, outputs_tuple, res, inputs_tuple, create_graph)
