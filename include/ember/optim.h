@@ -9,6 +9,7 @@
 
 #include "ember/optim/adam.h"
 #include "ember/optim/adaptive.h"
+#include "ember/optim/asgd_rprop.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/schedulers.h"

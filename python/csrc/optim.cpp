@@ -9,6 +9,7 @@
 
 #include "ember/optim/adam.h"
 #include "ember/optim/adaptive.h"
+#include "ember/optim/asgd_rprop.h"
 #include "ember/optim/lbfgs.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
@@ -31,10 +32,12 @@ struct PyLrLambda {
 
 using namespace ember::optim;
 
-// PyTorch keeps betas as a tuple; every other list option as a list.
+// PyTorch keeps betas (and Rprop's etas and step_sizes) as tuples; every other list option as
+// a list.
 py::object option_to_py(const std::string& key, const Value& v) {
   py::object o = value_to_py(v);
-  if (key == "betas" && py::isinstance<py::list>(o)) return py::tuple(o);
+  if ((key == "betas" || key == "etas" || key == "step_sizes") && py::isinstance<py::list>(o))
+    return py::tuple(o);
   return o;
 }
 
@@ -178,7 +181,7 @@ void bind_optimizer_base(py::module_& m) {
     }
     return out;
   });
-  cls.def_property_readonly("_step_count", &Optimizer::step_count);
+  cls.def_property("_step_count", &Optimizer::step_count, &Optimizer::set_step_count);
 
   // The group views of ember/optim/optimizer.py read and write through these.
   cls.def("_group_count", [](Optimizer& self) { return self.param_groups().size(); });
@@ -320,6 +323,24 @@ void bind_adaptive(py::module_& m) {
            }),
            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = Pair{0.9, 0.999},
            py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("foreach") = none);
+  py::class_<ASGD, Optimizer, std::shared_ptr<ASGD>>(m, "ASGD")
+      .def(py::init([](py::handle params, double lr, double lambd, double alpha, double t0,
+                       double weight_decay, py::object foreach, bool maximize) {
+             ASGDOptions o{lr, lambd, alpha, t0, weight_decay, foreach_flag(foreach), maximize};
+             return std::make_shared<ASGD>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("lambd") = 1e-4,
+           py::arg("alpha") = 0.75, py::arg("t0") = 1e6, py::arg("weight_decay") = 0.0,
+           py::arg("foreach") = none, py::arg("maximize") = false);
+  py::class_<Rprop, Optimizer, std::shared_ptr<Rprop>>(m, "Rprop")
+      .def(py::init([](py::handle params, double lr, Pair etas, Pair step_sizes,
+                       py::object foreach, bool maximize) {
+             RpropOptions o{lr, etas, step_sizes, foreach_flag(foreach), maximize};
+             return std::make_shared<Rprop>(groups_from_py(params), o);
+           }),
+           py::arg("params"), py::arg("lr") = 1e-2, py::arg("etas") = Pair{0.5, 1.2},
+           py::arg("step_sizes") = Pair{1e-6, 50}, py::arg("foreach") = none,
+           py::arg("maximize") = false);
   // LBFGS: its step needs the closure, and runs it several times (LBFGS::step, not the base's).
   py::class_<LBFGS, Optimizer, std::shared_ptr<LBFGS>>(m, "LBFGS")
       .def(py::init([](py::handle params, double lr, int64_t max_iter, std::optional<int64_t> max_eval,

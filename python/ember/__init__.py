@@ -101,3 +101,4 @@ def __getattr__(name):
 from . import serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import hub  # noqa: E402,F401  (ember.hub, as torch.hub)
+from . import testing  # noqa: E402,F401  (ember.testing, as torch.testing)

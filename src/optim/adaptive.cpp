@@ -18,20 +18,16 @@ namespace ember::optim {
 
 namespace {
 
+using detail::check_weight_decay;
+using detail::cpu_scalar;
+using detail::number;
+using detail::optional_bool;
 using detail::py_float;
-
-// torch's int defaults (weight_decay=0, momentum=0, ...) stay ints when zero (see sgd.cpp).
-Value number(double v) {
-  if (v == 0 && !std::signbit(v)) return Value(int64_t{0});
-  return Value(v);
-}
-
-Value optional_bool(const std::optional<bool>& b) { return b ? Value(*b) : Value(); }
 
 std::vector<double> pair_value(const std::array<double, 2>& p) { return {p[0], p[1]}; }
 
 void check_lr_eps(double lr, double eps) {
-  EMBER_CHECK_VALUE(0.0 <= lr, "Invalid learning rate: ", py_float(lr));
+  detail::check_lr(lr);
   EMBER_CHECK_VALUE(0.0 <= eps, "Invalid epsilon value: ", py_float(eps));
 }
 
@@ -40,10 +36,6 @@ void check_betas(const std::array<double, 2>& betas) {
                     "Invalid beta parameter at index 0: ", py_float(betas[0]));
   EMBER_CHECK_VALUE(0.0 <= betas[1] && betas[1] < 1.0,
                     "Invalid beta parameter at index 1: ", py_float(betas[1]));
-}
-
-void check_weight_decay(double wd) {
-  EMBER_CHECK_VALUE(0.0 <= wd, "Invalid weight_decay value: ", py_float(wd));
 }
 
 // torch's "Invalid <what> value: <v>" for an argument outside [lo, hi].
@@ -64,8 +56,6 @@ double bump_tensor_step(ValueDict& st) {
   t.add_(1);
   return t.item<double>();
 }
-
-Tensor cpu_scalar(double v) { return scalar_tensor(v, TensorOptions(kFloat32).device(kCPU)); }
 
 // g = maximize ? -grad : grad; g = g + weight_decay * p (out of place, as torch).
 Tensor effective_grad(const Tensor& p, bool maximize, double weight_decay) {

@@ -8,6 +8,7 @@
 
 #include "ember/error.h"
 #include "ember/half.h"
+#include "ember/ops/factory.h"
 
 namespace ember::optim::detail {
 
@@ -70,6 +71,21 @@ std::string py_str(const Value& v) {
   }
   if (v.is_tensor()) return v.to_tensor().defined() ? v.to_tensor().to_string() : "None";
   return std::string("<") + v.type_name() + ">";
+}
+
+Value number(double v) {
+  if (v == 0 && !std::signbit(v)) return Value(int64_t{0});
+  return Value(v);
+}
+
+Value optional_bool(const std::optional<bool>& b) { return b ? Value(*b) : Value(); }
+
+Tensor cpu_scalar(double v) { return scalar_tensor(v, TensorOptions(kFloat32).device(kCPU)); }
+
+void check_lr(double lr) { EMBER_CHECK_VALUE(0.0 <= lr, "Invalid learning rate: ", py_float(lr)); }
+
+void check_weight_decay(double wd) {
+  EMBER_CHECK_VALUE(0.0 <= wd, "Invalid weight_decay value: ", py_float(wd));
 }
 
 double option_double(const ValueDict& options, const char* name) {

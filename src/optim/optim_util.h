@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,17 @@ namespace ember::optim::detail {
 std::string py_float(double v);
 /// str(value) as Python prints the same value: None, True, 3, 0.5, (0.9, 0.999), [1, 2], text.
 std::string py_str(const Value& v);
+
+/// torch's int defaults (weight_decay=0, momentum=0, ...) stay ints when zero, so state_dict()
+/// and repr print what torch prints for an untouched option (see sgd.cpp).
+Value number(double v);
+/// foreach=None / True / False as the group keeps it.
+Value optional_bool(const std::optional<bool>& b);
+/// torch.tensor(python float): a 0-d float32 CPU tensor (the optimizers' "step", "eta", ...).
+Tensor cpu_scalar(double v);
+/// torch's "Invalid learning rate: <lr>" / "Invalid weight_decay value: <wd>" ValueErrors.
+void check_lr(double lr);
+void check_weight_decay(double wd);
 
 /// A float option: a float or an int (Python's lr=1), never a bool.
 double option_double(const ValueDict& options, const char* name);

@@ -7,13 +7,13 @@ import warnings
 
 from .. import _C
 from ..overrides import handle_torch_function, has_torch_function
-from . import anomaly_mode, function, graph
+from . import anomaly_mode, function, functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["Function", "backward", "grad", "gradcheck", "gradgradcheck", "graph", "function",
-           "detect_anomaly", "set_detect_anomaly"]
+           "functional", "detect_anomaly", "set_detect_anomaly"]
 
 
 def _tensor_or_tensors_to_tuple(tensors, length):

@@ -13,4 +13,7 @@ Adamax = _C._optim.Adamax
 NAdam = _C._optim.NAdam
 RAdam = _C._optim.RAdam
 LBFGS = _C._optim.LBFGS
+ASGD = _C._optim.ASGD
+Rprop = _C._optim.Rprop
 from . import _copy  # noqa: E402,F401  (copy, deepcopy and pickle of optimizers and schedulers)
+from . import swa_utils  # noqa: E402,F401  (pyauto: AveragedModel, SWALR, update_bn)

@@ -174,8 +174,14 @@ void run_rows(int64_t r0, int64_t r1, int64_t nb, IntArrayRef pre_sizes, const P
   }
 }
 
-// Calls f.template operator()<U>() with U an unsigned integer as wide as one element: a plain
-// copy of elements needs no dtype switch, and covers every dtype (quantized ones too).
+// A 16-byte element (complex128) for plain copies.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// Calls f.template operator()<U>() with U an unsigned integer (or Bytes16) as wide as one
+// element: a plain copy of elements needs no dtype switch, and covers every dtype (quantized
+// and complex ones too).
 template <class F>
 void visit_itemsize(size_t itemsize, F&& f) {
   switch (itemsize) {
@@ -183,6 +189,7 @@ void visit_itemsize(size_t itemsize, F&& f) {
     case 2: return f.template operator()<uint16_t>();
     case 4: return f.template operator()<uint32_t>();
     case 8: return f.template operator()<uint64_t>();
+    case 16: return f.template operator()<Bytes16>();
     default: break;
   }
   EMBER_ASSERT(false, "unexpected element size ", itemsize);

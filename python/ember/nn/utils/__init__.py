@@ -10,3 +10,4 @@ from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_  # noqa
 from . import parametrize, parametrizations  # noqa: F401,E402  (nnutils: reparametrizations)
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: F401,E402
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: F401,E402
+from . import stateless  # noqa: F401,E402  (pyauto: functional_call)
