@@ -1,6 +1,8 @@
 // Shared steps of the linalg ops (linalg_common.h).
 #include "linalg_common.h"
 
+#include "ember/ops/complex.h"
+
 namespace ember::ops::linalg {
 
 void check_float(const char* api, const Tensor& t) {
@@ -26,6 +28,17 @@ void check_float_square(const char* api, const Tensor& t, const char* name) {
   check_square(api, t, name);
   check_float(api, t);
 }
+
+void check_float_or_complex(const char* api, const Tensor& t) {
+  if (!is_complex(t.dtype())) check_float(api, t);
+}
+
+void check_float_or_complex_square(const char* api, const Tensor& t, const char* name) {
+  check_square(api, t, name);
+  check_float_or_complex(api, t);
+}
+
+Tensor mH(const Tensor& x) { return x.is_complex() ? conj_physical(mT(x)) : mT(x); }
 
 void check_same_dtype(const char* api, const Tensor& a, const Tensor& b, const char* na,
                       const char* nb) {
