@@ -138,6 +138,15 @@ Tensor stft_center_impl(const Tensor& self, int64_t n_fft, std::optional<int64_t
   return stft(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex);
 }
 
+// The frames (channels, n_fft, n_frames) added at hop_length apart: col2im, on the real and
+// imaginary parts of complex frames. (channels, len).
+Tensor overlap_add(const Tensor& frames, int64_t len, int64_t n_fft, int64_t hop_length) {
+  if (frames.is_complex()) {
+    return complex(overlap_add(real(frames), len, n_fft, hop_length), overlap_add(imag(frames), len, n_fft, hop_length));
+  }
+  return col2im(frames, {1, len}, {1, n_fft}, {1, 1}, {0, 0}, {1, hop_length}).view({frames.size(0), len});
+}
+
 Tensor istft_impl(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length_opt,
                   std::optional<int64_t> win_length_opt, const std::optional<Tensor>& window, bool center,
                   bool normalized, std::optional<bool> onesided_opt, std::optional<int64_t> length_opt,
@@ -209,10 +218,9 @@ Tensor istft_impl(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_
   }
   // Overlap-add of the windowed frames, and of the squared window (the envelope).
   Tensor frames = (input * w.view({1, 1, n_fft})).transpose(1, 2);  // (channel, n_fft, n_frames)
-  const int64_t channels = frames.size(0);
-  Tensor y = col2im(frames, {1, expected_len}, {1, n_fft}, {1, 1}, {0, 0}, {1, hop_length}).view({channels, expected_len});
+  Tensor y = overlap_add(frames, expected_len, n_fft, hop_length);
   Tensor wsq = (w * w).view({1, n_fft, 1}).expand({1, n_fft, n_frames});
-  Tensor envelope = col2im(wsq, {1, expected_len}, {1, n_fft}, {1, 1}, {0, 0}, {1, hop_length}).view({1, expected_len});
+  Tensor envelope = overlap_add(wsq, expected_len, n_fft, hop_length);
   const int64_t start = center ? n_fft / 2 : 0;
   int64_t end = expected_len;
   if (length_opt) end = start + *length_opt;

@@ -89,3 +89,21 @@ def test_complex_constructor_gradient():
     (ember.complex(ree, ime) ** 2).abs().sum().backward()
     close(ree.grad, rt.grad)
     close(ime.grad, it.grad)
+
+
+@pytest.mark.parametrize("name", ["acos", "asin", "atan", "acosh", "asinh", "atanh", "cosh", "sinh", "tan", "log10",
+                                  "log2", "sinc", "reciprocal"])
+def test_complex_math_functions_and_gradients(name):
+    t = rand(3, 4, seed=4) * 0.7
+    close(getattr(ember, name)(E(t)), getattr(torch, name)(t))
+    close(getattr(E(t), name)(), getattr(t, name)())
+    e_in, t_in = E(t), t.clone()
+    getattr(e_in, name + "_")()
+    getattr(t_in, name + "_")()
+    close(e_in, t_in)
+    tt = t.clone().requires_grad_()
+    getattr(torch, name)(tt).abs().sum().backward()
+    te = E(t, True)
+    getattr(ember, name)(te).abs().sum().backward()
+    close(te.grad, tt.grad, 1e-9)
+    assert type(getattr(ember, name)(E(t, True)).grad_fn).__name__ == type(getattr(torch, name)(t.clone().requires_grad_()).grad_fn).__name__

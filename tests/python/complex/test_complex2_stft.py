@@ -131,11 +131,15 @@ def test_istft_round_trip_and_values(kw, dtype):
         win = torch.hann_window(kw.get("win_length", kw["n_fft"]), dtype=dtype, periodic=False) + 0.1
         S = torch.stft(x, window=win, return_complex=True, **kw)
         for length in [None, shape[-1], shape[-1] + 5]:
-            t = torch.istft(S, window=win, length=length, **kw)
-            e = ember.istft(E(S), window=E(win), length=length, **kw)
+            t, e = both(lambda: torch.istft(S, window=win, length=length, **kw),
+                        lambda: ember.istft(E(S), window=E(win), length=length, **kw))
+            if isinstance(t, tuple):  # (a window padded to n_fft with zeros fails NOLA at the ends)
+                assert e[0] == t[0] and e[1] == t[1].replace("torch.", "ember."), (t, e)
+                continue
             close(e, t)
             close(E(S).istft(window=E(win), length=length, **kw), t)
-        close(ember.istft(E(S), window=E(win), length=shape[-1], **kw)[..., :], x)
+        if "win_length" not in kw:
+            close(ember.istft(E(S), window=E(win), length=shape[-1], **kw), x)
 
 
 def test_istft_variants():
