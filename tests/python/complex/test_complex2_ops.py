@@ -107,3 +107,9 @@ def test_complex_math_functions_and_gradients(name):
     getattr(ember, name)(te).abs().sum().backward()
     close(te.grad, tt.grad, 1e-9)
     assert type(getattr(ember, name)(E(t, True)).grad_fn).__name__ == type(getattr(torch, name)(t.clone().requires_grad_()).grad_fn).__name__
+
+
+def test_complex_eye():
+    for dtype in [torch.complex64, torch.complex128]:
+        close(ember.eye(3, 4, dtype=getattr(ember, str(dtype).split(".")[1])), torch.eye(3, 4, dtype=dtype))
+        close(ember.eye(2, dtype=getattr(ember, str(dtype).split(".")[1])), torch.eye(2, dtype=dtype))
