@@ -7,6 +7,8 @@ namespace ember::ops::linalg {
 
 void check_float(const char* api, const Tensor& t) {
   const ScalarType d = t.dtype();
+  // Complex input reaches here only in the ops whose kernels are real-only (docs/complex.md).
+  EMBER_CHECK(!is_complex(d), api, ": complex input is not supported yet. Got ", scalar_type_name(d));
   EMBER_CHECK(is_floating(d), api, ": Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(d));
   EMBER_CHECK(d == kFloat32 || d == kFloat64, api, ": Low precision dtypes not supported. Got ",

@@ -23,6 +23,12 @@ void cgeev_(char* jobvl, char* jobvr, blasint* n, std::complex<float>* a, blasin
 void zgeev_(char* jobvl, char* jobvr, blasint* n, std::complex<double>* a, blasint* lda, std::complex<double>* w,
             std::complex<double>* vl, blasint* ldvl, std::complex<double>* vr, blasint* ldvr,
             std::complex<double>* work, blasint* lwork, double* rwork, blasint* info, size_t, size_t);
+void cheevd_(char* jobz, char* uplo, blasint* n, std::complex<float>* a, blasint* lda, float* w,
+             std::complex<float>* work, blasint* lwork, float* rwork, blasint* lrwork, blasint* iwork,
+             blasint* liwork, blasint* info, size_t, size_t);
+void zheevd_(char* jobz, char* uplo, blasint* n, std::complex<double>* a, blasint* lda, double* w,
+             std::complex<double>* work, blasint* lwork, double* rwork, blasint* lrwork, blasint* iwork,
+             blasint* liwork, blasint* info, size_t, size_t);
 }
 
 namespace ember::cpu::lapack {
@@ -121,7 +127,44 @@ void geev_complex_batch(const Tensor& a, const Tensor& w, const Tensor& v, const
   }
 }
 
+inline auto heevd_fn(float) { return &cheevd_; }
+inline auto heevd_fn(double) { return &zheevd_; }
+
+template <class R>
+void heevd_batch(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info, int64_t count,
+                 int64_t n) {
+  using C = std::complex<R>;
+  char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+  blasint bn = to_blas(n), lda = std::max<blasint>(1, bn), inf = 0, lwork = -1, lrwork = -1, liwork = -1;
+  C query{};
+  R rquery{};
+  blasint iquery = 0;
+  heevd_fn(R{})(&jobz, &uplo, &bn, nullptr, &lda, nullptr, &query, &lwork, &rquery, &lrwork, &iquery, &liwork, &inf,
+                1, 1);
+  lwork = work_size(query);
+  lrwork = work_size(rquery);
+  liwork = std::max<blasint>(1, iquery);
+  std::vector<C> work(static_cast<size_t>(lwork));
+  std::vector<R> rwork(static_cast<size_t>(lrwork));
+  std::vector<blasint> iwork(static_cast<size_t>(liwork));
+  for (int64_t b = 0; b < count; ++b) {
+    heevd_fn(R{})(&jobz, &uplo, &bn, static_cast<C*>(a.data_ptr()) + b * n * n, &lda,
+                  static_cast<R*>(w.data_ptr()) + b * n, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(),
+                  &liwork, static_cast<blasint*>(info.data_ptr()) + b, 1, 1);
+  }
+}
+
 }  // namespace
+
+void heevd(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) {
+  const int64_t n = a.size(-1);
+  int64_t count = 1;
+  for (int64_t d = 0; d + 2 < a.dim(); ++d) count *= a.size(d);
+  for (int64_t b = 0; b < count; ++b) static_cast<blasint*>(info.data_ptr())[b] = 0;
+  if (n == 0 || count == 0) return;
+  if (a.dtype() == kComplexFloat) heevd_batch<float>(a, w, vectors, upper, info, count, n);
+  else heevd_batch<double>(a, w, vectors, upper, info, count, n);
+}
 
 void geev(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
   const int64_t n = a.size(-1);

@@ -12,5 +12,8 @@ namespace ember::cpu::lapack {
 /// LAPACK's real pairs turned into complex conjugate eigenvectors. info (int32 [...]) > 0 where
 /// the QR algorithm did not converge.
 void geev(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info);
+/// The Hermitian eigendecomposition of complex matrices by heevd (syevd's complex twin in
+/// lapack.cpp): w [..., n] real ascending; a overwritten with the eigenvectors when vectors.
+void heevd(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info);
 
 }  // namespace ember::cpu::lapack
