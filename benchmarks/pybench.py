@@ -11,10 +11,11 @@ import ember
 import torch
 
 
-def median_ms(fn, iters, rounds):
-    """The median round's time per call of fn, in ms (after a short pause and two warm-up calls)."""
+def median_seconds(fn, iters, rounds, warmup=2):
+    """The median round's time per call of fn, in seconds (after a short pause and `warmup`
+    calls)."""
     time.sleep(0.05)
-    for _ in range(2):
+    for _ in range(warmup):
         fn()
     times = []
     for _ in range(rounds):
@@ -22,13 +23,14 @@ def median_ms(fn, iters, rounds):
         for _ in range(iters):
             fn()
         times.append((time.perf_counter() - t0) / iters)
-    return statistics.median(times) * 1e3
+    return statistics.median(times)
 
 
-def report(name, ember_fn, torch_fn, unit="ms/call", iters=10, rounds=7, digits=4):
-    """Times ember's block, then PyTorch's, and prints one JSON line."""
-    e = median_ms(ember_fn, iters, rounds)
-    t = median_ms(torch_fn, iters, rounds)
+def report(name, ember_fn, torch_fn, unit="ms/call", iters=10, rounds=7, digits=4, scale=1e3, warmup=2):
+    """Times ember's block, then PyTorch's, and prints one JSON line (times in `unit`: seconds
+    times `scale`)."""
+    e = median_seconds(ember_fn, iters, rounds, warmup) * scale
+    t = median_seconds(torch_fn, iters, rounds, warmup) * scale
     print(json.dumps({"bench": name, "unit": unit, "ember": round(e, digits), "pytorch": round(t, digits),
                       "ratio": round(e / t, 3), "lower_is_better": True}), flush=True)
 

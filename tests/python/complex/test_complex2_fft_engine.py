@@ -7,24 +7,12 @@ import pytest
 import torch
 
 import ember
-
-
-def E(t):
-    return ember.from_numpy(t.detach().numpy().copy())
+from complex2_helpers import E, rand
+from complex2_helpers import close as _close
 
 
 def close(e, t):
-    t = t.resolve_conj()
-    assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1], (e.dtype, t.dtype)
-    assert tuple(e.shape) == tuple(t.shape)
-    single = t.dtype in (torch.float32, torch.complex64)
-    scale = max(1.0, float(t.abs().max()) if t.numel() else 1.0)
-    tol = 3e-6 if single else 1e-12
-    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=0, atol=tol * scale)
-
-
-def rand(*shape, dtype=torch.float64, seed=0):
-    return torch.randn(*shape, dtype=dtype, generator=torch.Generator().manual_seed(seed))
+    _close(e, t, single_tol=3e-6, double_tol=1e-12)
 
 
 LENGTHS = [1, 2, 3, 4, 5, 7, 8, 12, 16, 31, 37, 45, 64, 97, 100, 128, 210, 256, 1000, 4096, 4099]

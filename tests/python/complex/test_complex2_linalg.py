@@ -6,36 +6,12 @@ import pytest
 import torch
 
 import ember
-
-
-def E(t, requires_grad=False):
-    e = ember.from_numpy(t.detach().resolve_conj().numpy().copy())
-    return e.requires_grad_() if requires_grad else e
+from complex2_helpers import E, error_of, rand
+from complex2_helpers import close as _close
 
 
 def close(e, t, tol=None):
-    if t is None:
-        assert e is None
-        return
-    t = t.resolve_conj()
-    assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1], (e.dtype, t.dtype)
-    assert tuple(e.shape) == tuple(t.shape), (tuple(e.shape), tuple(t.shape))
-    single = t.dtype in (torch.float32, torch.complex64)
-    tol = tol or (1e-4 if single else 1e-10)
-    scale = max(1.0, float(t.abs().max()) if t.numel() else 1.0)
-    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=0, atol=tol * scale)
-
-
-def rand(*shape, dtype=torch.float64, seed=0):
-    return torch.randn(*shape, dtype=dtype, generator=torch.Generator().manual_seed(seed))
-
-
-def error_of(f):
-    try:
-        f()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__, str(e)
-    return None
+    _close(e, t, tol, single_tol=1e-4, double_tol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex64, torch.complex128])
