@@ -97,7 +97,7 @@ inline R& lane(V& v, int l) {
     (void)l;
     return v;
   } else {
-    return reinterpret_cast<R*>(&v)[l];
+    return v[l];  // GCC's vector subscript: an lvalue of the element type
   }
 }
 
