@@ -1,48 +1,27 @@
 #!/usr/bin/env python3
-"""FFTs: ember (kissfft, Note [FFT library]) beside PyTorch (pocketfft) in one process.
+"""FFTs: ember (its own SIMD Stockham FFT, Note [FFT library]) beside PyTorch (pocketfft) in one process.
 
 One JSON line per figure, as benchmarks/bench_python.py prints:
   fft_1d_4096_batch64: complex64 fft of 64 signals of 4096 points (a power of two);
   fft_1d_1000_batch64: the same at 1000 points (radix 2 and 5);
-  fft_1d_4099_batch8: a prime length (kissfft's generic O(n^2) butterfly, pocketfft's Bluestein);
+  fft_1d_4099_batch8: a prime length (Bluestein's algorithm in both libraries);
   rfft_1d_4096_batch64: float32 rfft;
   rfft2_256x256: float32 rfft2 of one 256 x 256 image;
   fft2_256x256_c128: complex128 fft2 of one 256 x 256 image;
   irfft_rfft_grad_4096_batch16: rfft, abs, irfft of a real signal, then backward.
-Method: a warm-up, then `rounds` rounds of `iters` calls per library (ember's block first); the
-figure is the median round's time per call (ms), with ember's and torch's intra-op threads
-set alike (1 unless EMBER_BENCH_THREADS says otherwise).
+Method: benchmarks/pybench.py's (a warm-up, then the median of 7 rounds of 10 calls per library,
+ember's block first), with ember's and torch's intra-op threads set alike (1 unless
+EMBER_BENCH_THREADS says otherwise).
 
 Usage: /usr/bin/python3 benchmarks/bench_fft.py [substring]   (PYTHONPATH=<build>/python)
 """
-import json
 import os
-import statistics
 import sys
-import time
 
 import torch
 
 import ember
-
-
-def median_ms(fn, iters, rounds):
-    for _ in range(2):
-        fn()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        times.append((time.perf_counter() - t0) / iters)
-    return statistics.median(times) * 1e3
-
-
-def report(name, ember_fn, torch_fn, iters=10, rounds=7):
-    e = median_ms(ember_fn, iters, rounds)
-    t = median_ms(torch_fn, iters, rounds)
-    print(json.dumps({"bench": name, "unit": "ms/call", "ember": round(e, 4), "pytorch": round(t, 4),
-                      "ratio": round(e / t, 3), "lower_is_better": True}), flush=True)
+from pybench import report
 
 
 def main():

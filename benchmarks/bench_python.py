@@ -12,34 +12,16 @@ these figures measure per-call overhead, where threads do not help.
 
 Usage: /usr/bin/python3 benchmarks/bench_python.py [substring]   (PYTHONPATH=<build>/python)
 """
-import json
-import statistics
-import time
-
 import torch
 
 import ember
+import pybench
 from pybench import run
 
 
-def median_us(fn, iters, rounds):
-    time.sleep(0.05)
-    for _ in range(iters):
-        fn()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        times.append((time.perf_counter() - t0) / iters)
-    return statistics.median(times) * 1e6
-
-
 def report(name, unit, ember_fn, torch_fn, iters, rounds=15):
-    e = median_us(ember_fn, iters, rounds)
-    t = median_us(torch_fn, iters, rounds)
-    print(json.dumps({"bench": name, "unit": unit, "ember": round(e, 3), "pytorch": round(t, 3),
-                      "ratio": round(e / t, 3), "lower_is_better": True}), flush=True)
+    pybench.report(name, ember_fn, torch_fn, unit=unit, iters=iters, rounds=rounds, digits=3, scale=1e6,
+                   warmup=iters)
 
 
 def bench_add_1elem():

@@ -15,38 +15,20 @@ PyTorch's); the figure is the median round's time per step (ms).
 Usage: /usr/bin/python3 benchmarks/bench_seq.py [substring]   (PYTHONPATH=<build>/python)
 """
 import importlib.util
-import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
 import ember
+import pybench
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def median_ms(fn, iters, rounds):
-    time.sleep(0.05)
-    for _ in range(2):
-        fn()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        times.append((time.perf_counter() - t0) / iters)
-    return statistics.median(times) * 1e3
-
-
 def report(name, ember_fn, torch_fn, iters=5, rounds=7):
-    e = median_ms(ember_fn, iters, rounds)
-    t = median_ms(torch_fn, iters, rounds)
-    print(json.dumps({"bench": name, "unit": "ms/step", "ember": round(e, 3), "pytorch": round(t, 3),
-                      "ratio": round(e / t, 3), "lower_is_better": True}), flush=True)
+    pybench.report(name, ember_fn, torch_fn, unit="ms/step", iters=iters, rounds=rounds, digits=3)
 
 
 def copy_into(emodel, tmodel):

@@ -10,8 +10,7 @@ want=(cmake ninja-build g++ pkg-config libgtest-dev libdnnl-dev libopenblas-dev 
       python3-torchvision  # bench_models (make demo) exports torchvision's models for libtorch
       nlohmann-json3-dev  # src/serialization/safetensors_format.cpp: safetensors headers are JSON
       libcurl4-openssl-dev libssl-dev  # src/serialization/hub.cpp: downloads, SHA-256
-      libisal-dev  # src/serialization/crc32.cpp: the CRC-32 of checkpoint records
-      libkissfft-dev)  # src/backends/cpu/fft_kernels.cpp: ember.fft (kissfft.hh, header-only)
+      libisal-dev)  # src/serialization/crc32.cpp: the CRC-32 of checkpoint records
 if [[ "${1:-demo}" == "test" ]]; then
   want+=(python3-pytest
          clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer targets (make test runs them briefly)

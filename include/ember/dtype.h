@@ -53,7 +53,7 @@ constexpr ScalarType kComplexDouble = ScalarType::ComplexDouble, kComplex128 = k
 
 // Note [Complex dtypes]
 // complex64 / complex128 hold std::complex<float> / std::complex<double>: the layout
-// (real, imag) is the one PyTorch, numpy, BLAS (cgemm / zgemm) and kissfft's C++ header use, so
+// (real, imag) is the one PyTorch, numpy, BLAS (cgemm / zgemm) and FFT libraries use, so
 // buffers cross to all of them without a copy, and the standard library brings the arithmetic
 // and the elementary functions (exp, log, sqrt, ...) with their branch cuts. A type of ember's
 // own would have to re-write those; c10::complex exists for CUDA, which ember has not.

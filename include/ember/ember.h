@@ -39,6 +39,7 @@
 #include "ember/ops/index_ops.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_eig.h"
 #include "ember/ops/math.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_ops.h"

@@ -63,6 +63,7 @@ from .functional import norm  # noqa: E402,F401  (Python in PyTorch too: torch.f
 from . import linalg  # noqa: E402,F401  (ember.linalg, as torch.linalg)
 from . import fft  # noqa: E402,F401  (ember.fft, as torch.fft)
 from . import _complex  # noqa: E402,F401  (Tensor.real / imag and the complex methods)
+from ._complex2 import stft  # noqa: E402,F401  (torch.stft's centring signature)
 is_conj = _complex._is_conj_function  # noqa: E402
 _conj_copy = _C._op_functions["_conj_copy"]  # noqa: E402  (torch._conj_copy)
 from .functional import chain_matmul  # noqa: E402,F401

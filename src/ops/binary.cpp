@@ -597,13 +597,15 @@ OpNode::Formula pow_formula(size_t self_, size_t exponent_, size_t result_) {
     const Tensor self = n.saved(self_), exponent = n.saved(exponent_), result = n.saved(result_);
     Tensor self_grad, exponent_grad;
     if (n.needs(0)) {
+      // Complex: the conjugate of the derivative (Note [Complex autograd]).
       self_grad = where(exponent == 0, wrapped_scalar_tensor(0.0),
-                        g[0] * exponent * self.pow(exponent - 1));
+                        g[0] * conj_if_complex(exponent * self.pow(exponent - 1)));
     }
     if (n.needs(1)) {
-      const Tensor flat = logical_and(self == 0, exponent >= 0);
-      exponent_grad =
-          g[0] * where(flat, wrapped_scalar_tensor(0.0), result * self.to(result.dtype()).log());
+      // (0^b is flat in b for b >= 0: only a real exponent has that ordering)
+      const Tensor flat = exponent.is_complex() ? self == 0 : logical_and(self == 0, exponent >= 0);
+      exponent_grad = g[0] * where(flat, wrapped_scalar_tensor(0.0),
+                                   conj_if_complex(result * self.to(result.dtype()).log()));
     }
     return tensor_list{self_grad, exponent_grad};
   };
@@ -639,9 +641,15 @@ Tensor pow__tensor_autograd(const Tensor& self, const Tensor& exponent) {
 OpNode::Formula pow_scalar_formula(size_t self_, const Scalar& exponent) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor self = n.saved(self_);
+    if (exponent.is_complex()) {
+      // A complex exponent: grad * conj(e self^(e-1)) (Note [Complex autograd]).
+      const std::complex<double> e = exponent.to_complex();
+      if (e == 0.0) return tensor_list{zeros_like(self)};
+      return tensor_list{g[0] * conj_physical(mul(self.pow(Scalar(e - 1.0)), exponent))};
+    }
     if (!exponent.is_bool() && exponent.to_double() == 0.0) return tensor_list{zeros_like(self)};
     const double e = exponent.to_double();
-    return tensor_list{g[0] * mul(self.pow(e - 1), exponent)};  // mul.Scalar, as PyTorch
+    return tensor_list{g[0] * conj_if_complex(mul(self.pow(e - 1), exponent))};  // mul.Scalar, as PyTorch
   };
 }
 

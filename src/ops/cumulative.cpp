@@ -17,6 +17,7 @@
 #include "ember/ops/index_ops.h"
 #include "ember/ops/math.h"
 #include "ember/ops/pointwise.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/view.h"
 
@@ -91,7 +92,9 @@ Tensor reversed_cumsum(const Tensor& t, int64_t dim) { return reversed(reversed(
 // d cumprod(x)_j / dx_k = prod_{i <= j, i != k} x_i for k <= j. Without zeros in x that is
 // out_j / x_k, so the gradient is reversed_cumsum(g * out) / x; with zeros, each position k
 // sums g_j * (prod_{i < k} x_i) * (prod_{k < i <= j} x_i) directly.
-Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& out, int64_t dim) {
+// Complex (Note [Complex autograd]): the same with x and out conjugated, g * conj(d out / dx).
+Tensor cumprod_backward(const Tensor& g, const Tensor& x_, const Tensor& out_, int64_t dim) {
+  const Tensor x = conj_if_complex(x_), out = conj_if_complex(out_);
   if (x.numel() == 0) return zeros_like(x);
   if (x.dim() == 0) return g;
   const int64_t n = x.size(dim);

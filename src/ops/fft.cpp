@@ -59,6 +59,18 @@ Tensor complex_copy(const Tensor& self, ScalarType complex_type) {
   return out;
 }
 
+// `x` trimmed or zero-padded to `size` along `dim`.
+Tensor resize_half_spectrum(const Tensor& x, int64_t dim, int64_t size) {
+  const int64_t have = x.size(dim);
+  if (have == size) return x;
+  if (have > size) return x.narrow(dim, 0, size);
+  DimVector sizes = x.sizes().vec();
+  sizes[static_cast<size_t>(dim)] = size;
+  Tensor out = zeros(sizes, TensorOptions(x.dtype()).device(x.device()));
+  out.narrow(dim, 0, have).copy_(x);
+  return out;
+}
+
 // ---- the primitives ----
 
 Tensor fft_c2c_impl(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
@@ -77,24 +89,23 @@ Tensor fft_r2c_impl(const Tensor& self, IntArrayRef dim, int64_t normalization, 
   const std::vector<int64_t> dims = wrapped_dims(dim, self.dim());
   const int64_t last = dims.back();
   const int64_t n = self.size(last);
-  if (onesided && last == self.dim() - 1 && n % 2 == 0 && n >= 2 && !self.is_meta() && self.numel() > 0) {
-    // The real transform of the rows (half a complex one), then the other dims on the half
-    // spectrum.
-    DimVector sizes = self.sizes().vec();
-    sizes.back() = n / 2 + 1;
-    Tensor out = empty(sizes, TensorOptions(to_complex_type(self.dtype())));
-    cpu::fft_r2c_lastdim_kernel(out, self.contiguous(), norm_scale(normalization, self.sizes(), dims));
-    const std::vector<int64_t> others(dims.begin(), dims.end() - 1);
-    if (!others.empty()) cpu::fft_c2c_kernel(out, others, /*forward=*/true, 1.0);
-    return out;
+  const double scale = norm_scale(normalization, self.sizes(), dims);
+  if (!onesided) {
+    // The full spectrum (fft of a real input): a complex transform of the promoted input.
+    Tensor full = complex_copy(self, to_complex_type(self.dtype()));
+    if (!full.is_meta() && full.numel() > 0) cpu::fft_c2c_kernel(full, dims, /*forward=*/true, scale);
+    return full;
   }
-  Tensor full = complex_copy(self, to_complex_type(self.dtype()));
-  if (!full.is_meta() && full.numel() > 0) {
-    cpu::fft_c2c_kernel(full, dims, /*forward=*/true, norm_scale(normalization, self.sizes(), dims));
-  }
-  if (!onesided) return full;
-  // The n/2+1 frequencies that Hermitian symmetry does not repeat.
-  return full.narrow(last, 0, self.size(last) / 2 + 1).contiguous();
+  // The real transform of the lines along the last dim (half a complex one for even n), then the
+  // other dims on the half spectrum, in place.
+  DimVector sizes = self.sizes().vec();
+  sizes[static_cast<size_t>(last)] = n / 2 + 1;
+  Tensor out = empty(sizes, TensorOptions(to_complex_type(self.dtype())).device(self.device()));
+  if (out.is_meta() || out.numel() == 0) return out;
+  cpu::fft_r2c_kernel(out, self.contiguous(), last, scale);
+  const std::vector<int64_t> others(dims.begin(), dims.end() - 1);
+  if (!others.empty()) cpu::fft_c2c_kernel(out, others, /*forward=*/true, 1.0);
+  return out;
 }
 
 Tensor fft_c2r_impl(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
@@ -106,28 +117,15 @@ Tensor fft_c2r_impl(const Tensor& self, IntArrayRef dim, int64_t normalization, 
   DimVector out_sizes = self.sizes().vec();
   out_sizes[static_cast<size_t>(last)] = last_dim_size;
   const ScalarType real_t = to_real_value_type(self.dtype());
-  if (self.is_meta()) return empty(out_sizes, TensorOptions(real_t).device(self.device()));
-  // The other dims first, on the half spectrum: each line along the last dim is then the
-  // spectrum of a real signal, Hermitian by itself, and extends to the full length by
-  // X[n-k] = conj(X[k]).
-  Tensor half = complex_copy(self, self.dtype());
+  Tensor out = empty(out_sizes, TensorOptions(real_t).device(self.device()));
+  if (out.is_meta() || out.numel() == 0) return out;
+  // The other dims first, on the half spectrum (a copy, trimmed or zero-padded to n/2+1 along
+  // the last dim): each line along the last dim is then the half of a Hermitian spectrum.
+  Tensor half = complex_copy(resize_half_spectrum(self, last, last_dim_size / 2 + 1), self.dtype());
   const std::vector<int64_t> others(dims.begin(), dims.end() - 1);
-  if (half.numel() > 0 && !others.empty()) cpu::fft_c2c_kernel(half, others, /*forward=*/false, 1.0);
-  const int64_t n = last_dim_size, keep = std::min(self.size(last), n / 2 + 1), mirrored = n - keep;
-  DimVector full_sizes = out_sizes;
-  Tensor full = zeros(full_sizes, TensorOptions(self.dtype()));
-  full.narrow(last, 0, keep).copy_(half.narrow(last, 0, keep));
-  if (mirrored > 0) {
-    // full[keep + j] = conj(half[mirrored - j]) for j = 0..mirrored-1 (that is, n - k from k).
-    const int64_t avail = std::min(mirrored, self.size(last) - 1);  // beyond `half`: zeros
-    if (avail > 0) {
-      full.narrow(last, n - avail, avail).copy_(conj_physical(half.narrow(last, 1, avail).flip({last})));
-    }
-  }
-  if (full.numel() > 0) {
-    cpu::fft_c2c_kernel(full, {last}, /*forward=*/false, norm_scale(normalization, out_sizes, dims));
-  }
-  return real(full).contiguous();
+  if (!others.empty()) cpu::fft_c2c_kernel(half, others, /*forward=*/false, 1.0);
+  cpu::fft_c2r_kernel(out, half, last, norm_scale(normalization, out_sizes, dims));
+  return out;
 }
 
 // ---- autograd (PyTorch's derivatives.yaml: fft_r2c_backward, fft_c2r_backward) ----

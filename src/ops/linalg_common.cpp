@@ -1,10 +1,14 @@
 // Shared steps of the linalg ops (linalg_common.h).
 #include "linalg_common.h"
 
+#include "ember/ops/complex.h"
+
 namespace ember::ops::linalg {
 
 void check_float(const char* api, const Tensor& t) {
   const ScalarType d = t.dtype();
+  // Complex input reaches here only in the ops whose kernels are real-only (docs/complex.md).
+  EMBER_CHECK(!is_complex(d), api, ": complex input is not supported yet. Got ", scalar_type_name(d));
   EMBER_CHECK(is_floating(d), api, ": Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(d));
   EMBER_CHECK(d == kFloat32 || d == kFloat64, api, ": Low precision dtypes not supported. Got ",
@@ -26,6 +30,17 @@ void check_float_square(const char* api, const Tensor& t, const char* name) {
   check_square(api, t, name);
   check_float(api, t);
 }
+
+void check_float_or_complex(const char* api, const Tensor& t) {
+  if (!is_complex(t.dtype())) check_float(api, t);
+}
+
+void check_float_or_complex_square(const char* api, const Tensor& t, const char* name) {
+  check_square(api, t, name);
+  check_float_or_complex(api, t);
+}
+
+Tensor mH(const Tensor& x) { return x.is_complex() ? conj_physical(mT(x)) : mT(x); }
 
 void check_same_dtype(const char* api, const Tensor& a, const Tensor& b, const char* na,
                       const char* nb) {

@@ -28,6 +28,11 @@ void check_matrix(const char* api, const Tensor& t, const char* name = "A");
 void check_square(const char* api, const Tensor& t, const char* name = "A");
 /// check_float + check_square, the common prologue.
 void check_float_square(const char* api, const Tensor& t, const char* name = "A");
+/// The same for the ops whose kernels take complex64 / complex128 too (inv, det, solve).
+void check_float_or_complex(const char* api, const Tensor& t);
+void check_float_or_complex_square(const char* api, const Tensor& t, const char* name = "A");
+/// The conjugate transpose x^H (x^T for real x, without a copy).
+Tensor mH(const Tensor& x);
 /// "<api>: Expected A and B to have the same dtype, but found A of type Float and B of type
 /// Double instead"
 void check_same_dtype(const char* api, const Tensor& a, const Tensor& b, const char* na = "A",

@@ -4,7 +4,10 @@
 #include <limits>
 
 #include "../backends/cpu/lapack.h"
+#include "../backends/cpu/lapack_eig.h"
 #include "../dispatch/boxing.h"
+#include "ember/ops/complex.h"
+#include "ember/ops/pointwise.h"
 #include "linalg_common.h"
 
 namespace ember {
@@ -76,13 +79,16 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, const std::string& UPLO, b
   check_square("linalg.eigh", A);
   EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u",
               "Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
-  check_float("linalg.eigh", A);
+  check_float_or_complex("linalg.eigh", A);
   const DimVector batch = batch_shape(A);
-  Tensor w = empty(with_vector(batch, A.size(-1)), TensorOptions(A.dtype()).device(A.device()));
+  // Complex (Hermitian) input: real eigenvalues, complex eigenvectors (LAPACK's heevd).
+  const ScalarType wtype = A.is_complex() ? to_real_value_type(A.dtype()) : A.dtype();
+  Tensor w = empty(with_vector(batch, A.size(-1)), TensorOptions(wtype).device(A.device()));
   Tensor V = column_major_copy(A);
   if (!w.is_meta()) {
     Tensor info = empty_int(batch, A.device());
-    cpu::lapack::syevd(V, w, compute_v, UPLO == "U" || UPLO == "u", info);
+    if (A.is_complex()) cpu::lapack::heevd(V, w, compute_v, UPLO == "U" || UPLO == "u", info);
+    else cpu::lapack::syevd(V, w, compute_v, UPLO == "U" || UPLO == "u", info);
     raise_if_errors("linalg.eigh", info, A.dim() == 2);
   }
   return {w, compute_v ? V : empty_1d(A, A.dtype())};
@@ -294,6 +300,23 @@ std::tuple<Tensor, Tensor, Tensor> svd_autograd(const Tensor& A, const bool& ful
 // A = V diag(L) V^T: gA = V (diag(gL) + sym-skew(V^T gV) / E) V^T, E_ij = L_j - L_i.
 Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
   if (!gL.defined() && !gV.defined()) return Tensor();
+  if (V.is_complex()) {
+    // PyTorch's linalg_eig_backward with is_hermitian: V^H gV projected onto the
+    // skew-Hermitian matrices, divided by E_ij = L_j - L_i, diag(gL) on the diagonal.
+    const Tensor VH = mH(V);
+    if (!gV.defined()) return matmul(V * gL.unsqueeze(-2), VH);
+    Tensor VhgV = matmul(VH, gV);
+    const Tensor im = imag(VhgV.diagonal(0, -2, -1));
+    EMBER_CHECK(im.numel() == 0 || abs(im).max().item<double>() <= 1e-2,
+                "linalg_eigh_backward: The eigenvectors in the complex case are specified up to multiplication by "
+                "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
+    VhgV = (VhgV - mH(VhgV)) * 0.5;
+    const int64_t n = L.size(-1);
+    const Tensor I = eye_like(n, L);
+    Tensor gA = VhgV / (L.unsqueeze(-2) - L.unsqueeze(-1) + I);
+    if (gL.defined()) gA = gA * (1 - I) + gL.unsqueeze(-1) * I;
+    return matmul(V, matmul(gA, VH));
+  }
   if (!gV.defined()) return matmul(V * gL.unsqueeze(-2), mT(V));
   const int64_t n = L.size(-1);
   const Tensor VhgV = (matmul(mT(V), gV) - matmul(mT(gV), V)) * 0.5;

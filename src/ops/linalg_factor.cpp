@@ -4,6 +4,7 @@
 // 1.13's.
 #include "../backends/cpu/lapack.h"
 #include "../dispatch/boxing.h"
+#include "ember/ops/complex.h"
 #include "linalg_common.h"
 
 namespace ember {
@@ -21,7 +22,7 @@ namespace {
 // for a singular A (the number in "The diagonal element 2 is zero") depends on it: ember
 // factors the same matrix to report the same numbers.
 std::tuple<Tensor, Tensor> inv_ex_impl(const Tensor& A, bool check_errors) {
-  check_float_square("linalg.inv", A);
+  check_float_or_complex_square("linalg.inv", A);
   const bool use_A_T = A.is_contiguous();
   const DimVector batch = batch_shape(A);
   Tensor lu = column_major_copy(use_A_T ? mT(A) : A);
@@ -40,7 +41,7 @@ std::tuple<Tensor, Tensor> inv_ex_impl(const Tensor& A, bool check_errors) {
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_impl(const Tensor& A, bool pivot, bool check_errors) {
   check_matrix("ember.linalg.lu_factor", A);
-  check_float("ember.linalg.lu_factor", A);
+  check_float_or_complex("ember.linalg.lu_factor", A);
   EMBER_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
   const DimVector batch = batch_shape(A);
   Tensor lu = column_major_copy(A);
@@ -56,7 +57,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_impl(const Tensor& A, bool pivot
 }
 
 std::tuple<Tensor, Tensor, Tensor> det_impl(const Tensor& A) {
-  check_float_square("linalg.det", A);
+  check_float_or_complex_square("linalg.det", A);
   // det(A^T) = det(A): the LU PyTorch returns is A^T's for a contiguous A (Note [LU of A^T]).
   auto [lu, pivots, info] = lu_factor_ex_impl(A.is_contiguous() ? mT(A) : A, true, false);
   Tensor det = empty(batch_shape(A), TensorOptions(A.dtype()).device(A.device()));
@@ -93,7 +94,7 @@ std::tuple<Tensor, Tensor> broadcast_solve_operands(const Tensor& A, const Tenso
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_impl(const Tensor& A, const Tensor& B, bool left,
                                                           bool check_errors) {
-  check_float_square("linalg.solve", A);
+  check_float_or_complex_square("linalg.solve", A);
   check_same_dtype("linalg.solve", A, B);
   const bool vector = is_vector_rhs(A, B);
   EMBER_CHECK(vector || B.dim() >= 2, "linalg.solve: The input tensor B must have at least 2 dimensions.");
@@ -304,8 +305,8 @@ std::tuple<Tensor, Tensor> inv_ex_autograd(const Tensor& A, const bool& check_er
   if (!r) return outs;
   const size_t inverse_ = 0;
   r.finish(outs, [=](OpNode& n, const tensor_list& g) {
-    const Tensor invT = mT(n.saved(inverse_));
-    return tensor_list{-matmul(invT, matmul(g[0], invT))};
+    const Tensor invH = mH(n.saved(inverse_));
+    return tensor_list{-matmul(invH, matmul(g[0], invH))};
   });
   ops::save_output_at(r, std::get<0>(outs), inverse_);
   return outs;
@@ -316,7 +317,9 @@ std::tuple<Tensor, Tensor> inv_ex_autograd(const Tensor& A, const bool& check_er
 Tensor det_backward(const Tensor& g, const Tensor& det, const Tensor& A) {
   if (A.size(-1) == 0) return zeros_like(A);
   const bool singular = !det.is_meta() && (det == 0).any().item<bool>();
-  if (!singular) return (g * det).unsqueeze(-1).unsqueeze(-1) * mT(linalg::inv(A));
+  // Complex: the conjugate Wirtinger gradient, g conj(det) A^{-H}.
+  if (!singular) return (g * conj_if_complex(det)).unsqueeze(-1).unsqueeze(-1) * mH(linalg::inv(A));
+  EMBER_CHECK(!A.is_complex(), "linalg.det: the gradient at a singular complex matrix is not supported");
   auto [U, S, Vh] = linalg::svd(A, false);
   const Tensor alpha = linalg::det(U) * linalg::det(Vh) * g;
   const int64_t n = S.size(-1);
@@ -363,12 +366,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_autograd(const Tensor& A, co
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     if (!g[0].defined()) return tensor_list{Tensor(), Tensor()};
     const Tensor a = n.saved(A_);
-    const Tensor gB = linalg::solve(mT(a), g[0], left);
+    const Tensor gB = linalg::solve(mH(a), g[0], left);
     Tensor gA;
     if (n.needs(0)) {
       const Tensor x = n.saved(X_);
       const Tensor gB_ = vector ? gB.unsqueeze(-1) : gB, x_ = vector ? x.unsqueeze(-1) : x;
-      gA = left ? -matmul(gB_, mT(x_)) : -matmul(mT(x_), gB_);
+      gA = left ? -matmul(gB_, mH(x_)) : -matmul(mH(x_), gB_);
     }
     return tensor_list{gA, n.needs(1) ? gB : Tensor()};
   }, {true, false, false, false});

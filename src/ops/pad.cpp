@@ -90,7 +90,8 @@ PadPlan pad_plan(const char* op, const Tensor& self, IntArrayRef padding, int sp
                 "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: ",
                 self.sizes());
   }
-  EMBER_CHECK(is_floating(self.dtype()), "\"", op, reflect ? "" : "_cpu", "\" not implemented for '",
+  // Complex too (the padding is a gather; torch.stft pads complex signals).
+  EMBER_CHECK(is_floating(self.dtype()) || is_complex(self.dtype()), "\"", op, reflect ? "" : "_cpu", "\" not implemented for '",
               scalar_type_name(self.dtype()), "'");
   const int64_t pl = padding[0], pr = padding[1];
   const int64_t pt = spatial == 2 ? padding[2] : 0, pb = spatial == 2 ? padding[3] : 0;

@@ -136,6 +136,8 @@ double largest(ScalarType t) {
 
 Tensor nan_to_num_impl(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                        std::optional<double> neginf) {
+  // PyTorch 1.13's CPU kernel has no complex form.
+  EMBER_CHECK(!self.is_complex(), "\"nan_to_num\" not implemented for '", scalar_type_name(self.dtype()), "'");
   if (!is_floating(self.dtype())) return self.clone();
   const ScalarType t = self.dtype();
   const TensorOptions opts = TensorOptions(t).device(self.device());

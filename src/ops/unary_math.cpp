@@ -10,9 +10,12 @@
 #include <string>
 
 #include "../autograd/record.h"
+#include "../backends/cpu/complex2_kernels.h"
+#include "../backends/cpu/copy_kernel.h"
 #include "../backends/cpu/math_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/math.h"
 #include "ember/ops/pointwise.h"
@@ -83,12 +86,16 @@ template <MathUnaryOp Op>
 Tensor math_unary_impl(const Tensor& self) {
   ops::check_not_quantized(quantized_name<Op>(), {self});
   if (self.is_complex()) {
-    // Of these only reciprocal is defined on complex numbers here (1 / z through div's kernel);
-    // the rest raise as PyTorch's kernels do for a dtype they lack.
-    EMBER_CHECK(Op == MathUnaryOp::Reciprocal, "\"", cpu::math_unary_kernel_name(Op), "\" not implemented for '",
+    // Reciprocal (1 / z through div's kernel) and the functions with a complex kernel
+    // (cpu::math_unary_has_complex); the rest raise as PyTorch's kernels do for a dtype they
+    // lack (exp2's text names no _vml kernel there).
+    const bool has = Op == MathUnaryOp::Reciprocal || cpu::math_unary_has_complex(static_cast<int>(Op));
+    EMBER_CHECK(has, "\"", Op == MathUnaryOp::Exp2 ? "exp2" : cpu::math_unary_kernel_name(Op), "\" not implemented for '",
                 scalar_type_name(self.dtype()), "'");
     Tensor out = ops::new_output(self.sizes(), self.dtype(), self.device(), {self});
-    if (!out.is_meta()) out.copy_(div(wrapped_scalar_tensor(Scalar(1.0)), self));
+    if (out.is_meta()) return out;
+    if (Op == MathUnaryOp::Reciprocal) out.copy_(div(wrapped_scalar_tensor(Scalar(1.0)), self));
+    else cpu::math_unary_complex_kernel(static_cast<int>(Op), out, self);
     return out;
   }
   const ScalarType dtype = floating_result(self.dtype());
@@ -102,6 +109,14 @@ Tensor math_unary__impl(const Tensor& self) {
   constexpr MathUnaryInfo info = info_of(Op);
   ops::check_not_quantized(quantized_name<Op>(), {self});
   ops::check_inplace_elementwise(info.inplace_name, self, self.sizes(), floating_result(self.dtype()));
+  if (self.is_complex() && Op == MathUnaryOp::Reciprocal) {
+    if (!self.is_meta()) cpu::copy_kernel(self, div(wrapped_scalar_tensor(Scalar(1.0)), self));
+    return ops::mark_written(self);
+  }
+  if (self.is_complex() && cpu::math_unary_has_complex(static_cast<int>(Op))) {
+    if (!self.is_meta()) cpu::math_unary_complex_kernel(static_cast<int>(Op), self, self);
+    return ops::mark_written(self);
+  }
   if (!self.is_meta()) cpu::math_unary_kernel(Op, self, self);
   return ops::mark_written(self);
 }
@@ -121,7 +136,11 @@ Tensor math_unary_backward(const Tensor& g, const Tensor& x, const Tensor& y) {
     case MathUnaryOp::Acos: return g * -(add(neg(sq(x)), 1).rsqrt());
     case MathUnaryOp::Asin: return g * add(neg(sq(x)), 1).rsqrt();
     case MathUnaryOp::Atan: return g / add(sq(x), 1);
-    case MathUnaryOp::Acosh: return g * sub(sq(x), 1).rsqrt();
+    case MathUnaryOp::Acosh:
+      // On complex numbers 1 / sqrt(z^2 - 1) takes the other branch where acosh's derivative
+      // is 1 / (sqrt(z - 1) sqrt(z + 1)) (PyTorch's form); equal on reals.
+      if (x.is_complex()) return g * (sub(x, 1).rsqrt() * add(x, 1).rsqrt());
+      return g * sub(sq(x), 1).rsqrt();
     case MathUnaryOp::Asinh: return g * add(sq(x), 1).rsqrt();
     case MathUnaryOp::Atanh: return g / add(neg(sq(x)), 1);
     case MathUnaryOp::Cosh: return g * sinh(x);
@@ -174,6 +193,11 @@ OpNode::Formula math_unary_formula(size_t self_, size_t result_) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor x = saves_self<Op>() ? n.saved(self_) : Tensor();
     const Tensor y = info_of(Op).saves_result ? n.saved(result_) : Tensor();
+    if (Op != MathUnaryOp::Reciprocal && (x.defined() ? x : y).is_complex()) {
+      // Complex (Note [Complex autograd]): grad times the conjugate derivative, the rules above
+      // being of the form grad * f'(x) or grad / (1 / f'(x)).
+      return tensor_list{g[0] * conj_physical(math_unary_backward<Op>(ones_like(g[0]), x, y))};
+    }
     return tensor_list{math_unary_backward<Op>(g[0], x, y)};
   };
 }

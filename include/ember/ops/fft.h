@@ -1,5 +1,6 @@
 // ember::fft: discrete Fourier transforms as torch.fft computes them (docs/complex.md), over
-// kissfft's C++ header from Debian's libkissfft-dev.
+// ember's own SIMD Stockham FFT (Note [FFT library] in src/backends/cpu/fft_kernels.cpp); and
+// ember::stft / istft, the short-time transform and its inverse.
 //
 //   auto X = ember::fft::rfft(x);                          // (..., n) real -> (..., n/2+1) complex
 //   auto y = ember::fft::irfft(X, x.size(-1));             // back, the length given
@@ -58,4 +59,25 @@ Tensor fftshift(const Tensor& self, OptInts dim = std::nullopt);
 Tensor ifftshift(const Tensor& self, OptInts dim = std::nullopt);
 
 }  // namespace fft
+
+/// torch.stft without centring (the aten::stft overload): frames of n_fft samples every
+/// hop_length (default n_fft / 4), times `window` (win_length long, centred in n_fft; default
+/// all ones), each transformed; (batch?, freq, frames), complex unless return_complex is false
+/// (then view_as_real of it; a real input without return_complex warns once, as PyTorch 1.13).
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+            std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = std::nullopt,
+            bool normalized = false, std::optional<bool> onesided = std::nullopt,
+            std::optional<bool> return_complex = std::nullopt);
+/// torch.stft (aten::stft.center): the signal first padded by n_fft / 2 on both sides with
+/// `pad_mode` ("reflect", "constant", "replicate", "circular") when `center`.
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length,
+            const std::optional<Tensor>& window, bool center, const std::string& pad_mode = "reflect",
+            bool normalized = false, std::optional<bool> onesided = std::nullopt,
+            std::optional<bool> return_complex = std::nullopt);
+/// torch.istft: the inverse by overlap-add, divided by the window's squared envelope (which must
+/// not vanish: NOLA), trimmed by n_fft / 2 when `center`, to `length` when given.
+Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+             std::optional<int64_t> win_length = std::nullopt, const std::optional<Tensor>& window = std::nullopt,
+             bool center = true, bool normalized = false, std::optional<bool> onesided = std::nullopt,
+             std::optional<int64_t> length = std::nullopt, bool return_complex = false);
 }  // namespace ember

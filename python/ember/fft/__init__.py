@@ -1,7 +1,7 @@
 """ember.fft: torch.fft's discrete Fourier transforms (docs/complex.md).
 
 Every function is an op of ember's table (`ember.ops.aten.fft_*`), written in C++
-(src/ops/fft.cpp, over kissfft); this module only names them as torch.fft does.
+(src/ops/fft.cpp, over ember's own FFT engine); this module only names them as torch.fft does.
 """
 from .. import _C
 

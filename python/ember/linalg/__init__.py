@@ -61,3 +61,8 @@ matmul = _C._op_functions["matmul"]
 # nnutils: the Householder product (a composite op, src/ops/nnutils_ops.cpp).
 householder_product = _fn("householder_product")
 __all__.append("householder_product")
+
+# complex2: the general eigendecomposition (src/ops/linalg_eig.cpp).
+eig = _fn("eig")
+eigvals = _fn("eigvals")
+__all__ += ["eig", "eigvals"]

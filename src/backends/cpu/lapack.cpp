@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <limits>
 #include <vector>
@@ -49,6 +50,16 @@ extern "C" {
 EMBER_LAPACK_DECL(float, s)
 EMBER_LAPACK_DECL(double, d)
 #undef EMBER_LAPACK_DECL
+// The LU routines for complex matrices (the same arguments, complex elements).
+#define EMBER_LAPACK_LU_DECL(T, p)                                                                \
+  void p##getrf_(blasint* m, blasint* n, T* a, blasint* lda, blasint* ipiv, blasint* info);       \
+  void p##getri_(blasint* n, T* a, blasint* lda, blasint* ipiv, T* work, blasint* lwork,          \
+                 blasint* info);                                                                  \
+  void p##getrs_(char* trans, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b, \
+                 blasint* ldb, blasint* info, size_t);
+EMBER_LAPACK_LU_DECL(std::complex<float>, c)
+EMBER_LAPACK_LU_DECL(std::complex<double>, z)
+#undef EMBER_LAPACK_LU_DECL
 }
 
 namespace ember::cpu::lapack {
@@ -62,6 +73,12 @@ namespace {
 EMBER_LAPACK_PICK(getrf)
 EMBER_LAPACK_PICK(getri)
 EMBER_LAPACK_PICK(getrs)
+inline auto getrf_fn(std::complex<float>) { return &cgetrf_; }
+inline auto getrf_fn(std::complex<double>) { return &zgetrf_; }
+inline auto getri_fn(std::complex<float>) { return &cgetri_; }
+inline auto getri_fn(std::complex<double>) { return &zgetri_; }
+inline auto getrs_fn(std::complex<float>) { return &cgetrs_; }
+inline auto getrs_fn(std::complex<double>) { return &zgetrs_; }
 EMBER_LAPACK_PICK(potrf)
 EMBER_LAPACK_PICK(geqrf)
 EMBER_LAPACK_PICK(orgqr)
@@ -105,10 +122,22 @@ void visit_real(const Tensor& t, F&& f) {
   }
 }
 
+// visit_real, and complex64 / complex128 too (the LU-based kernels: getrf, getri, getrs, det).
+template <class F>
+void visit_real_or_complex(const Tensor& t, F&& f) {
+  if (t.dtype() == kComplexFloat) {
+    f.template operator()<std::complex<float>>();
+  } else if (t.dtype() == kComplexDouble) {
+    f.template operator()<std::complex<double>>();
+  } else {
+    visit_real(t, std::forward<F>(f));
+  }
+}
+
 // The element count of a workspace query's answer (LAPACK returns it as a floating number).
 template <class T>
 blasint work_size(T query) {
-  return std::max<blasint>(1, static_cast<blasint>(std::ceil(static_cast<double>(query))));
+  return std::max<blasint>(1, static_cast<blasint>(std::ceil(static_cast<double>(std::real(query)))));
 }
 
 // Zeroes the strict lower (upper = true keeps the upper) or strict upper triangle.
@@ -124,7 +153,7 @@ void keep_triangle(T* a, int64_t rows, int64_t cols, bool upper) {
 void getrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   const Batch b(a);
   const int64_t k = std::min(b.rows, b.cols);
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
     blasint m = to_blas(b.rows), n = to_blas(b.cols), lda = std::max<blasint>(1, m);
     for (int64_t i = 0; i < b.count; ++i) {
       blasint* ipiv = ptr<blasint>(pivots) + i * k;
@@ -138,7 +167,7 @@ void getrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
 
 void getri(const Tensor& lu, const Tensor& pivots, const Tensor& info) {
   const Batch b(lu);
-  visit_real(lu, [&]<class T>() {
+  visit_real_or_complex(lu, [&]<class T>() {
     blasint n = to_blas(b.rows), lda = std::max<blasint>(1, n), lwork = -1, inf = 0;
     if (n == 0) return;
     T query{};
@@ -155,7 +184,7 @@ void getri(const Tensor& lu, const Tensor& pivots, const Tensor& info) {
 
 void getrs(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool transpose) {
   const Batch a(lu), b(rhs);
-  visit_real(lu, [&]<class T>() {
+  visit_real_or_complex(lu, [&]<class T>() {
     char trans = transpose ? 'T' : 'N';
     blasint n = to_blas(a.rows), nrhs = to_blas(b.cols), lda = std::max<blasint>(1, n),
             ldb = lda, inf = 0;
@@ -400,7 +429,7 @@ void trsm(const Tensor& a, const Tensor& rhs, bool upper, bool left, bool transp
 void det_from_lu(const Tensor& lu, const Tensor& pivots, const Tensor& det) {
   const Batch b(lu);
   const int64_t n = b.rows;
-  visit_real(lu, [&]<class T>() {
+  visit_real_or_complex(lu, [&]<class T>() {
     for (int64_t i = 0; i < b.count; ++i) {
       const T* a = ptr<T>(lu) + i * b.stride();
       const int32_t* piv = ptr<int32_t>(pivots) + i * n;

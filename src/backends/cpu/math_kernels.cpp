@@ -1,5 +1,7 @@
 #include "math_kernels.h"
 
+#include "complex2_kernels.h"
+
 #include <cmath>
 #include <numeric>
 
@@ -364,6 +366,7 @@ void math_binary_kernel(MathBinaryOp op, const Tensor& out, const Tensor& a, con
 }
 
 void cumprod_kernel(const Tensor& out, const Tensor& in, int64_t dim) {
+  if (is_complex(in.dtype())) return cumprod_complex_kernel(out, in, dim);
   dispatch_types(kAllTypes, in.dtype(), "cumprod_out_cpu", [&]<class T>() {
     using M = std::conditional_t<std::is_integral_v<T>, T, opmath_t<T>>;
     for_each_line<T>(out, in, dim, [](const T* s, int64_t ss, T* d, int64_t ds, int64_t len, int64_t) {

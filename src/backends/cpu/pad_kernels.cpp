@@ -1,5 +1,6 @@
 #include "pad_kernels.h"
 
+#include "dtype_lists.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {
@@ -16,11 +17,12 @@ void for_planes(int64_t planes, int64_t work, const F& f) {
 
 }  // namespace
 
+// The padding gather and its backward take complex too (torch.stft pads complex signals).
 void gather2d_kernel(const Tensor& out, const Tensor& in, const std::vector<int64_t>& map_h,
                      const std::vector<int64_t>& map_w) {
   const int64_t P = out.size(0), OH = out.size(1), OW = out.size(2);
   const int64_t H = in.size(1), W = in.size(2);
-  visit_floating(in.dtype(), [&]<class T>() {
+  dispatch_types(kFloatAndComplexTypes, in.dtype(), "gather2d", [&]<class T>() {
     const T* src = static_cast<const T*>(in.data_ptr());
     T* dst = static_cast<T*>(out.data_ptr());
     for_planes(P, OH * OW, [&](int64_t p) {
@@ -31,14 +33,14 @@ void gather2d_kernel(const Tensor& out, const Tensor& in, const std::vector<int6
         for (int64_t ow = 0; ow < OW; ++ow) d[oh * OW + ow] = row[map_w[static_cast<size_t>(ow)]];
       }
     });
-  }, "gather2d");
+  });
 }
 
 void scatter_add2d_kernel(const Tensor& grad_in, const Tensor& grad_out,
                           const std::vector<int64_t>& map_h, const std::vector<int64_t>& map_w) {
   const int64_t P = grad_out.size(0), OH = grad_out.size(1), OW = grad_out.size(2);
   const int64_t H = grad_in.size(1), W = grad_in.size(2);
-  visit_floating(grad_in.dtype(), [&]<class T>() {
+  dispatch_types(kFloatAndComplexTypes, grad_in.dtype(), "scatter_add2d", [&]<class T>() {
     using M = opmath_t<T>;
     const T* src = static_cast<const T*>(grad_out.data_ptr());
     T* dst = static_cast<T*>(grad_in.data_ptr());
@@ -52,7 +54,7 @@ void scatter_add2d_kernel(const Tensor& grad_in, const Tensor& grad_out,
       T* d = dst + p * H * W;
       for (int64_t k = 0; k < H * W; ++k) d[k] = static_cast<T>(acc[static_cast<size_t>(k)]);
     });
-  }, "scatter_add2d");
+  });
 }
 
 void bilinear2d_kernel(const Tensor& out, const Tensor& in, const std::vector<LinearTap>& th,

@@ -5,6 +5,7 @@
 
 #include "convert.h"
 #include "copy_kernel.h"
+#include "dtype_lists.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {
@@ -100,6 +101,13 @@ void linspace_kernel(const Tensor& out, const Scalar& start_s, const Scalar& end
 void eye_kernel(const Tensor& out) {
   fill_kernel(out, 0);
   const int64_t n = out.size(0), m = out.size(1);
+  if (is_complex(out.dtype())) {  // complex identities too, as torch.eye
+    dispatch_types(kComplexTypes, out.dtype(), "eye", [&]<class C>() {
+      C* data = static_cast<C*>(out.data_ptr());
+      for (int64_t i = 0; i < std::min(n, m); ++i) data[i * (m + 1)] = C(1);
+    });
+    return;
+  }
   visit_dtype(out.dtype(), [&]<class T>() {
     T* data = out.data_ptr<T>();
     for (int64_t i = 0; i < std::min(n, m); ++i) data[i * (m + 1)] = convert<T>(1);

@@ -1,6 +1,8 @@
 // Reduction ops as small Op structs for run_reduce (Note [Reduction loop] in reduce_loop.h).
 #include "reduce_kernels.h"
 
+#include "complex2_kernels.h"
+
 #include <array>
 #include <cmath>
 #include <limits>
@@ -393,6 +395,7 @@ void var_kernel(const Tensor& out, const Tensor& in, IntArrayRef dims, double co
 void cumsum_kernel(const Tensor& out, const Tensor& in, int64_t dim) {
   EMBER_ASSERT(out.dtype() == in.dtype() && out.is_contiguous() && out.numel() == in.numel());
   if (in.numel() == 0) return;
+  if (is_complex(in.dtype())) return cumsum_complex_kernel(out, in, dim);
   // Lines along `dim`: outer dims before it, inner dims after it. A tile of neighbouring inner
   // positions walks down the dim together, so a row-major cumsum over dim 0 reads rows.
   DimVector sizes = in.dim() == 0 ? DimVector{1} : in.sizes().vec();

@@ -84,6 +84,7 @@ EXCLUDED = {
     "torch.fbgemm_pack_gemm_matrix_fp16": "fbgemm internals (deprecated in torch)",
     "torch.fbgemm_pack_quantized_matrix": "fbgemm internals (deprecated in torch)",
     "Tensor.is_nested": "nested tensors (a prototype in torch 1.13)",
+    "Tensor.chalf": "complex32 (ComplexHalf): experimental in torch 1.13, which warns that most ops lack it",
 }
 
 RANDOM_WORDS = ("rand", "normal", "bernoulli", "dropout", "multinomial", "poisson", "exponential_",
