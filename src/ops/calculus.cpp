@@ -183,14 +183,14 @@ Tensor trapezoid_x_impl(const Tensor& y, const Tensor& x, int64_t dim) {
   EMBER_CHECK(y.dtype() != kBool && x.dtype() != kBool,
               "trapezoid: received a bool input for `x` or `y`, but bool is not supported");
   const Tensor dx = x_differences(y, x, dim, "trapezoid");
-  return (dx * (sl(y, dim, 1) + sl(y, dim, 0, -1))).sum(std::vector<int64_t>{dim}) / 2.;
+  return div((dx * (sl(y, dim, 1) + sl(y, dim, 0, -1))).sum(std::vector<int64_t>{dim}), Scalar(2.));
 }
 
 Tensor trapezoid_double(const Tensor& y, double dx, int64_t dim) {
   dim = wrap_dim(dim, y.dim());
   if (y.size(dim) == 0) return zeros_like_except(y, dim);
   EMBER_CHECK(y.dtype() != kBool, "trapezoid: received a bool input for `y`, but bool is not supported");
-  return (y.sum(std::vector<int64_t>{dim}) - (select(y, dim, 0) + select(y, dim, -1)) * 0.5) * dx;
+  return mul(y.sum(std::vector<int64_t>{dim}) - mul(select(y, dim, 0) + select(y, dim, -1), Scalar(0.5)), Scalar(dx));
 }
 
 Tensor trapezoid_dx_impl(const Tensor& y, const Scalar& dx, int64_t dim) {
@@ -204,7 +204,7 @@ Tensor cumulative_trapezoid_x_impl(const Tensor& y, const Tensor& x, int64_t dim
   EMBER_CHECK(y.dtype() != kBool && x.dtype() != kBool,
               "cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported");
   const Tensor dx = x_differences(y, x, dim, "cumulative_trapezoid");
-  return cumsum((sl(y, dim, 0, -1) + sl(y, dim, 1)) * dx, dim) / 2.;
+  return div(cumsum((sl(y, dim, 0, -1) + sl(y, dim, 1)) * dx, dim), Scalar(2.));
 }
 
 Tensor cumulative_trapezoid_dx_impl(const Tensor& y, const Scalar& dx, int64_t dim) {
@@ -212,7 +212,7 @@ Tensor cumulative_trapezoid_dx_impl(const Tensor& y, const Scalar& dx, int64_t d
   EMBER_CHECK(!(dx.is_complex() || dx.is_bool()),
               "cumulative_trapezoid: Currently, we only support dx as a real number.");
   dim = wrap_dim(dim, y.dim());
-  return cumsum(dx.to_double() / 2. * (sl(y, dim, 0, -1) + sl(y, dim, 1)), dim);
+  return cumsum(mul(sl(y, dim, 0, -1) + sl(y, dim, 1), Scalar(dx.to_double() / 2.)), dim);
 }
 
 // ---- combinations ----

@@ -8,6 +8,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/view.h"
+#include "ember/warning.h"
 
 #include "../dispatch/boxing.h"
 #include "pointwise_helpers.h"
@@ -21,6 +22,11 @@ namespace {
 // The checks and texts of PyTorch's index_reduce_ meta function.
 Tensor spread_index(const Tensor& self, int64_t& dim, const Tensor& index, const Tensor& source,
                     const std::string& reduce) {
+  static const bool warned = [] {
+    warn("index_reduce() is in beta and the API may change at any time.");
+    return true;
+  }();
+  (void)warned;
   EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
               "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ", reduce, ".");
   dim = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));

@@ -28,7 +28,7 @@ namespace {
 // ---- isin ----
 
 void check_isin_dtype(ScalarType t) {
-  EMBER_CHECK(t != kBool && !is_complex(t) && !is_quantized(t), "Unsupported input type encountered for isin(): ",
+  EMBER_CHECK(t != kBool && t != kBFloat16 && !is_complex(t) && !is_quantized(t), "Unsupported input type encountered for isin(): ",
               scalar_type_name(t));
 }
 
