@@ -20,6 +20,25 @@ const std::vector<DeprecatedSpelling>& deprecated_spellings() {
       {"addcdiv_", "aten::addcdiv_", "default", {"self", "value", "tensor1", "tensor2"}},
       {"addmm", "aten::addmm", "default", {"beta", "self", "alpha", "mat1", "mat2"}},
       {"addmm", "aten::addmm", "default", {"beta", "self", "mat1", "mat2"}},
+      // the rest of the BLAS family (src/ops/blas_more.cpp)
+      {"addmm_", "aten::addmm_", "default", {"beta", "self", "alpha", "mat1", "mat2"}},
+      {"addmm_", "aten::addmm_", "default", {"beta", "self", "mat1", "mat2"}},
+      {"addmv", "aten::addmv", "default", {"beta", "self", "alpha", "mat", "vec"}},
+      {"addmv", "aten::addmv", "default", {"beta", "self", "mat", "vec"}},
+      {"addmv_", "aten::addmv_", "default", {"beta", "self", "alpha", "mat", "vec"}},
+      {"addmv_", "aten::addmv_", "default", {"beta", "self", "mat", "vec"}},
+      {"addr", "aten::addr", "default", {"beta", "self", "alpha", "vec1", "vec2"}},
+      {"addr", "aten::addr", "default", {"beta", "self", "vec1", "vec2"}},
+      {"addr_", "aten::addr_", "default", {"beta", "self", "alpha", "vec1", "vec2"}},
+      {"addr_", "aten::addr_", "default", {"beta", "self", "vec1", "vec2"}},
+      {"baddbmm", "aten::baddbmm", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"baddbmm", "aten::baddbmm", "default", {"beta", "self", "batch1", "batch2"}},
+      {"baddbmm_", "aten::baddbmm_", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"baddbmm_", "aten::baddbmm_", "default", {"beta", "self", "batch1", "batch2"}},
+      {"addbmm", "aten::addbmm", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"addbmm", "aten::addbmm", "default", {"beta", "self", "batch1", "batch2"}},
+      {"addbmm_", "aten::addbmm_", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"addbmm_", "aten::addbmm_", "default", {"beta", "self", "batch1", "batch2"}},
   };
   return table;
 }

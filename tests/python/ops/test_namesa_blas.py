@@ -226,3 +226,17 @@ def test_out_argument():
     r = ember.addmv(E(a), E(b), E(c), out=out)
     assert r is out
     close(out, torch.addmv(a, b, c))
+
+
+def test_deprecated_positional_beta_alpha():
+    import warnings
+    m, v, s = rnd(2, 3), rnd(3), rnd(2)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        close(ember.addmv(0.5, E(s), 2, E(m), E(v)), torch.addmv(0.5, s, 2, m, v))
+        close(ember.addmv(0.5, E(s), E(m), E(v)), torch.addmv(0.5, s, m, v))
+        close(ember.addr(2, E(m), E(s), E(v)), torch.addr(2, m, s, v))
+        b1, b2, c = rnd(2, 2, 3), rnd(2, 3, 4), rnd(2, 4)
+        close(ember.addbmm(0.5, E(c), -1, E(b1), E(b2)), torch.addbmm(0.5, c, -1, b1, b2))
+        close(ember.baddbmm(0.5, E(c), E(b1), E(b2)), torch.baddbmm(0.5, c, b1, b2))
+    assert any(str(x.message).startswith("This overload of addmv is deprecated:") for x in w)
