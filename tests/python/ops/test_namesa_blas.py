@@ -6,10 +6,8 @@ import pytest
 import torch
 
 import ember
+from namesa_testing import E, same_error  # noqa: F401
 
-
-def E(t):
-    return ember.from_numpy(t.detach().numpy().copy())
 
 
 def close(e, t, rtol=1e-5, atol=1e-6):

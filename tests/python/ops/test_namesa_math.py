@@ -8,10 +8,8 @@ import pytest
 import torch
 
 import ember
+from namesa_testing import E, same_error  # noqa: F401
 
-
-def E(t):
-    return ember.from_numpy(t.detach().numpy().copy())
 
 
 def same(e, t, rtol=1e-6, atol=1e-7):
@@ -23,13 +21,6 @@ def same(e, t, rtol=1e-6, atol=1e-7):
         np.testing.assert_allclose(e.detach().float().numpy(), t.detach().float().numpy(), rtol=rtol, atol=atol,
                                    equal_nan=True)
 
-
-def same_error(fn_torch, fn_ember, exc=RuntimeError):
-    with pytest.raises(exc) as want:
-        fn_torch()
-    with pytest.raises(exc) as got:
-        fn_ember()
-    assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0].replace("torch.", "ember.")
 
 
 nan, inf = float("nan"), float("inf")

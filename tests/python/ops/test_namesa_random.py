@@ -10,16 +10,10 @@ import pytest
 import torch
 
 import ember
+from namesa_testing import E, same_error  # noqa: F401
 
 N = 200_000
 
-
-def same_error(fn_torch, fn_ember, exc=RuntimeError):
-    with pytest.raises(exc) as want:
-        fn_torch()
-    with pytest.raises(exc) as got:
-        fn_ember()
-    assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0].replace("torch.", "ember.")
 
 
 def test_cauchy_quantiles():

@@ -8,10 +8,8 @@ import pytest
 import torch
 
 import ember
+from namesa_testing import E, same_error  # noqa: F401
 
-
-def E(t):
-    return ember.from_numpy(t.detach().numpy().copy())
 
 
 def same(e, t):
@@ -19,13 +17,6 @@ def same(e, t):
     assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1]
     np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-12)
 
-
-def same_error(fn_torch, fn_ember, exc=RuntimeError):
-    with pytest.raises(exc) as want:
-        fn_torch()
-    with pytest.raises(exc) as got:
-        fn_ember()
-    assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0].replace("torch.", "ember.")
 
 
 # ---- unfold ----
