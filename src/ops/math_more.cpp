@@ -28,9 +28,10 @@ Tensor binary_out(const char* name, const Tensor& self, const Tensor& other, Sca
 template <bool IsMax>
 Tensor fmax_impl(const Tensor& self, const Tensor& other) {
   const char* name = IsMax ? "fmax" : "fmin";
+  // (PyTorch's order: type promotion refuses a quantized operand first)
+  const ScalarType dtype = result_type(self, other);
   ops::check_not_quantized(name, {self, other});
   EMBER_CHECK(!self.is_complex() && !other.is_complex(), name, " not implemented for complex tensors.");
-  const ScalarType dtype = result_type(self, other);
   Tensor out = binary_out(name, self, other, dtype);
   if (!out.is_meta()) cpu::fmax_fmin_kernel(out, ops::cast(self, dtype), ops::cast(other, dtype), IsMax);
   return out;
@@ -39,8 +40,8 @@ Tensor fmax_impl(const Tensor& self, const Tensor& other) {
 template <bool Upper>
 Tensor igamma_impl(const Tensor& self, const Tensor& other) {
   const char* name = Upper ? "igammac" : "igamma";
-  ops::check_not_quantized(name, {self, other});
   const ScalarType dtype = result_type(self, other);
+  ops::check_not_quantized(name, {self, other});
   Tensor out = binary_out(name, self, other, dtype);
   if (!out.is_meta()) cpu::igamma_kernel(out, ops::cast(self, dtype), ops::cast(other, dtype), Upper);
   return out;

@@ -165,10 +165,14 @@ Tensor inplace_view_record(const char* name, const Tensor& self, Impl&& impl, Fo
   autograd::Recorder r(name, self);
   autograd::check_inplace_if(r, self);
   const DimVector old_sizes(self.sizes().begin(), self.sizes().end());
+  // A view's in-place record goes through CopySlices, which hands the rule the gradient of the
+  // view's memory in its new geometry and writes the result back there: the elements are the
+  // same ones before and after a geometry change, so the rule is the identity for views.
+  const bool is_view = self.impl()->is_view();
   r.forward([&] { return impl(); });
   if (!r) return self;
-  r.finish_inplace(self, [old_sizes, formula](OpNode&, const tensor_list& g) {
-    return tensor_list{formula(g[0], IntArrayRef(old_sizes))};
+  r.finish_inplace(self, [old_sizes, formula, is_view](OpNode&, const tensor_list& g) {
+    return tensor_list{is_view ? g[0] : formula(g[0], IntArrayRef(old_sizes))};
   });
   return self;
 }

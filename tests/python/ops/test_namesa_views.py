@@ -97,6 +97,20 @@ def test_inplace_views(name, shape, args, node):
     same(ex.grad, x.grad)
 
 
+@pytest.mark.parametrize("name,args", [("squeeze_", ()), ("squeeze_", (1,)), ("unsqueeze_", (0,)), ("t_", ()),
+                                       ("transpose_", (0, 1)), ("as_strided_", ((2,), (2,)))])
+def test_inplace_views_of_views_carry_gradients_to_the_base(name, args):
+    grads = []
+    for lib in (torch, ember):
+        x = lib.arange(6., dtype=lib.float64, requires_grad=True)
+        v = x.clone().view(3, 2)[:, :1]
+        getattr(v, name)(*args)
+        weight = lib.arange(1., 1. + v.numel(), dtype=lib.float64).reshape(v.shape)
+        (v * weight).sum().backward()
+        grads.append(x.grad)
+    same(grads[1], grads[0])
+
+
 def test_inplace_views_on_leaves_and_errors():
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
         ember.zeros(3, 1, requires_grad=True).squeeze_()
