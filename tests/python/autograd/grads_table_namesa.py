@@ -27,8 +27,8 @@ GRAD_CASES: List[GradOp] = [
     op("addmv", [T, T1, T2], [((3,), (3, 4), (4,))], diff=[1]),
     op("addr", [T, T1, T2, 0.5, -1.5], [((3, 4), (3,), (4,)), ((4,), (3,), (4,))]),
     op("baddbmm", [T, T1, T2, 0.5, 2.0], [((2, 3, 5), (2, 3, 4), (2, 4, 5)), ((3, 5), (2, 3, 4), (2, 4, 5))]),
-    # (beta 0 with a sliced self: torch 1.13 multiplies its uninitialised result by 0, NaN at times)
-    op("baddbmm", [T, T1, T2, 0, 1], [((2, 3, 5), (2, 3, 4), (2, 4, 5))], layouts=["c", "t"]),
+    # (no beta 0 row for baddbmm: torch 1.13 then reads its uninitialised result, NaN at times;
+    # tests/python/ops/test_namesa_blas.py compares that case with torch's zero-self result)
     op("addbmm", [T, T1, T2, 0.5, 2.0], [((3, 5), (2, 3, 4), (2, 4, 5)), ((5,), (2, 3, 4), (2, 4, 5))]),
     op("addmm_", [T, T1, T2, 0.5, 2.0], [((3, 5), (3, 4), (4, 5))]),
     op("addmv_", [T, T1, T2, 0.5, 2.0], [((3,), (3, 4), (4,))]),

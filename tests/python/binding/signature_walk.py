@@ -348,8 +348,8 @@ TORCH_QUIRKS.update({
                  "transpose_copy", "unfold_copy", "unsqueeze_copy", "view_copy")},
     **{("function", n, "out"): "ember binds no out= list for the split copies (their results are fresh tensors)"
        for n in ("split_copy", "unbind_copy", "split_with_sizes_copy")},
-    ("function", "slice_copy", "required"):
-        "torch 1.13's binding reads the defaulted SymInt? start / end as garbage ints",
+    **{("function", "slice_copy", form): "torch 1.13's binding reads the defaulted SymInt? start / end as garbage ints"
+       for form in ("required", "out")},
 })
 UNSUPPORTED.append(("view_copy(dtype)", lambda kind, name, params: name == "view_copy" and params
                     and params[0].ann == "Tensor" and len(params) > 1 and params[1].ann == "_dtype"))
