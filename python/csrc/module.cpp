@@ -34,6 +34,7 @@ void init_quantization(py::module_& m);  // quantization_qconfig.cpp
 void init_nn_seq(py::module_& m);  // nn_seq.cpp
 void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 void init_nn_nnutils(py::module_& m);  // nn_nnutils.cpp
+void init_namesa(py::module_& m);  // namesa.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -76,4 +77,5 @@ PYBIND11_MODULE(_C, m) {
   init_serialization(m);
   init_quantized_ops_conv_nd(m);
   init_quantization(m);
+  init_namesa(m);
 }

@@ -20,6 +20,25 @@ const std::vector<DeprecatedSpelling>& deprecated_spellings() {
       {"addcdiv_", "aten::addcdiv_", "default", {"self", "value", "tensor1", "tensor2"}},
       {"addmm", "aten::addmm", "default", {"beta", "self", "alpha", "mat1", "mat2"}},
       {"addmm", "aten::addmm", "default", {"beta", "self", "mat1", "mat2"}},
+      // the rest of the BLAS family (src/ops/blas_more.cpp)
+      {"addmm_", "aten::addmm_", "default", {"beta", "self", "alpha", "mat1", "mat2"}},
+      {"addmm_", "aten::addmm_", "default", {"beta", "self", "mat1", "mat2"}},
+      {"addmv", "aten::addmv", "default", {"beta", "self", "alpha", "mat", "vec"}},
+      {"addmv", "aten::addmv", "default", {"beta", "self", "mat", "vec"}},
+      {"addmv_", "aten::addmv_", "default", {"beta", "self", "alpha", "mat", "vec"}},
+      {"addmv_", "aten::addmv_", "default", {"beta", "self", "mat", "vec"}},
+      {"addr", "aten::addr", "default", {"beta", "self", "alpha", "vec1", "vec2"}},
+      {"addr", "aten::addr", "default", {"beta", "self", "vec1", "vec2"}},
+      {"addr_", "aten::addr_", "default", {"beta", "self", "alpha", "vec1", "vec2"}},
+      {"addr_", "aten::addr_", "default", {"beta", "self", "vec1", "vec2"}},
+      {"baddbmm", "aten::baddbmm", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"baddbmm", "aten::baddbmm", "default", {"beta", "self", "batch1", "batch2"}},
+      {"baddbmm_", "aten::baddbmm_", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"baddbmm_", "aten::baddbmm_", "default", {"beta", "self", "batch1", "batch2"}},
+      {"addbmm", "aten::addbmm", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"addbmm", "aten::addbmm", "default", {"beta", "self", "batch1", "batch2"}},
+      {"addbmm_", "aten::addbmm_", "default", {"beta", "self", "alpha", "batch1", "batch2"}},
+      {"addbmm_", "aten::addbmm_", "default", {"beta", "self", "batch1", "batch2"}},
   };
   return table;
 }
@@ -106,7 +125,17 @@ const std::unordered_set<std::string>& out_overloads() {
       // ember.linalg (src/ops/linalg_*.cpp)
       "linalg_inv_ex.default", "linalg_inv.default", "inverse.default", "_linalg_det.default", "linalg_det.default", "_linalg_slogdet.default", "linalg_slogdet.default", "slogdet.default", "linalg_cholesky_ex.default", "linalg_cholesky.default", "cholesky.default", "cholesky_solve.default", "cholesky_inverse.default", "linalg_qr.default", "qr.default", "_linalg_svd.default", "linalg_svd.default", "linalg_svdvals.default", "svd.default", "_linalg_eigh.default", "linalg_eigh.default", "linalg_eigvalsh.default", "_linalg_solve_ex.default", "linalg_solve_ex.default", "linalg_solve.default", "linalg_lstsq.default", "linalg_vector_norm.default", "linalg_matrix_norm.default", "linalg_matrix_norm.str_ord", "linalg_norm.default", "linalg_norm.ord_str", "frobenius_norm.default", "frobenius_norm.dim", "nuclear_norm.default", "nuclear_norm.dim", "linalg_pinv.atol_rtol_tensor", "linalg_pinv.atol_rtol_float", "linalg_pinv.default", "linalg_pinv.rcond_tensor", "linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_rank.default", "linalg_matrix_rank.tol_tensor", "linalg_matrix_power.default", "matrix_power.default", "linalg_matrix_exp.default", "linalg_cross.default", "cross.default", "linalg_vecdot.default", "linalg_multi_dot.default", "chain_matmul.default", "linalg_tensorinv.default", "linalg_tensorsolve.default", "linalg_cond.default", "linalg_cond.p_str", "linalg_lu_factor_ex.default", "linalg_lu_factor.default", "lu_unpack.default", "linalg_lu.default", "linalg_lu_solve.default", "lu_solve.default", "linalg_solve_triangular.default", "triangular_solve.default",
       // nnutils (src/ops/nnutils_ops.cpp)
-      "linalg_householder_product.default", "orgqr.default"};
+      "linalg_householder_product.default", "orgqr.default",
+      // namesa: BLAS family, math, search, copies, samplers (src/ops/blas_more.cpp, ...)
+      "addmv.default", "addr.default", "baddbmm.default", "addbmm.default", "fmax.default", "fmin.default",
+      "frexp.Tensor", "ldexp.Tensor", "igamma.default", "igammac.default", "isin.Tensor_Tensor",
+      "isin.Tensor_Scalar", "isin.Scalar_Tensor", "histogram.bins_tensor", "histogram.bin_ct",
+      "index_reduce.default", "as_strided_scatter.default", "view_copy.default", "permute_copy.default",
+      "select_copy.int", "slice_copy.Tensor", "squeeze_copy.default", "squeeze_copy.dim",
+      "unsqueeze_copy.default", "t_copy.default", "transpose_copy.int", "unfold_copy.default",
+      "expand_copy.default", "diagonal_copy.default", "detach_copy.default", "alias_copy.default",
+      "as_strided_copy.default", "_reshape_alias_copy.default", "_neg_view_copy.default",
+      "binomial.default", "poisson.default"};
   return set;
 }
 

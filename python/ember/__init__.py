@@ -72,6 +72,8 @@ from ._nnutils_tensor import _install as _nnutils_install  # noqa: E402  (dot, m
 _nnutils_install(globals(), Tensor)
 Tensor.equal = equal
 from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)
+from ._namesa import install as _namesa_install  # noqa: E402  (Tensor.H, flags, histogramdd, gradient, ...)
+_namesa_install(globals(), Tensor)
 
 # ---- the package's identity: version, generators, type utilities, printing, devices ----
 from .version import __version__  # noqa: E402,F401

@@ -298,3 +298,58 @@ def fit(value, ann):
     if ann == "_float" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     return value
+
+# The namesa part of issue 16 (the BLAS family, math, histograms, calculus, views, copies and
+# samplers: tests/python/ops/test_namesa_*.py have their value tests).
+OPS.update({
+    **{n: {"input": T(3), "self": T(3), "mat": T(3, 4), "vec": T(4)} for n in ("addmv", "addmv_")},
+    **{n: {"input": T(3, 4), "self": T(3, 4), "vec1": T(3), "vec2": T(4)} for n in ("addr", "addr_")},
+    **{n: {"input": T(2, 3, 5), "self": T(2, 3, 5), "batch1": T(2, 3, 4), "batch2": T(2, 4, 5)}
+       for n in ("baddbmm", "baddbmm_")},
+    **{n: {"input": T(3, 5), "self": T(3, 5), "batch1": T(2, 3, 4), "batch2": T(2, 4, 5)} for n in ("addbmm", "addbmm_")},
+    "addmm_": {"self": T(3, 2), "mat1": T(3, 4), "mat2": T(4, 2)},
+    "ldexp": {"other": I(3, 4)}, "ldexp_": {"other": I(3, 4)},
+    **{n: {"input": T(3, 4, kind="prob"), "self": T(3, 4, kind="prob"), "other": T(3, 4, kind="prob")}
+       for n in ("igamma", "igammac", "igamma_", "igammac_")},
+    "isin": {"elements": T(3, 4), "test_elements": T(5), "element": 2, "test_element": 2},
+    "histogram": {"bins": 4, "range": [-1.0, 1.0], "weight": T(3, 4, kind="prob"), "density": False},
+    "_histogramdd_bin_edges": {"input": T(5, 2), "self": T(5, 2), "bins": [2, 3], "range": [-1.0, 1.0, 0.0, 2.0],
+                               "weight": T(5, kind="prob"), "density": False},
+    "_histogramdd_from_bin_cts": {"input": T(5, 2), "self": T(5, 2), "bins": [2, 3], "range": [-1.0, 1.0, 0.0, 2.0],
+                                  "weight": T(5, kind="prob"), "density": True},
+    "trapezoid": {"y": T(3, 4), "x": T(4), "dx": 0.5}, "trapz": {"y": T(3, 4), "x": T(4), "dx": 0.5},
+    "cumulative_trapezoid": {"y": T(3, 4), "x": T(4), "dx": 0.5},
+    "combinations": {"input": T(4), "self": T(4), "r": 2, "with_replacement": False},
+    "sum_to_size": {"size": [1, 4]},
+    **{n: {"index": I(2, high=3), "source": T(2, 4), "reduce": "amax", "dim": 0, "include_self": False}
+       for n in ("index_reduce", "index_reduce_")},
+    "fill_diagonal_": {"fill_value": 2, "wrap": True}, "cumsum_": {"dim": 1},
+    "unfold": {"dimension": 1, "size": 2, "step": 1}, "unfold_copy": {"dimension": 1, "size": 2, "step": 1},
+    "squeeze_": {"self": T(3, 1, 4)}, "squeeze_copy": {"input": T(3, 1, 4)},
+    "swapaxes_": {"axis0": 0, "axis1": 1},
+    **{n: {"size": [2, 2], "stride": [1, 2]} for n in ("as_strided_", "as_strided_copy")},
+    "as_strided_scatter": {"src": T(2, 2), "size": [2, 2], "stride": [1, 2]},
+    "unsafe_split": {"split_size": 2}, "split_copy": {"split_size": 2},
+    "view_copy": {"size": [4, 3]}, "permute_copy": {"dims": [1, 0]}, "select_copy": {"index": 1},
+    "expand_copy": {"input": T(3, 1), "size": [3, 4]}, "_reshape_alias_copy": {"size": [4, 3], "stride": [3, 1]},
+    "diagonal_copy": {"offset": 0, "dim1": 0, "dim2": 1},
+    "resize_as_": {"the_template": T(4, 3)},
+    "poisson": {"input": T(3, 4, kind="prob"), "self": T(3, 4, kind="prob")},
+    "binomial": {"count": T(3, 4, kind="ones"), "prob": T(3, 4, kind="prob")},
+    "geometric_": {"p": 0.5}, "randint_like": {"high": 5, "low": 0},
+})
+RANDOM |= {"cauchy_", "geometric_", "log_normal_", "poisson", "binomial", "randint_like"}
+TORCH_QUIRKS.update({
+    **{("function", n, "out"):
+       "torch 1.13's functionalization *_copy.out kernels copy into out= without resizing it (an empty out= "
+       "fails); ember resizes it as every out= does"
+       for n in ("_neg_view_copy", "_reshape_alias_copy", "alias_copy", "as_strided_copy", "detach_copy",
+                 "diagonal_copy", "expand_copy", "permute_copy", "select_copy", "squeeze_copy", "t_copy",
+                 "transpose_copy", "unfold_copy", "unsqueeze_copy", "view_copy")},
+    **{("function", n, "out"): "ember binds no out= list for the split copies (their results are fresh tensors)"
+       for n in ("split_copy", "unbind_copy", "split_with_sizes_copy")},
+    **{("function", "slice_copy", form): "torch 1.13's binding reads the defaulted SymInt? start / end as garbage ints"
+       for form in ("required", "out")},
+})
+UNSUPPORTED.append(("view_copy(dtype)", lambda kind, name, params: name == "view_copy" and params
+                    and params[0].ann == "Tensor" and len(params) > 1 and params[1].ann == "_dtype"))
