@@ -98,3 +98,5 @@ def __getattr__(name):
 from . import serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import hub  # noqa: E402,F401  (ember.hub, as torch.hub)
+from ._namesb import functions as _namesb_functions  # noqa: E402  (special/linalg names, torch.lu, loss defaults)
+globals().update(_namesb_functions)

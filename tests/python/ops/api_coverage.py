@@ -84,6 +84,8 @@ EXCLUDED = {
     "torch.fbgemm_pack_gemm_matrix_fp16": "fbgemm internals (deprecated in torch)",
     "torch.fbgemm_pack_quantized_matrix": "fbgemm internals (deprecated in torch)",
     "Tensor.is_nested": "nested tensors (a prototype in torch 1.13)",
+    "torch.dsmm": "sparse layouts",
+    "torch.hsmm": "sparse layouts",
 }
 
 RANDOM_WORDS = ("rand", "normal", "bernoulli", "dropout", "multinomial", "poisson", "exponential_",

@@ -1,0 +1,15 @@
+"""namesb's rows of the gradient differential table (test_grads_vs_torch.py): igamma / igammac
+(differentiable in their second argument only, as in torch 1.13), linalg.vander and the
+functional forms written over differentiable ops."""
+from grads_table import Tensor, op
+
+T, T1, T2 = Tensor(0), Tensor(1), Tensor(2)
+POS0, POS1 = Tensor(0, "pos"), Tensor(1, "pos")
+
+GRAD_CASES = [
+    op("igamma", [POS0, POS1], [((3, 4), (3, 4)), ((2, 1, 4), (3, 4))], diff=[1]),
+    op("igammac", [POS0, POS1], [((3, 4), (3, 4)), ((), (3,))], diff=[1]),
+    op("linalg_vander", [T], [((3,),), ((2, 4),)]),
+    op("conv_tbc", [T, T1, T2, 1], [((5, 2, 3), (2, 3, 4), (4,))]),
+    op("native_channel_shuffle", [T, 2], [((1, 4, 3),)]),
+]
