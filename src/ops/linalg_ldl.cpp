@@ -80,7 +80,7 @@ Tensor ldl_solve_impl(const Tensor& LD, const Tensor& pivots, const Tensor& B, b
 }
 
 std::tuple<Tensor, Tensor> geqrf_impl(const Tensor& self) {
-  check_matrix("ember.geqrf", self, "input");
+  EMBER_CHECK(self.dim() >= 2, "ember.geqrf: input must have at least 2 dimensions.");
   check_float("ember.geqrf", self);
   Tensor a = column_major_copy(self);
   DimVector tau_shape = batch_shape(self);

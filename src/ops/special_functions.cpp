@@ -2,8 +2,9 @@
 // overloads) and igamma / igammac / special_gammainc(c), and igamma's backward rule.
 //
 // Type promotion as PyTorch 1.13: the Bessel functions and polynomials are "float ops" (integer
-// operands compute in the default floating dtype) over float and double only; igamma and igammac
-// keep the operands' result type (so integers are refused by the kernel, as in PyTorch).
+// operands compute in the default floating dtype); igamma and igammac keep the operands' result
+// type (so integers are refused by the kernel, as in PyTorch). 16-bit floats compute in float
+// (PyTorch 1.13 lacks those CPU kernels for the Bessel functions and polynomials).
 #include "ember/ops/special_functions.h"
 
 #include "../autograd/record.h"

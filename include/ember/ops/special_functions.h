@@ -5,9 +5,9 @@
 //   auto t = ember::special_chebyshev_polynomial_t(x, n);      // n: a tensor (or a Scalar)
 //   auto p = ember::igamma(a, x);                              // regularized lower, P(a, x)
 //
-// The Bessel functions and polynomials compute float and double (integer inputs in the default
-// floating dtype) and have no derivative, as in PyTorch; igamma / igammac keep the promoted
-// dtype and are differentiable in their second argument.
+// The Bessel functions and polynomials compute every floating dtype (integer inputs in the
+// default floating dtype) and have no derivative, as in PyTorch; igamma / igammac keep the
+// promoted dtype and are differentiable in their second argument.
 #pragma once
 
 #include "ember/scalar.h"

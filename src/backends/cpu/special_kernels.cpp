@@ -89,8 +89,9 @@ double special_binary_ref(SpecialBinaryOp op, double a, double b) {
 
 void special_unary_kernel(SpecialUnaryOp op, const Tensor& out, const Tensor& in) {
   const std::string kernel = std::string(special_op_name(op)) + "_cpu";
-  dispatch_types(TypeList<float, double>{}, out.dtype(), kernel.c_str(), [&]<class T>() {
-    ElementwiseLoop({out, in}).run<T, T>([op](T x) { return T(special_unary_ref(op, double(x))); });
+  dispatch_types(kFloatTypes, out.dtype(), kernel.c_str(), [&]<class T>() {
+    using M = opmath_t<T>;
+    ElementwiseLoop({out, in}).run<T, T>([op](T x) { return T(special_unary_ref(op, double(M(x)))); });
   });
 }
 
@@ -102,11 +103,7 @@ void special_binary_kernel(SpecialBinaryOp op, const Tensor& out, const Tensor& 
       return T(special_binary_ref(op, double(M(x)), double(M(y))));
     });
   };
-  if (op == SpecialBinaryOp::Igamma || op == SpecialBinaryOp::Igammac) {
-    dispatch_types(kFloatTypes, out.dtype(), kernel.c_str(), run);
-  } else {
-    dispatch_types(TypeList<float, double>{}, out.dtype(), kernel.c_str(), run);
-  }
+  dispatch_types(kFloatTypes, out.dtype(), kernel.c_str(), run);
 }
 
 }  // namespace ember::cpu

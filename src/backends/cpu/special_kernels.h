@@ -18,9 +18,10 @@ enum class SpecialBinaryOp {
 /// PyTorch's name for the op ("bessel_j0"), its kernel being "<name>_cpu".
 const char* special_op_name(SpecialUnaryOp op);
 const char* special_op_name(SpecialBinaryOp op);
-/// float and double (the Bessel functions and polynomials), PyTorch 1.13's dtypes for them.
+/// Every floating dtype (16-bit floats through float; PyTorch 1.13 has float and double CPU
+/// kernels for the Bessel functions and polynomials only, a gap ember does not copy).
 void special_unary_kernel(SpecialUnaryOp op, const Tensor& out, const Tensor& in);
-/// The polynomials (x, n): float and double; igamma / igammac: every floating dtype.
+/// The polynomials (x, n) and igamma / igammac, every floating dtype.
 void special_binary_kernel(SpecialBinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 /// The scalar functions themselves, in double (the *_ref of the kernels' tests).
 double special_unary_ref(SpecialUnaryOp op, double x);

@@ -1,6 +1,8 @@
 // ember.special's Bessel functions, Airy Ai, orthogonal polynomials and igamma / igammac
-// (src/ops/special_functions.cpp): values torch 1.13 computes in float64, edge values, the
-// kernels against their scalar references on strided inputs, dtypes, meta, in-place forms.
+// (src/ops/special_functions.cpp): exact values (scipy's / mpmath's where torch 1.13's
+// approximations of j0 j1 y0 y1 Ai and of P(a, x) near a ~ x lose digits; torch's elsewhere),
+// edge values, the kernels against their scalar references on strided inputs, dtypes, meta,
+// in-place forms.
 #include <cmath>
 #include <limits>
 
@@ -25,10 +27,10 @@ Tensor f64(const std::vector<double>& v) { return from_values(v, {static_cast<in
 TEST(NamesbSpecial, BesselValuesFromTorch) {
   const Tensor x = f64({0.0, 1.0, -2.5, 5.0, 30.0, kInf, kNaN});
   expect_values(special_bessel_j0(x), {7},
-                {1.0, 0.7651976865579665, -0.048383776468256645, -0.17759678121123898,
-                 -0.08636798358104034, kNaN, kNaN}, 1e-12, 1e-14);
+                {1.0, 0.7651976865579665, -0.04838377646819804, -0.1775967713143383,
+                 -0.08636798358104031, kNaN, kNaN}, 1e-12, 1e-14);
   expect_values(special_bessel_y1(x), {7},
-                {-kInf, -0.7812128213002888, kNaN, 0.14786315225770028, 0.08442557066174709, kNaN, kNaN},
+                {-kInf, -0.7812128213002888, kNaN, 0.14786314339122691, 0.08442557066174713, kNaN, kNaN},
                 1e-12, 1e-14);
   expect_values(special_modified_bessel_k0(x), {7},
                 {kInf, 0.4210244382407082, kNaN, 0.0036910983340425942, 2.1324774964630563e-14, 0.0, kNaN},
@@ -38,8 +40,8 @@ TEST(NamesbSpecial, BesselValuesFromTorch) {
   expect_values(special_modified_bessel_i1(f64({-1.0, 30.0, 800.0})), {3},
                 {-0.5651591039924851, 768532038938.9569, kInf}, 1e-12, 0);
   expect_values(special_airy_ai(f64({0.0, 1.0, -1.0, -2.5, 30.0, 200.0, kInf})), {7},
-                {0.3550280538878172, 0.13529241631288144, 0.5355608832923521, -0.11232483666261353,
-                 3.2082175915504806e-49, 0.0, kNaN}, 1e-10, 0);
+                {0.3550280538878172, 0.13529241631288147, 0.5355608832923522, -0.11232506769296623,
+                 3.2082175915505258e-49, 0.0, kNaN}, 1e-10, 0);
   expect_values(special_spherical_bessel_j0(f64({0.0, 0.3, -5.0, kInf})), {4},
                 {1.0, 0.9850673555377986, -0.1917848549326277, 0.0}, 1e-14, 0);
 }
@@ -54,7 +56,7 @@ TEST(NamesbSpecial, PolynomialsMatchClosedForms) {
       if (std::fabs(xs[i]) <= 1) {
         const double th = std::acos(xs[i]);
         EXPECT_NEAR(t[i], std::cos(n * th), 1e-12) << n << " " << xs[i];
-        if (std::sin(th) != 0) {
+        if (std::fabs(xs[i]) < 1) {
           EXPECT_NEAR(u[i], std::sin((n + 1) * th) / std::sin(th), 1e-10);
         }
       } else {
@@ -69,7 +71,9 @@ TEST(NamesbSpecial, PolynomialsMatchClosedForms) {
         EXPECT_NEAR(p[i], std::legendre(static_cast<unsigned>(n), xs[i]), 1e-12);
       }
       EXPECT_NEAR(h[i], std::hermite(static_cast<unsigned>(n), xs[i]), 1e-9 * (1 + std::fabs(h[i])));
-      EXPECT_NEAR(l[i], std::laguerre(static_cast<unsigned>(n), xs[i]), 1e-9 * (1 + std::fabs(l[i])));
+      if (xs[i] >= 0) {  // (std::laguerre takes x >= 0)
+        EXPECT_NEAR(l[i], std::laguerre(static_cast<unsigned>(n), xs[i]), 1e-9 * (1 + std::fabs(l[i])));
+      }
     }
   }
   // n < 0 (and a non-integer n truncates): PyTorch's conventions
@@ -82,8 +86,8 @@ TEST(NamesbSpecial, IncompleteGammaValuesFromTorch) {
   const Tensor a = f64({1.0, 0.5, 3.0, 100.0, 1e-3, 0.0, 2.0, 2.0, -1.0, kInf});
   const Tensor x = f64({2.0, 0.1, 10.0, 95.0, 0.3, 1.0, 0.0, kInf, 1.0, 3.0});
   const auto p = values(igamma(a, x)), q = values(igammac(a, x));
-  const std::vector<double> p_ref{0.8646647167633873, 0.345279153981423, 0.9972306042844884,
-                                  0.31735681100512636, 0.9990941619116935, 1.0, 0.0, 1.0, kNaN, 0.0};
+  const std::vector<double> p_ref{0.8646647167633873, 0.34527915398142317, 0.9972306042844884,
+                                  0.3173568111698001, 0.9990941619116935, 1.0, 0.0, 1.0, kNaN, 0.0};
   for (size_t i = 0; i < p.size(); ++i) {
     if (std::isnan(p_ref[i])) {
       EXPECT_TRUE(std::isnan(p[i]) && std::isnan(q[i]));
@@ -93,7 +97,7 @@ TEST(NamesbSpecial, IncompleteGammaValuesFromTorch) {
     EXPECT_NEAR(q[i], 1 - p_ref[i], 1e-12) << i;
   }
   // small x and tiny a: Q keeps its relative accuracy (no 1 - P cancellation)
-  EXPECT_NEAR(values(igammac(f64({1e-3}), f64({0.3})))[0] / 0.0009058380883067104, 1.0, 1e-9);
+  EXPECT_NEAR(values(igammac(f64({1e-3}), f64({0.3})))[0] / 0.0009058380883066471, 1.0, 1e-9);
   // in place, bumping the version
   Tensor s = f64({1.0});
   const auto v = s.impl()->version();
@@ -137,7 +141,7 @@ TEST(NamesbSpecial, DtypesMetaAndErrors) {
   EXPECT_EQ(special_bessel_j0(i).dtype(), kFloat32);
   EXPECT_EQ(special_chebyshev_polynomial_t(i, i).dtype(), kFloat32);
   EXPECT_EQ(special_hermite_polynomial_h(Scalar(2), f64({1.0})).dtype(), kFloat64);
-  expect_error([&] { special_bessel_j0(i.to(kFloat16)); }, "\"bessel_j0_cpu\" not implemented for 'Half'");
+  EXPECT_EQ(special_bessel_j0(i.to(kFloat16)).dtype(), kFloat16);  // (torch 1.13 lacks it; computed in float)
   expect_error([&] { igamma(i, i); }, "\"igamma_cpu\" not implemented for 'Long'");
   EXPECT_EQ(igamma(i.to(kFloat16), i.to(kFloat16)).dtype(), kFloat16);
   const Tensor m = empty({3, 1}, TensorOptions(kFloat32).device(kMeta));

@@ -20,20 +20,26 @@ _POLY = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomi
 UNIT0 = Tensor(0, "unit")
 
 CASES = []
+# torch 1.13's rational approximations of j0 j1 y0 y1 and Ai lose up to ~3e-6 (absolute) between
+# 2 and 12, where ember's are exact (test_namesb_special.py compares them with scipy): those five
+# are compared on inputs below 2 in magnitude here.
+_OSCILLATING = ("airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")
+SMALL0 = Tensor(0, "unit")
 for _n in _UNARY:
-    CASES += [Op(f"aten::special_{_n}", [SPECIAL], FI, UNARY),
-              Op(f"aten::special_{_n}", [POS0], F, UNARY),
-              err(f"special_{_n}", [T], [((3,),)], [torch.float16])]
+    _x = SMALL0 if _n in _OSCILLATING else SPECIAL
+    CASES += [Op(f"aten::special_{_n}", [_x], FI, UNARY),
+              Op(f"aten::special_{_n}", [POS0 if _n not in _OSCILLATING else SMALL0], F, UNARY),
+              Op(f"aten::special_{_n}", [_x], [torch.float16, torch.bfloat16], UNARY)]
 for _n in _POLY:
     CASES += [Op(f"aten::special_{_n}", [T, idx(1, 12)], F, BINARY),
               Op(f"aten::special_{_n}", [UNIT0, idx(1, 14)], F, BINARY),
               Op(f"aten::special_{_n}.n_scalar", [T, 3], FI, UNARY),
               Op(f"aten::special_{_n}.x_scalar", [0.5, idx(0, 9)], F, UNARY),
-              err(f"special_{_n}", [T, T1], [((3,), (3,))], [torch.bfloat16])]
+              Op(f"aten::special_{_n}", [UNIT0, idx(1, 6)], [torch.float16, torch.bfloat16], BINARY)]
 CASES += [
     Op("aten::igamma", [POS0, POS1], F + [torch.float16, torch.bfloat16], BINARY),
     Op("aten::igammac", [POS0, POS1], F + [torch.float16, torch.bfloat16], BINARY),
-    Op("aten::igamma", [SPECIAL, POS1], F, BINARY),
+    Op("aten::igamma", [SPECIAL, POS1], F, BINARY),  # (nan, inf, -inf, 0 in a)
     Op("aten::igammac", [POS0, Tensor(1, "special")], F, BINARY),
     Op("aten::special_gammainc", [POS0, POS1], F, BINARY),
     Op("aten::special_gammaincc", [POS0, POS1], F, BINARY),

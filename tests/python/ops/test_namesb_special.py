@@ -53,10 +53,14 @@ def test_unary_functions_match_torch_over_wide_ranges(name):
 
 
 @pytest.mark.parametrize("name", UNARY)
-def test_unary_dtype_errors_and_no_gradient(name):
-    for dtype, tname in ((ember.float16, "Half"), (ember.bfloat16, "BFloat16")):
-        with pytest.raises(RuntimeError, match=f'"{name}_cpu" not implemented for \'{tname}\''):
-            getattr(ember.special, name)(ember.ones(2, dtype=dtype))
+def test_unary_16_bit_floats_and_no_gradient(name):
+    # torch 1.13 has no Half / BFloat16 CPU kernel here; ember computes them in float
+    x = torch.linspace(0.1, 3, 7)
+    for dtype in (torch.float16, torch.bfloat16):
+        got = getattr(ember.special, name)(e(x).to(getattr(ember, str(dtype)[6:])))
+        want = getattr(torch.special, name)(x).to(dtype)
+        assert got.dtype == getattr(ember, str(dtype)[6:])
+        np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-2, atol=1e-3)
     x = ember.ones(3, requires_grad=True)
     y = getattr(ember.special, name)(x)
     assert y.grad_fn is None and not y.requires_grad  # torch 1.13 defines no derivative
@@ -75,8 +79,7 @@ def test_polynomials_match_torch(name):
     check(ef(e(x), 4.7), tf(x, 4.7), 1e-9, 1e-9)
     check(ef(0.25, e(n)), tf(0.25, n), 1e-9, 1e-9)
     check(ef(e(torch.tensor([0, 1, 2])), e(torch.tensor([3, 3, 3]))), tf(torch.tensor([0, 1, 2]), torch.tensor([3, 3, 3])), 1e-6, 1e-6)
-    with pytest.raises(RuntimeError, match=f'"{name}_cpu" not implemented for \'Half\''):
-        ef(ember.ones(2, dtype=ember.float16), 2)
+    assert ef(ember.ones(2, dtype=ember.float16), 2).dtype == ember.float16
 
 
 def test_incomplete_gamma_matches_torch_over_wide_ranges():
