@@ -34,6 +34,7 @@ void init_quantization(py::module_& m);  // quantization_qconfig.cpp
 void init_nn_seq(py::module_& m);  // nn_seq.cpp
 void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 void init_nn_nnutils(py::module_& m);  // nn_nnutils.cpp
+void init_namesb(py::module_& m);  // namesb.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -60,6 +61,7 @@ PYBIND11_MODULE(_C, m) {
   init_nn_cnn(m);
   init_nn_seq(m);
   init_nn_rnn(m);
+  init_namesb(m);
   init_nn_nnutils(m);
   init_nn_quantized(m);
   init_nn_quantized_more(m);

@@ -12,9 +12,13 @@ from ...autograd import Function
 from .module import Module
 
 __all__ = ["NLLLoss2d", "Container", "TripletMarginWithDistanceLoss", "AdaptiveLogSoftmaxWithLoss",
-           "CrossMapLRN2d", "SyncBatchNorm"]
+           "CrossMapLRN2d", "SyncBatchNorm", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
 
 
 
@@ -287,7 +291,32 @@ def _install(nn, F):
             del module
             return module_output
 
+    def fractional(n):
+        def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                     _random_samples=None):
+            Module.__init__(self)
+            name = type(self).__name__
+            self.kernel_size = _tuple(kernel_size, n)
+            self.return_indices = return_indices
+            self.register_buffer('_random_samples', _random_samples)
+            self.output_size = _tuple(output_size, n) if output_size is not None else None
+            self.output_ratio = _tuple(output_ratio, n) if output_ratio is not None else None
+            if output_size is None and output_ratio is None:
+                raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+            if output_size is not None and output_ratio is not None:
+                raise ValueError("only one of output_size and output_ratio may be specified")
+            if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+                raise ValueError("output_ratio must be between 0 and 1 (got {})".format(output_ratio))
+
+        def forward(self, input):
+            fn = F.fractional_max_pool2d if n == 2 else F.fractional_max_pool3d
+            return fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                      _random_samples=self._random_samples)
+
+        return type(f"FractionalMaxPool{n}d", (Module,), {"__init__": __init__, "forward": forward})
+
     classes = {"NLLLoss2d": NLLLoss2d, "Container": Container,
+               "FractionalMaxPool2d": fractional(2), "FractionalMaxPool3d": fractional(3),
                "TripletMarginWithDistanceLoss": TripletMarginWithDistanceLoss,
                "AdaptiveLogSoftmaxWithLoss": AdaptiveLogSoftmaxWithLoss,
                "CrossMapLRN2d": CrossMapLRN2d, "SyncBatchNorm": SyncBatchNorm}
