@@ -205,6 +205,15 @@ std::tuple<Tensor, Tensor, Tensor> _lu_with_info(const Tensor& self, bool pivot,
 EMBER_REGISTER_OP(linalg_diagonal, &linalg::diagonal);
 EMBER_REGISTER_OP(linalg_vander, &linalg::vander);
 EMBER_REGISTER_OP(linalg_ldl_factor_ex, &linalg::ldl_factor_ex);
+// A quantized input reaches the checks (PyTorch's: "Expected a floating point ... Got QUInt8").
+namespace {
+std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex_quantized(const Tensor& A, const bool& hermitian,
+                                                           const bool& check_errors) {
+  return ldl_factor_ex_impl(A, hermitian, check_errors);
+}
+[[maybe_unused]] const bool ldl_quantized_checks =
+    (dispatch::register_quantized(OpId::linalg_ldl_factor_ex, &ldl_factor_ex_quantized), true);
+}  // namespace
 EMBER_REGISTER_OP(linalg_ldl_factor, &linalg::ldl_factor);
 EMBER_REGISTER_OP(linalg_ldl_solve, &linalg::ldl_solve);
 EMBER_REGISTER_OP(geqrf, &ember::geqrf);

@@ -68,6 +68,8 @@ Tensor native_norm_dim_impl(const Tensor& self, const std::optional<Scalar>& p, 
 
 Tensor conv_tbc_impl(const Tensor& self, const Tensor& weight, const Tensor& bias, int64_t pad) {
   EMBER_CHECK(self.dim() == 3, "Input must have 3 dims: time, batch, in_channel");
+  // (PyTorch's first step on a quantized input is a copy its quantized copy refuses)
+  EMBER_CHECK(!self.is_quantized(), "Quantized copy only works with contiguous and NHWC Tensors");
   EMBER_CHECK(weight.dim() == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.");
   EMBER_CHECK(bias.dim() == 1, "Bias must be 1-D");
   EMBER_CHECK(self.size(2) == weight.size(1), "Input dim 2 (input channels) is not == dim 1 in the weight tensor");
@@ -78,6 +80,11 @@ Tensor conv_tbc_impl(const Tensor& self, const Tensor& weight, const Tensor& bia
 }
 
 // ---- the synchronized batch norm steps ----
+
+// PyTorch has no QuantizedCPU kernel for these: the error names the op itself.
+void refuse_quantized(OpId op, const Tensor& input) {
+  if (input.is_quantized()) dispatch::no_kernel_error(op, "QuantizedCPU");
+}
 
 std::vector<int64_t> reduce_dims(const Tensor& input) {
   std::vector<int64_t> dims{0};
@@ -93,6 +100,7 @@ Tensor per_channel(const Tensor& v, const Tensor& input) {
 }
 
 std::tuple<Tensor, Tensor> batch_norm_stats_impl(const Tensor& input, double eps) {
+  refuse_quantized(OpId::batch_norm_stats, input);
   EMBER_CHECK(input.dim() >= 2, "batch_norm_stats: expected an input with at least 2 dimensions, got ", input.dim());
   auto [var, mean] = var_mean(input, reduce_dims(input), Scalar(int64_t{0}), false);
   return {mean, rsqrt(add(var, eps))};
@@ -102,6 +110,7 @@ Tensor batch_norm_elemt_impl(const Tensor& input, const std::optional<Tensor>& w
                              const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd,
                              double eps) {
   (void)eps;  // invstd already holds it
+  refuse_quantized(OpId::batch_norm_elemt, input);
   Tensor out = (input - per_channel(mean, input)) * per_channel(invstd, input);
   if (weight) out = out * per_channel(*weight, input);
   if (bias) out = out + per_channel(*bias, input);
@@ -136,6 +145,7 @@ std::tuple<Tensor, Tensor> gather_stats_impl(const Tensor& input, const Tensor& 
                                              const std::optional<Tensor>& running_mean,
                                              const std::optional<Tensor>& running_var, double momentum,
                                              double eps, int64_t count) {
+  refuse_quantized(OpId::batch_norm_gather_stats, input);
   const Tensor counts = full({mean.size(0)}, Scalar(count), TensorOptions(mean.dtype()).device(input.device()));
   return gather_stats(mean, invstd, running_mean, running_var, momentum, eps, counts);
 }
@@ -145,12 +155,13 @@ std::tuple<Tensor, Tensor> gather_stats_counts_impl(const Tensor& input, const T
                                                     const std::optional<Tensor>& running_mean,
                                                     const std::optional<Tensor>& running_var,
                                                     double momentum, double eps, const Tensor& counts) {
-  (void)input;
+  refuse_quantized(OpId::batch_norm_gather_stats_with_counts, input);
   return gather_stats(mean, invstd, running_mean, running_var, momentum, eps, counts);
 }
 
 std::tuple<Tensor, Tensor> update_stats_impl(const Tensor& input, const std::optional<Tensor>& running_mean,
                                              const std::optional<Tensor>& running_var, double momentum) {
+  refuse_quantized(OpId::batch_norm_update_stats, input);
   // (mean, biased var) out; the running variance takes the unbiased one
   auto [var, mean] = var_mean(input, reduce_dims(input), Scalar(int64_t{0}), false);
   const double n = static_cast<double>(input.numel() / std::max<int64_t>(input.size(1), 1));
@@ -170,6 +181,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> backward_reduce_impl(
     const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& invstd,
     const std::optional<Tensor>& weight, bool input_g, bool weight_g, bool bias_g) {
   (void)weight;
+  refuse_quantized(OpId::batch_norm_backward_reduce, input);
   const std::vector<int64_t> dims = reduce_dims(input);
   const Tensor sum_dy = grad_out.sum(dims);
   const Tensor sum_dy_xmu = (grad_out * (input - per_channel(mean, input))).sum(dims);
@@ -181,6 +193,8 @@ Tensor backward_elemt_impl(const Tensor& grad_out, const Tensor& input, const Te
                            const Tensor& invstd, const std::optional<Tensor>& weight,
                            const Tensor& sum_dy, const Tensor& sum_dy_xmu, const Tensor& count) {
   // PyTorch 1.13 passes the sums (the schema's names are older): divided by the total count.
+  refuse_quantized(OpId::batch_norm_backward_elemt, grad_out);
+  refuse_quantized(OpId::batch_norm_backward_elemt, input);
   const Tensor total = count.to(input.dtype()).sum();
   const Tensor mean_dy = sum_dy / total, mean_dy_xmu = sum_dy_xmu / total;
   const Tensor xmu = input - per_channel(mean, input);

@@ -1,8 +1,9 @@
 // Resampling beyond upsample.cpp's two kernels: the `.vec` overloads of upsample_nearest2d /
 // upsample_bilinear2d (PyTorch's output-size rule), F.interpolate for every mode (nearest,
 // nearest-exact, linear, bilinear, bicubic, trilinear, area) on 3-d, 4-d and 5-d inputs, and
-// grid_sampler_2d / affine_grid_generator. All are Composites over primitives, so their
-// gradients come from index_select, gather and the arithmetic ops.
+// grid_sampler_2d / grid_sampler_3d (5-d input: trilinear, nearest) / affine_grid_generator. All
+// are Composites over primitives, so their gradients come from index_select, gather and the
+// arithmetic ops.
 //
 // Note [Separable resampling]
 // Linear, cubic and nearest resampling factor over the spatial dims: the 2-d / 3-d result is the
@@ -17,9 +18,9 @@
 #include "../autograd/record.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/grid_sample3d.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/grid_sample3d.h"
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/pooling.h"
 

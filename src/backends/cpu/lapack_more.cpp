@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "lapack_util.h"
 
 extern "C" {
 #define EMBER_LAPACK_MORE_DECL(T, p)                                                              \
@@ -41,42 +42,10 @@ EMBER_LAPACK_PICK(geqrf)
 EMBER_LAPACK_PICK(ormqr)
 #undef EMBER_LAPACK_PICK
 
-blasint to_blas(int64_t v) {
-  EMBER_CHECK(v <= std::numeric_limits<blasint>::max(), "linalg: dimension ", v,
-              " is too large for LAPACK's 32-bit integers");
-  return static_cast<blasint>(v);
-}
-
-int64_t batch_count(const Tensor& t) {
-  int64_t count = 1;
-  for (int64_t d = 0; d + 2 < t.dim(); ++d) count *= t.size(d);
-  return count;
-}
-
-template <class T>
-T* ptr(const Tensor& t) {
-  return static_cast<T*>(t.data_ptr());
-}
-
-template <class F>
-void visit_real(const Tensor& t, F&& f) {
-  if (t.dtype() == kFloat64) {
-    f.template operator()<double>();
-  } else {
-    EMBER_ASSERT(t.dtype() == kFloat32, "lapack kernels take float32 / float64");
-    f.template operator()<float>();
-  }
-}
-
-template <class T>
-blasint work_size(T query) {
-  return std::max<blasint>(1, static_cast<blasint>(std::ceil(static_cast<double>(query))));
-}
-
 }  // namespace
 
 void sytrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
-  const int64_t count = batch_count(a), n64 = a.size(-1);
+  const int64_t count = Batch(a).count, n64 = a.size(-1);
   visit_real(a, [&]<class T>() {
     char uplo = 'L';
     blasint n = to_blas(n64), lda = std::max<blasint>(1, n), lwork = -1, inf = 0;
@@ -97,7 +66,7 @@ void sytrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
 }
 
 void sytrs(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
-  const int64_t count = batch_count(b), n64 = ld.size(-1), k64 = b.size(-1);
+  const int64_t count = Batch(b).count, n64 = ld.size(-1), k64 = b.size(-1);
   visit_real(ld, [&]<class T>() {
     char uplo = 'L';
     blasint n = to_blas(n64), nrhs = to_blas(k64), lda = std::max<blasint>(1, n), ldb = lda, inf = 0;
@@ -110,7 +79,7 @@ void sytrs(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
 }
 
 void geqrf(const Tensor& a, const Tensor& tau) {
-  const int64_t count = batch_count(a), m64 = a.size(-2), n64 = a.size(-1);
+  const int64_t count = Batch(a).count, m64 = a.size(-2), n64 = a.size(-1);
   const int64_t k64 = std::min(m64, n64);
   visit_real(a, [&]<class T>() {
     blasint m = to_blas(m64), n = to_blas(n64), lda = std::max<blasint>(1, m), lwork = -1, inf = 0;
@@ -127,7 +96,7 @@ void geqrf(const Tensor& a, const Tensor& tau) {
 }
 
 void ormqr(const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
-  const int64_t count = batch_count(c), m64 = c.size(-2), n64 = c.size(-1);
+  const int64_t count = Batch(c).count, m64 = c.size(-2), n64 = c.size(-1);
   const int64_t ar = a.size(-2), ac = a.size(-1), k64 = tau.size(-1);
   visit_real(c, [&]<class T>() {
     char side = left ? 'L' : 'R', trans = transpose ? 'T' : 'N';

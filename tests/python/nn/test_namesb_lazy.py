@@ -115,3 +115,13 @@ def test_lazy_module_inside_a_model_and_optimizer():
     loss.backward()
     opt.step()
     assert all(p.grad is not None for p in model.parameters())
+
+
+def test_conversion_before_the_first_forward():
+    m = nn.LazyLinear(3).double()  # module conversion reaches the uninitialized parameters
+    assert m.weight.dtype == ember.float64 and type(m.weight) is nn.UninitializedParameter
+    y = m(ember.ones(2, 4, dtype=ember.float64))
+    assert y.dtype == ember.float64 and m.weight.dtype == ember.float64
+    assert repr(m) == "Linear(in_features=4, out_features=3, bias=True)"
+    c = copy.deepcopy(nn.LazyConv1d(2, 3))
+    assert type(c).__name__ == "LazyConv1d" and c.has_uninitialized_params()

@@ -38,10 +38,12 @@ def _empty(shape, device=None, dtype=None):
 
 
 class UninitializedTensorMixin:
-    _allowed_methods = [
-        getattr(Tensor, name) for name in (
-            "__hash__", "size", "copy_", "is_floating_point", "half", "float", "double", "char",
-            "short", "int", "long", "cuda", "cpu", "to", "get_device") if hasattr(Tensor, name)]
+    # PyTorch's allowed methods; matched by name too, as ember's C++ module conversion (.double(),
+    # .to()) reaches __torch_function__ with the op function rather than the Tensor method
+    _allowed_names = frozenset((
+        "__hash__", "size", "copy_", "is_floating_point", "half", "float", "double", "char", "short",
+        "int", "long", "cuda", "cpu", "to", "get_device", "_has_compatible_shallow_copy_type"))
+    _allowed_methods = [getattr(Tensor, name) for name in _allowed_names if hasattr(Tensor, name)]
 
     def materialize(self, shape, device=None, dtype=None):
         """Gives the tensor data of `shape` (on its device and dtype unless given) and makes it
@@ -75,7 +77,8 @@ class UninitializedTensorMixin:
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        if func in cls._allowed_methods or func.__class__.__name__ == 'method-wrapper':
+        if (func in cls._allowed_methods or getattr(func, '__name__', None) in cls._allowed_names
+                or func.__class__.__name__ == 'method-wrapper'):
             if kwargs is None:
                 kwargs = {}
             return super().__torch_function__(func, types, args, kwargs)
