@@ -35,6 +35,7 @@ void init_nn_seq(py::module_& m);  // nn_seq.cpp
 void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 void init_nn_nnutils(py::module_& m);  // nn_nnutils.cpp
 void init_namesa(py::module_& m);  // namesa.cpp
+void init_namesb(py::module_& m);  // namesb.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -61,6 +62,7 @@ PYBIND11_MODULE(_C, m) {
   init_nn_cnn(m);
   init_nn_seq(m);
   init_nn_rnn(m);
+  init_namesb(m);
   init_nn_nnutils(m);
   init_nn_quantized(m);
   init_nn_quantized_more(m);

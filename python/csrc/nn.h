@@ -46,6 +46,16 @@ std::optional<Tensor> opt_tensor(const py::object& o);
 TensorOptions tensor_options(const py::object& device, const py::object& dtype);
 
 /// Creates _C._nn and fills it (the four below but init_optim).
+/// Runs a Python override of _save_to_state_dict / _load_from_state_dict on C++ state (Note
+/// [Python overrides of the state_dict steps], nn_module.cpp).
+void call_save_override(const py::function& f, nn::StateDict& destination, const std::string& prefix,
+                        bool keep_vars);
+void call_load_override(const py::function& f, nn::StateDict& state_dict, const std::string& prefix,
+                        nn::LocalMetadata& local_metadata, bool strict,
+                        std::vector<std::string>& missing_keys,
+                        std::vector<std::string>& unexpected_keys,
+                        std::vector<std::string>& error_msgs);
+
 void init_nn(py::module_& parent);
 void init_nn_module(py::module_& m);
 /// Module.__call__, the front-end call of C++ parents and the GC support (nn_module_hooks.cpp).

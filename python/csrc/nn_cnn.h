@@ -44,7 +44,45 @@ class PyLayer : public Base {
     PYBIND11_OVERRIDE(std::string, Base, extra_repr, );
   }
 
+  // A Python override of the state_dict steps (the lazy modules' keeps uninitialized parameters
+  // as they are); its super() call comes back here and runs the layer's own step.
+  void _save_to_state_dict(nn::StateDict& destination, const std::string& prefix,
+                           bool keep_vars) override {
+    if (!in_override_) {
+      py::gil_scoped_acquire gil;
+      if (py::function f = py::get_override(static_cast<const Base*>(this), "_save_to_state_dict")) {
+        Reentry r(in_override_);
+        return call_save_override(f, destination, prefix, keep_vars);
+      }
+    }
+    Base::_save_to_state_dict(destination, prefix, keep_vars);
+  }
+
+  void _load_from_state_dict(nn::StateDict& state_dict, const std::string& prefix,
+                             nn::LocalMetadata& local_metadata, bool strict,
+                             std::vector<std::string>& missing_keys,
+                             std::vector<std::string>& unexpected_keys,
+                             std::vector<std::string>& error_msgs) override {
+    if (!in_override_) {
+      py::gil_scoped_acquire gil;
+      if (py::function f = py::get_override(static_cast<const Base*>(this), "_load_from_state_dict")) {
+        Reentry r(in_override_);
+        return call_load_override(f, state_dict, prefix, local_metadata, strict, missing_keys,
+                                  unexpected_keys, error_msgs);
+      }
+    }
+    Base::_load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                unexpected_keys, error_msgs);
+  }
+
  private:
+  struct Reentry {
+    bool& flag;
+    explicit Reentry(bool& f) : flag(f) { flag = true; }
+    ~Reentry() { flag = false; }
+  };
+  bool in_override_ = false;
+
   // Note [Cloning modules]: deep copies copy the trampoline too (registered with the class).
   static inline const bool cloneable_ = (nn::register_cloneable<PyLayer<Base>, Base>(), true);
 };

@@ -85,6 +85,43 @@ py::list str_list(const std::vector<std::string>& v) {
 }
 std::vector<std::string> str_vector(py::handle l) { return py::cast<std::vector<std::string>>(l); }
 
+}  // namespace
+
+// Note [Python overrides of the state_dict steps]: a Python subclass's _save_to_state_dict /
+// _load_from_state_dict run with the state as Python objects (an OrderedDict, lists), and what
+// they leave there is the result. PyModule and PyLayer (nn_cnn.h) both call through these.
+void call_save_override(const py::function& f, nn::StateDict& destination, const std::string& prefix,
+                        bool keep_vars) {
+  py::object d = ordered_dict();
+  f(d, prefix, keep_vars);
+  for (auto item : d.attr("items")()) {
+    auto kv = py::reinterpret_borrow<py::tuple>(item);
+    destination.insert(py::cast<std::string>(kv[0]), py_to_value(kv[1], "state_dict value"));
+  }
+}
+
+void call_load_override(const py::function& f, nn::StateDict& state_dict, const std::string& prefix,
+                        nn::LocalMetadata& local_metadata, bool strict,
+                        std::vector<std::string>& missing_keys,
+                        std::vector<std::string>& unexpected_keys,
+                        std::vector<std::string>& error_msgs) {
+  py::object sd = state_dict_to_py(state_dict);
+  py::dict md;
+  for (const auto& [k, v] : local_metadata) md[py::str(k)] = value_to_py(v);
+  py::list missing = str_list(missing_keys), unexpected = str_list(unexpected_keys),
+           errors = str_list(error_msgs);
+  f(sd, prefix, md, strict, missing, unexpected, errors);
+  // The override may have edited any of them (renamed keys, added messages).
+  auto metadata = std::move(state_dict.metadata);
+  state_dict = state_dict_from_py(sd);
+  state_dict.metadata = std::move(metadata);
+  missing_keys = str_vector(missing);
+  unexpected_keys = str_vector(unexpected);
+  error_msgs = str_vector(errors);
+}
+
+namespace {
+
 // The trampoline of Python subclasses (PYBIND11_OVERRIDE_* find a Python override, if any).
 class PyModule : public nn::Module {
  public:
@@ -108,12 +145,7 @@ class PyModule : public nn::Module {
     py::gil_scoped_acquire gil;
     py::function f = py::get_override(static_cast<const nn::Module*>(this), "_save_to_state_dict");
     if (!f) return nn::Module::_save_to_state_dict(destination, prefix, keep_vars);
-    py::object d = ordered_dict();
-    f(d, prefix, keep_vars);
-    for (auto item : d.attr("items")()) {
-      auto kv = py::reinterpret_borrow<py::tuple>(item);
-      destination.insert(py::cast<std::string>(kv[0]), py_to_value(kv[1], "state_dict value"));
-    }
+    call_save_override(f, destination, prefix, keep_vars);
   }
 
   void _load_from_state_dict(nn::StateDict& state_dict, const std::string& prefix,
@@ -127,19 +159,8 @@ class PyModule : public nn::Module {
       return nn::Module::_load_from_state_dict(state_dict, prefix, local_metadata, strict,
                                                missing_keys, unexpected_keys, error_msgs);
     }
-    py::object sd = state_dict_to_py(state_dict);
-    py::dict md;
-    for (const auto& [k, v] : local_metadata) md[py::str(k)] = value_to_py(v);
-    py::list missing = str_list(missing_keys), unexpected = str_list(unexpected_keys),
-             errors = str_list(error_msgs);
-    f(sd, prefix, md, strict, missing, unexpected, errors);
-    // The override may have edited any of them (renamed keys, added messages).
-    auto metadata = std::move(state_dict.metadata);
-    state_dict = state_dict_from_py(sd);
-    state_dict.metadata = std::move(metadata);
-    missing_keys = str_vector(missing);
-    unexpected_keys = str_vector(unexpected);
-    error_msgs = str_vector(errors);
+    call_load_override(f, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                       error_msgs);
   }
 };
 
@@ -241,24 +262,24 @@ py::object py_setattr(py::handle self, const std::string& name, py::handle value
     return py::none();
   }
   auto& m = self.cast<nn::Module&>();
-  const std::string tname = type_name_of(value);
+  // (the value's type name only for the messages: Tensor.type() is a torch function call)
   if (value_is_param) {
     // An existing parameter keeps its place in the order (PyTorch assigns into _parameters).
     if (!m.has_parameter(name)) remove_member(self, m, name);
     set_parameter(m, name, value);
   } else if (m.has_parameter(name)) {
-    EMBER_CHECK_TYPE(value.is_none(), "cannot assign '", tname, "' as parameter '", name,
+    EMBER_CHECK_TYPE(value.is_none(), "cannot assign '", type_name_of(value), "' as parameter '", name,
                      "' (ember.nn.Parameter or None expected)");
     set_parameter(m, name, value);
   } else if (py::isinstance<nn::Module>(value)) {
     remove_member(self, m, name);
     set_child(m, name, value);
   } else if (has_child(m, name)) {
-    EMBER_CHECK_TYPE(value.is_none(), "cannot assign '", tname, "' as child module '", name,
+    EMBER_CHECK_TYPE(value.is_none(), "cannot assign '", type_name_of(value), "' as child module '", name,
                      "' (ember.nn.Module or None expected)");
     set_child(m, name, value);
   } else if (m.has_buffer(name)) {
-    EMBER_CHECK_TYPE(value.is_none() || value_is_tensor, "cannot assign '", tname,
+    EMBER_CHECK_TYPE(value.is_none() || value_is_tensor, "cannot assign '", type_name_of(value),
                      "' as buffer '", name, "' (ember.Tensor or None expected)");
     m.buffer(name) = value.is_none() ? Tensor() : unpack(value.ptr());
   } else if (value_is_tensor && m.has_tensor_attribute(name) &&

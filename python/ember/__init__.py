@@ -105,3 +105,5 @@ from . import serialization  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import hub  # noqa: E402,F401  (ember.hub, as torch.hub)
 from . import testing  # noqa: E402,F401  (ember.testing, as torch.testing)
+from ._namesb import functions as _namesb_functions  # noqa: E402  (special/linalg names, torch.lu, loss defaults)
+globals().update(_namesb_functions)

@@ -1,8 +1,9 @@
 // Resampling beyond upsample.cpp's two kernels: the `.vec` overloads of upsample_nearest2d /
 // upsample_bilinear2d (PyTorch's output-size rule), F.interpolate for every mode (nearest,
 // nearest-exact, linear, bilinear, bicubic, trilinear, area) on 3-d, 4-d and 5-d inputs, and
-// grid_sampler_2d / affine_grid_generator. All are Composites over primitives, so their
-// gradients come from index_select, gather and the arithmetic ops.
+// grid_sampler_2d / grid_sampler_3d (5-d input: trilinear, nearest) / affine_grid_generator. All
+// are Composites over primitives, so their gradients come from index_select, gather and the
+// arithmetic ops.
 //
 // Note [Separable resampling]
 // Linear, cubic and nearest resampling factor over the spatial dims: the 2-d / 3-d result is the
@@ -28,6 +29,7 @@
 #include "../autograd/record.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/grid_sample3d.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_ops.h"
@@ -399,10 +401,66 @@ Tensor grid_sampler_2d_impl(const Tensor& input, const Tensor& grid, int64_t int
          gather_at(input, y0 + 1, x0 + 1) * (wy1 * wx1).unsqueeze(1);
 }
 
+// Values of input [N, C, D, H, W] at integer positions (iz, iy, ix) [N, Do, Ho, Wo]: zero outside.
+Tensor gather_at3(const Tensor& input, const Tensor& iz, const Tensor& iy, const Tensor& ix) {
+  const int64_t N = input.size(0), C = input.size(1), D = input.size(2), H = input.size(3), W = input.size(4);
+  const Tensor inside = logical_and(
+      logical_and(logical_and(ix >= 0, ix <= static_cast<double>(W - 1)),
+                  logical_and(iy >= 0, iy <= static_cast<double>(H - 1))),
+      logical_and(iz >= 0, iz <= static_cast<double>(D - 1)));
+  const Tensor flat = ((clip(iz, D) * static_cast<double>(H) + clip(iy, H)) * static_cast<double>(W) + clip(ix, W))
+                          .to(kInt64);
+  const int64_t L = flat.size(1) * flat.size(2) * flat.size(3);
+  const Tensor idx = flat.reshape({N, 1, L}).expand({N, C, L});
+  const Tensor v = input.reshape({N, C, D * H * W}).gather(2, idx).view(
+      {N, C, flat.size(1), flat.size(2), flat.size(3)});
+  return v * inside.unsqueeze(1).to(input.dtype());
+}
+
+// The volumetric sampler: trilinear (mode 0) or nearest (mode 1) over the 8 (1) neighbours.
+Tensor grid_sampler_3d_impl(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
+                            int64_t padding_mode, bool align_corners) {
+  EMBER_CHECK(input.dim() == 5 && grid.dim() == 5, "grid_sampler(): expected 5D input and grid with ",
+              "same number of dimensions, but got input with sizes ", input.sizes(),
+              " and grid with sizes ", grid.sizes());
+  EMBER_CHECK(input.size(0) == grid.size(0), "grid_sampler(): expected grid and input to have same ",
+              "batch size, but got input with sizes ", input.sizes(), " and grid with sizes ", grid.sizes());
+  EMBER_CHECK(grid.size(-1) == 3, "grid_sampler(): expected grid to have size 3 in last dimension, ",
+              "but got grid with sizes ", grid.sizes());
+  EMBER_CHECK(input.dtype() == grid.dtype(), "grid_sampler(): expected input and grid to have same ",
+              "dtype, but input has ", scalar_type_name(input.dtype()), " and grid has ",
+              scalar_type_name(grid.dtype()));
+  for (int64_t i = 2; i < 5; ++i) {
+    EMBER_CHECK(input.size(i) > 0, "grid_sampler(): expected input to have non-empty spatial ",
+                "dimensions, but input has sizes ", input.sizes(), " with dimension ", i, " being empty");
+  }
+  EMBER_CHECK(interpolation_mode != 2, "grid_sampler(): bicubic interpolation only supports 4D input");
+  EMBER_CHECK(interpolation_mode >= 0 && interpolation_mode <= 1,
+              "grid_sampler(): unknown interpolation_mode ", interpolation_mode);
+  EMBER_CHECK(padding_mode >= 0 && padding_mode <= 2, "grid_sampler(): unknown padding_mode ", padding_mode);
+  EMBER_CHECK(is_floating(input.dtype()), "\"grid_sampler_3d_cpu\" not implemented for '",
+              scalar_type_name(input.dtype()), "'");
+  const int64_t D = input.size(2), H = input.size(3), W = input.size(4);
+  const Tensor x = source_coords(grid.select(-1, 0), W, padding_mode, align_corners);
+  const Tensor y = source_coords(grid.select(-1, 1), H, padding_mode, align_corners);
+  const Tensor z = source_coords(grid.select(-1, 2), D, padding_mode, align_corners);
+  if (interpolation_mode == 1) {
+    return gather_at3(input, round_half_even(z), round_half_even(y), round_half_even(x));
+  }
+  const Tensor x0 = floor_of(x), y0 = floor_of(y), z0 = floor_of(z);
+  const Tensor wx[2] = {1 - (x - x0), x - x0}, wy[2] = {1 - (y - y0), y - y0}, wz[2] = {1 - (z - z0), z - z0};
+  Tensor acc;
+  for (int c = 0; c < 8; ++c) {
+    const int dz = c >> 2, dy = (c >> 1) & 1, dx = c & 1;
+    const Tensor term = gather_at3(input, z0 + dz, y0 + dy, x0 + dx) * (wz[dz] * wy[dy] * wx[dx]).unsqueeze(1);
+    acc = acc.defined() ? acc + term : term;
+  }
+  return acc;
+}
+
 Tensor grid_sampler_impl(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                          int64_t padding_mode, bool align_corners) {
-  EMBER_CHECK_NOT_IMPLEMENTED(input.dim() == 4, "grid_sampler: ember samples 4-d inputs (2-d grids); ",
-                              "got input with sizes ", input.sizes());
+  if (input.dim() == 5) return grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners);
   return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
@@ -477,6 +535,11 @@ Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpol
                        int64_t padding_mode, bool align_corners) {
   return dispatch::call<grid_sampler_2d_impl>(OpId::grid_sampler_2d, input, grid,
                                               interpolation_mode, padding_mode, align_corners);
+}
+// (no op row of its own: Note [namesb entry points without op rows], nn_rnn_functional.cpp)
+Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
+                       int64_t padding_mode, bool align_corners) {
+  return grid_sampler_3d_impl(input, grid, interpolation_mode, padding_mode, align_corners);
 }
 Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
   return dispatch::call<affine_grid_generator_impl>(OpId::affine_grid_generator, theta, size,

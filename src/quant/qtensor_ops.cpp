@@ -530,6 +530,19 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
     {"aten::_softmax_backward_data", "aten::_softmax_backward_data.out"},
     {"aten::_log_softmax_backward_data", "aten::_log_softmax_backward_data.out"},
     {"aten::nll_loss_forward", "aten::nll_loss_forward.output"},
+    // namesb: ember.special's Bessel functions (structured kernels in PyTorch)
+    {"aten::special_airy_ai", "aten::special_airy_ai.out"},
+    {"aten::special_bessel_j0", "aten::special_bessel_j0.out"},
+    {"aten::special_bessel_j1", "aten::special_bessel_j1.out"},
+    {"aten::special_bessel_y0", "aten::special_bessel_y0.out"},
+    {"aten::special_bessel_y1", "aten::special_bessel_y1.out"},
+    {"aten::special_modified_bessel_i0", "aten::special_modified_bessel_i0.out"},
+    {"aten::special_modified_bessel_i1", "aten::special_modified_bessel_i1.out"},
+    {"aten::special_modified_bessel_k0", "aten::special_modified_bessel_k0.out"},
+    {"aten::special_modified_bessel_k1", "aten::special_modified_bessel_k1.out"},
+    {"aten::special_scaled_modified_bessel_k0", "aten::special_scaled_modified_bessel_k0.out"},
+    {"aten::special_scaled_modified_bessel_k1", "aten::special_scaled_modified_bessel_k1.out"},
+    {"aten::special_spherical_bessel_j0", "aten::special_spherical_bessel_j0.out"},
 };
 
 [[maybe_unused]] const bool registered = [] {
@@ -579,6 +592,25 @@ constexpr std::pair<const char*, const char*> kQuantizedErrorNames[] = {
   register_quantized(OpId::div_Tensor, &q_arith<OpId::div_Tensor>);
   register_quantized(OpId::div__Tensor, &q_arith<OpId::div__Tensor>);
   register_quantized(OpId::remainder_Tensor, &q_arith<OpId::remainder_Tensor>);
+  // namesb: the orthogonal polynomials and the incomplete gamma functions promote as arithmetic
+  register_quantized(OpId::special_chebyshev_polynomial_t, &q_arith<OpId::special_chebyshev_polynomial_t>);
+  register_quantized(OpId::special_chebyshev_polynomial_u, &q_arith<OpId::special_chebyshev_polynomial_u>);
+  register_quantized(OpId::special_chebyshev_polynomial_v, &q_arith<OpId::special_chebyshev_polynomial_v>);
+  register_quantized(OpId::special_chebyshev_polynomial_w, &q_arith<OpId::special_chebyshev_polynomial_w>);
+  register_quantized(OpId::special_shifted_chebyshev_polynomial_t,
+                     &q_arith<OpId::special_shifted_chebyshev_polynomial_t>);
+  register_quantized(OpId::special_shifted_chebyshev_polynomial_u,
+                     &q_arith<OpId::special_shifted_chebyshev_polynomial_u>);
+  register_quantized(OpId::special_shifted_chebyshev_polynomial_v,
+                     &q_arith<OpId::special_shifted_chebyshev_polynomial_v>);
+  register_quantized(OpId::special_shifted_chebyshev_polynomial_w,
+                     &q_arith<OpId::special_shifted_chebyshev_polynomial_w>);
+  register_quantized(OpId::special_hermite_polynomial_h, &q_arith<OpId::special_hermite_polynomial_h>);
+  register_quantized(OpId::special_hermite_polynomial_he, &q_arith<OpId::special_hermite_polynomial_he>);
+  register_quantized(OpId::special_laguerre_polynomial_l, &q_arith<OpId::special_laguerre_polynomial_l>);
+  register_quantized(OpId::special_legendre_polynomial_p, &q_arith<OpId::special_legendre_polynomial_p>);
+  register_quantized(OpId::igamma, &q_arith<OpId::igamma>);
+  register_quantized(OpId::igammac, &q_arith<OpId::igammac>);
   register_quantized(OpId::remainder__Tensor, &q_arith<OpId::remainder__Tensor>);
   register_quantized(OpId::pow_Tensor_Tensor, &q_arith<OpId::pow_Tensor_Tensor>);
   register_quantized(OpId::pow__Tensor, &q_arith<OpId::pow__Tensor>);

@@ -2,6 +2,8 @@
 from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import functional, init  # noqa: F401
+from .modules._namesb import install_all as _namesb_install  # noqa: E402  (lazy modules, ...)
+_namesb_install()
 from . import utils  # noqa: F401
 from . import quantized, intrinsic, qat  # noqa: F401,E402  (ember.ao.nn's modules)
 

@@ -218,3 +218,4 @@ from ._functional_nnlayers import *  # noqa: F401,F403,E402  (issue 16: the rema
 
 from ._functional_seq import *  # noqa: E402,F401,F403  (issue 16: attention, RNN, embedding_bag)
 from ._functional_nnutils import *  # noqa: E402,F401,F403  (nnutils: ctc_loss)
+from ._functional_namesb import *  # noqa: E402,F401,F403  (namesb: gumbel_softmax, _threshold, ...)

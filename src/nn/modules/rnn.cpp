@@ -166,9 +166,17 @@ void RNNBase::check_hidden(const Tensor& hx, IntArrayRef expected, const char* m
 std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& data_in,
                                                 const std::vector<int64_t>& bs,
                                                 const Tensor& hx, const Tensor& cx) {
+  return detail::rnn_packed(mode, data_in, bs, hx, cx, flat_weights(), bias, num_layers, dropout,
+                            is_training(), bidirectional, proj_size > 0);
+}
+
+std::tuple<Tensor, Tensor, Tensor> detail::rnn_packed(const std::string& mode, const Tensor& data_in,
+                                                      const std::vector<int64_t>& bs, const Tensor& hx,
+                                                      const Tensor& cx, const std::vector<Tensor>& weights,
+                                                      bool bias, int64_t num_layers, double dropout,
+                                                      bool train, bool bidirectional, bool has_proj) {
   const bool lstm = mode == "LSTM", gru = mode == "GRU";
   const int64_t D = bidirectional ? 2 : 1, T = static_cast<int64_t>(bs.size());
-  const auto weights = flat_weights();
   const size_t per = weights.size() / static_cast<size_t>(num_layers * D);
   Tensor layer_input = data_in;
   std::vector<Tensor> h_n, c_n;
@@ -180,7 +188,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& data_in,
       const Tensor& w_hh = weights[base + 1];
       const std::optional<Tensor> b_ih = bias ? std::optional<Tensor>(weights[base + 2]) : std::nullopt;
       const std::optional<Tensor> b_hh = bias ? std::optional<Tensor>(weights[base + 3]) : std::nullopt;
-      const Tensor w_hr = proj_size > 0 ? weights[base + (bias ? 4 : 2)] : Tensor();
+      const Tensor w_hr = has_proj ? weights[base + (bias ? 4 : 2)] : Tensor();
       const Tensor w_hh_t = w_hh.t();
       // Every step's input gates in one gemm (with b_ih).
       const Tensor igates = F::linear(layer_input, w_ih, b_ih);
@@ -262,7 +270,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& data_in,
       dir_out.push_back(T == 1 ? outs[0] : cat(outs, 0));
     }
     Tensor out = D == 1 ? dir_out[0] : cat(dir_out, 1);
-    if (dropout > 0 && is_training() && layer + 1 < num_layers) out = ember::dropout(out, dropout, true);
+    if (dropout > 0 && train && layer + 1 < num_layers) out = ember::dropout(out, dropout, true);
     layer_input = out;
   }
   return {layer_input, stack(h_n, 0), lstm ? stack(c_n, 0) : Tensor()};

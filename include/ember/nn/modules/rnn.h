@@ -66,6 +66,18 @@ struct RNNCellOptions {
 using LSTMCellOptions = RNNCellOptions;
 using GRUCellOptions = RNNCellOptions;
 
+namespace detail {
+/// The recurrence of RNNBase::run over given weights (aten's lstm / gru / rnn_tanh / rnn_relu
+/// entry points use it too): `weights` per (layer, direction) in PyTorch's _flat_weights order,
+/// [w_ih, w_hh, (b_ih, b_hh), (w_hr)].
+std::tuple<Tensor, Tensor, Tensor> rnn_packed(const std::string& mode, const Tensor& data,
+                                              const std::vector<int64_t>& batch_sizes,
+                                              const Tensor& hx, const Tensor& cx,
+                                              const std::vector<Tensor>& weights, bool has_biases,
+                                              int64_t num_layers, double dropout, bool train,
+                                              bool bidirectional, bool has_proj);
+}  // namespace detail
+
 /// The multi-layer recurrences; `mode` is "RNN_TANH", "RNN_RELU", "LSTM" or "GRU".
 class RNNBase : public Module {
  public:

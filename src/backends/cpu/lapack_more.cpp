@@ -1,0 +1,119 @@
+// sytrf / sytrs / geqrf / ormqr over OpenBLAS's LAPACK, called through the Fortran entry points
+// as lapack.cpp does (gfortran's convention: arguments by pointer, a trailing length per
+// CHARACTER argument).
+#include "lapack_more.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ember/error.h"
+#include "lapack_util.h"
+
+extern "C" {
+#define EMBER_LAPACK_MORE_DECL(T, p)                                                              \
+  void p##sytrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* ipiv, T* work,              \
+                 blasint* lwork, blasint* info, size_t);                                          \
+  void p##sytrs_(char* uplo, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b,  \
+                 blasint* ldb, blasint* info, size_t);                                            \
+  void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
+                 blasint* info);                                                                  \
+  void p##ormqr_(char* side, char* trans, blasint* m, blasint* n, blasint* k, T* a, blasint* lda, \
+                 T* tau, T* c, blasint* ldc, T* work, blasint* lwork, blasint* info, size_t,      \
+                 size_t);
+EMBER_LAPACK_MORE_DECL(float, s)
+EMBER_LAPACK_MORE_DECL(double, d)
+#undef EMBER_LAPACK_MORE_DECL
+}
+
+namespace ember::cpu::lapack {
+
+namespace {
+
+#define EMBER_LAPACK_PICK(name)                        \
+  inline auto name##_fn(float) { return &s##name##_; } \
+  inline auto name##_fn(double) { return &d##name##_; }
+EMBER_LAPACK_PICK(sytrf)
+EMBER_LAPACK_PICK(sytrs)
+EMBER_LAPACK_PICK(geqrf)
+EMBER_LAPACK_PICK(ormqr)
+#undef EMBER_LAPACK_PICK
+
+}  // namespace
+
+void sytrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  const int64_t count = Batch(a).count, n64 = a.size(-1);
+  visit_real(a, [&]<class T>() {
+    char uplo = 'L';
+    blasint n = to_blas(n64), lda = std::max<blasint>(1, n), lwork = -1, inf = 0;
+    for (int64_t i = 0; i < count; ++i) ptr<blasint>(info)[i] = 0;
+    if (n == 0) return;
+    T query{};
+    sytrf_fn(T{})(&uplo, &n, nullptr, &lda, nullptr, &query, &lwork, &inf, 1);
+    lwork = work_size(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < count; ++i) {
+      T* m = ptr<T>(a) + i * n64 * n64;
+      sytrf_fn(T{})(&uplo, &n, m, &lda, ptr<blasint>(pivots) + i * n64, work.data(), &lwork,
+                    ptr<blasint>(info) + i, 1);
+      for (int64_t j = 1; j < n64; ++j)  // the strict upper triangle (column j, rows < j)
+        for (int64_t r = 0; r < j; ++r) m[r + j * n64] = T(0);
+    }
+  });
+}
+
+void sytrs(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+  const int64_t count = Batch(b).count, n64 = ld.size(-1), k64 = b.size(-1);
+  visit_real(ld, [&]<class T>() {
+    char uplo = 'L';
+    blasint n = to_blas(n64), nrhs = to_blas(k64), lda = std::max<blasint>(1, n), ldb = lda, inf = 0;
+    if (n == 0 || nrhs == 0) return;
+    for (int64_t i = 0; i < count; ++i) {
+      sytrs_fn(T{})(&uplo, &n, &nrhs, ptr<T>(ld) + i * n64 * n64, &lda,
+                    ptr<blasint>(pivots) + i * n64, ptr<T>(b) + i * n64 * k64, &ldb, &inf, 1);
+    }
+  });
+}
+
+void geqrf(const Tensor& a, const Tensor& tau) {
+  const int64_t count = Batch(a).count, m64 = a.size(-2), n64 = a.size(-1);
+  const int64_t k64 = std::min(m64, n64);
+  visit_real(a, [&]<class T>() {
+    blasint m = to_blas(m64), n = to_blas(n64), lda = std::max<blasint>(1, m), lwork = -1, inf = 0;
+    if (k64 == 0) return;
+    T query{};
+    geqrf_fn(T{})(&m, &n, nullptr, &lda, nullptr, &query, &lwork, &inf);
+    lwork = work_size(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < count; ++i) {
+      geqrf_fn(T{})(&m, &n, ptr<T>(a) + i * m64 * n64, &lda, ptr<T>(tau) + i * k64, work.data(),
+                    &lwork, &inf);
+    }
+  });
+}
+
+void ormqr(const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
+  const int64_t count = Batch(c).count, m64 = c.size(-2), n64 = c.size(-1);
+  const int64_t ar = a.size(-2), ac = a.size(-1), k64 = tau.size(-1);
+  visit_real(c, [&]<class T>() {
+    char side = left ? 'L' : 'R', trans = transpose ? 'T' : 'N';
+    blasint m = to_blas(m64), n = to_blas(n64), k = to_blas(k64), lda = std::max<blasint>(1, to_blas(ar)),
+            ldc = std::max<blasint>(1, m), lwork = -1, inf = 0;
+    if (m64 == 0 || n64 == 0 || k64 == 0) return;
+    T query{};
+    ormqr_fn(T{})(&side, &trans, &m, &n, &k, nullptr, &lda, nullptr, nullptr, &ldc, &query, &lwork,
+                  &inf, 1, 1);
+    lwork = work_size(query);
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t i = 0; i < count; ++i) {
+      ormqr_fn(T{})(&side, &trans, &m, &n, &k, ptr<T>(a) + i * ar * ac, &lda,
+                    ptr<T>(tau) + i * tau.size(-1), ptr<T>(c) + i * m64 * n64, &ldc, work.data(),
+                    &lwork, &inf, 1, 1);
+    }
+  });
+}
+
+}  // namespace ember::cpu::lapack

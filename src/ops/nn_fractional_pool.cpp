@@ -1,0 +1,191 @@
+// fractional_max_pool2d / 3d and their backward (PyTorch 1.13's algorithm and texts): each
+// plane's window starts come from its random samples (generate_intervals below) and the max of
+// each window is taken (a NaN wins, the first maximum otherwise). The values are then gathered
+// at those flat indices, so autograd records a gather, whose backward adds the gradient at the
+// recorded index exactly as PyTorch's fractional_max_pool backward does (Note [namesb entry
+// points without op rows], nn_rnn_functional.cpp).
+#include "ember/ops/fractional_pool.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "../backends/cpu/dtype_lists.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/index_ops.h"
+
+namespace ember {
+
+namespace {
+
+// The window starts along one dimension: alpha = (in - pool) / (out - 1) steps, floored at
+// (i + u) * alpha and shifted so the first starts at 0; the last window ends at the input's end.
+// Computed in the input's dtype, as PyTorch does.
+template <class T>
+std::vector<int64_t> generate_intervals(T sample, int64_t in, int64_t out, int64_t pool) {
+  std::vector<int64_t> seq(static_cast<size_t>(out));
+  if (out > 1) {
+    const T alpha = static_cast<T>(in - pool) / static_cast<T>(out - 1);
+    for (int64_t i = 0; i < out - 1; ++i) {
+      seq[static_cast<size_t>(i)] =
+          static_cast<int64_t>((static_cast<T>(i) + sample) * alpha) - static_cast<int64_t>(sample * alpha);
+    }
+  }
+  if (out > 0) seq[static_cast<size_t>(out - 1)] = in - pool;
+  return seq;
+}
+
+template <int D>
+std::string api() {
+  return "fractional_max_pool" + std::to_string(D) + "d";
+}
+
+// Checks and the batch-first view of the input ([N, C, spatial...]).
+template <int D>
+void check_args(const Tensor& self, IntArrayRef k, IntArrayRef out, const Tensor& samples) {
+  const std::string name = api<D>();
+  EMBER_CHECK(static_cast<int>(k.size()) == D, name, ": kernel_size must either be a single Int or tuple of ",
+              D == 2 ? "Ints" : "three Ints");
+  EMBER_CHECK(static_cast<int>(out.size()) == D, name, ": output_size must either be a single Int or tuple of ",
+              D == 2 ? "Ints" : "three Ints");
+  const int64_t nd = self.dim();
+  EMBER_CHECK(nd == D + 1 || nd == D + 2, name, "(): Expected ", D + 1, "D or ", D + 2, "D tensor, but got: ",
+              self.sizes());
+  for (int64_t i = 1; i < nd; ++i) {
+    EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, ",
+                "but got", self.sizes(), " with dimension ", i, " being empty.");
+  }
+  static const char* dims[3] = {"time", "height", "width"};
+  for (int i = 0; i < D; ++i) {
+    const char* what = dims[3 - D + i];
+    const int64_t in = self.size(nd - D + i);
+    EMBER_CHECK(out[static_cast<size_t>(i)] + k[static_cast<size_t>(i)] - 1 <= in, name, "(): pool ", what, " ",
+                k[static_cast<size_t>(i)], " too large relative to input ", what, " ", in);
+  }
+  const int64_t N = nd == D + 2 ? self.size(0) : 1, C = self.size(nd - D - 1);
+  EMBER_CHECK(samples.dim() == 3 && samples.size(0) >= N && samples.size(1) == C && samples.size(2) == D, name,
+              "(): expected random_samples of shape [", N, ", ", C, ", ", D, "], but got ", samples.sizes());
+  EMBER_CHECK(samples.dtype() == self.dtype(), name, "(): expected random_samples to have the input's dtype ",
+              scalar_type_name(self.dtype()), ", but got ", scalar_type_name(samples.dtype()));
+}
+
+template <int D>
+DimVector output_shape(const Tensor& self, IntArrayRef out) {
+  DimVector shape(self.sizes().begin(), self.sizes().end() - D);
+  shape.insert(shape.end(), out.begin(), out.end());
+  return shape;
+}
+
+// The forward over planes of size in[0] x ... (D dims), samples [planes, D] (order: T/H/W for 3-d,
+// W then H for 2-d, as PyTorch draws them).
+template <class T, int D>
+void fractional_forward(const T* in, const T* samples, T* out, int64_t* idx, int64_t planes,
+                        const int64_t* isz, const int64_t* osz, const int64_t* pool) {
+  int64_t iplane = 1, oplane = 1;
+  for (int d = 0; d < D; ++d) iplane *= isz[d], oplane *= osz[d];
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* s = samples + p * D;
+    std::vector<int64_t> seq[D];
+    if constexpr (D == 2) {
+      seq[1] = generate_intervals<T>(s[0], isz[1], osz[1], pool[1]);  // W
+      seq[0] = generate_intervals<T>(s[1], isz[0], osz[0], pool[0]);  // H
+    } else {
+      for (int d = 0; d < D; ++d) seq[d] = generate_intervals<T>(s[d], isz[d], osz[d], pool[d]);
+    }
+    const T* src = in + p * iplane;
+    int64_t o = p * oplane;
+    int64_t pos[3] = {0, 0, 0};
+    for (int64_t q = 0; q < oplane; ++q, ++o) {
+      int64_t rem = q, start[3] = {0, 0, 0};
+      for (int d = D - 1; d >= 0; --d) {
+        pos[d] = rem % osz[d];
+        rem /= osz[d];
+        start[d] = seq[d][static_cast<size_t>(pos[d])];
+      }
+      int64_t best = 0;
+      for (int d = 0; d < D; ++d) best = best * isz[d] + start[d];
+      T best_val = -std::numeric_limits<T>::infinity();
+      int64_t w[3] = {0, 0, 0};
+      const int64_t total = D == 2 ? pool[0] * pool[1] : pool[0] * pool[1] * pool[2];
+      for (int64_t t = 0; t < total; ++t) {
+        int64_t r = t;
+        for (int d = D - 1; d >= 0; --d) {
+          w[d] = start[d] + r % pool[d];
+          r /= pool[d];
+        }
+        int64_t flat = 0;
+        for (int d = 0; d < D; ++d) flat = flat * isz[d] + w[d];
+        const T v = src[flat];
+        if (v > best_val || std::isnan(v)) {
+          best_val = v;
+          best = flat;
+        }
+      }
+      out[o] = best_val;
+      idx[o] = best;
+    }
+  }
+}
+
+template <int D>
+std::tuple<Tensor, Tensor> fractional(const Tensor& self, IntArrayRef k, IntArrayRef out_size, const Tensor& samples) {
+  check_args<D>(self, k, out_size, samples);
+  const DimVector shape = output_shape<D>(self, out_size);
+  Tensor idx = empty(shape, TensorOptions(kInt64).device(self.device()));
+  if (idx.is_meta()) return {empty(shape, TensorOptions(self.dtype()).device(self.device())), idx};
+  const Tensor in = self.contiguous().detach(), s = samples.contiguous();
+  Tensor scratch = empty(shape, TensorOptions(self.dtype()));
+  int64_t planes = 1;
+  for (int64_t d = 0; d < self.dim() - D; ++d) planes *= self.size(d);
+  int64_t isz[3], osz[3], pool[3];
+  for (int d = 0; d < D; ++d) {
+    isz[d] = self.size(self.dim() - D + d);
+    osz[d] = out_size[static_cast<size_t>(d)];
+    pool[d] = k[static_cast<size_t>(d)];
+  }
+  const std::string kernel = api<D>() + "_out_frame";
+  cpu::dispatch_types(cpu::TypeList<float, double>{}, self.dtype(), kernel.c_str(), [&]<class T>() {
+    fractional_forward<T, D>(in.data_ptr<T>(), s.data_ptr<T>(), scratch.data_ptr<T>(), idx.data_ptr<int64_t>(),
+                             planes, isz, osz, pool);
+  });
+  const int64_t nd = self.dim();
+  Tensor out = self.flatten(nd - D, nd - 1).gather(nd - D, idx.flatten(nd - D, nd - 1)).view(shape);
+  return {out, idx};
+}
+
+template <int D>
+Tensor fractional_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef out_size,
+                           const Tensor& indices) {
+  const DimVector shape = output_shape<D>(self, out_size);
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef(shape) && indices.sizes() == IntArrayRef(shape), api<D>(),
+              "_backward(): expected grad_output and indices of shape ", IntArrayRef(shape));
+  const int64_t nd = self.dim();
+  return zeros(self.sizes(), TensorOptions(grad_output.dtype()).device(self.device()))
+      .flatten(nd - D, nd - 1)
+      .scatter_add(nd - D, indices.flatten(nd - D, nd - 1), grad_output.flatten(nd - D, nd - 1))
+      .view(self.sizes());
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size,
+                                                 IntArrayRef output_size, const Tensor& random_samples) {
+  return fractional<2>(self, kernel_size, output_size, random_samples);
+}
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size,
+                                                 IntArrayRef output_size, const Tensor& random_samples) {
+  return fractional<3>(self, kernel_size, output_size, random_samples);
+}
+Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                      IntArrayRef output_size, const Tensor& indices) {
+  (void)kernel_size;
+  return fractional_backward<2>(grad_output, self, output_size, indices);
+}
+Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                      IntArrayRef output_size, const Tensor& indices) {
+  (void)kernel_size;
+  return fractional_backward<3>(grad_output, self, output_size, indices);
+}
+
+}  // namespace ember
