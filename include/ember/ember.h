@@ -20,6 +20,7 @@
 #include "ember/generator.h"
 #include "ember/grad_mode.h"
 #include "ember/hub.h"
+#include "ember/layout.h"
 #include "ember/memory_format.h"
 #include "ember/models.h"
 #include "ember/nn.h"

@@ -100,8 +100,10 @@ class Tensor {
   // An accessor of a temporary would point at freed sizes.
   template <class T, size_t N>
   TensorAccessor<T, N> accessor() && = delete;
-  /// This tensor's dtype and device, for factories: ember::zeros({2}, t.options()).
-  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  /// This tensor's dtype, device and layout, for factories and to: ember::zeros({2}, t.options()).
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()).layout(layout()); }
+  /// Always kStrided: ember has no other layout.
+  Layout layout() const { return kStrided; }
 
   /// The value of a one-element tensor.
   Scalar item() const;
@@ -123,6 +125,13 @@ class Tensor {
             std::optional<MemoryFormat> memory_format = std::nullopt) const;  // other's dtype and device
   /// Same dtype and device, in `memory_format` (self when already so).
   Tensor to(MemoryFormat memory_format, bool copy = false) const;
+  /// libtorch's to(TensorOptions): the options' dtype and device where given (this tensor's
+  /// otherwise), and their memory format or `memory_format` (not both: "Cannot set
+  /// memory_format both in TensorOptions and explicit argument; ..."). requires_grad(true) is
+  /// refused, as libtorch does ("Operators taking TensorOptions cannot take a TensorOptions
+  /// with options.requires_grad set as true. ..."): x.to(w.options()).
+  Tensor to(const TensorOptions& options, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
   Tensor cpu() const { return to(kCPU); }
   Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
   /// nullopt / Preserve keeps a dense layout (or the suggested format of a non-dense one).

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "ember/ops/complex.h"
+#include "ember/ops/factory.h"
 #include "ember/warning.h"
 #include "ember/quantized/tensor.h"
 
@@ -322,6 +323,16 @@ Tensor Tensor::to(const Tensor& other, bool copy, std::optional<MemoryFormat> me
 }
 Tensor Tensor::to(MemoryFormat memory_format, bool copy) const {
   return to_dtype_op(*this, dtype(), false, copy, memory_format_to_int(memory_format));
+}
+Tensor Tensor::to(const TensorOptions& options, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
+  // libtorch's check_tensor_options_and_extract_memory_format: to() makes no leaves.
+  EMBER_CHECK(!options.requires_grad(),
+              "Operators taking TensorOptions cannot take a TensorOptions with options.requires_grad "
+              "set as true. This isn't implemented yet.");
+  const std::optional<MemoryFormat> format = detail::memory_format_of(options, memory_format);
+  return to_device_op(*this, options.device_opt().value_or(device()),
+                      options.dtype_opt().value_or(dtype()), false, copy, boxed_format(format));
 }
 Tensor Tensor::contiguous(MemoryFormat memory_format) const {
   return ember::contiguous(*this, memory_format);

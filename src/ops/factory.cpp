@@ -147,16 +147,39 @@ Tensor ones_like_op(const Tensor& self, OptDtype dtype, OptLayout layout, OptDev
 
 }  // namespace
 
+namespace {
+OptFormat boxed(std::optional<MemoryFormat> f) {
+  return f ? OptFormat(memory_format_to_int(*f)) : std::nullopt;
+}
+// zeros / ones / full in a memory format: schema-wise they take none (PyTorch's have no
+// memory_format argument), so the result is empty in that format, then filled.
+Tensor filled_in_format(IntArrayRef sizes, const Scalar& value, OptDtype dtype, const TensorOptions& o) {
+  Tensor t = empty_op(sizes, dtype, std::nullopt, o.device_, std::nullopt, boxed(o.memory_format_));
+  return fill_(t, value);
+}
+}  // namespace
+
+namespace detail {
+std::optional<MemoryFormat> memory_format_of(const TensorOptions& options,
+                                             std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK(!(options.has_memory_format() && memory_format.has_value()),
+              "Cannot set memory_format both in TensorOptions and explicit argument; please delete "
+              "the redundant setter.");
+  return memory_format ? memory_format : options.memory_format_opt();
+}
+}  // namespace detail
+
 Tensor empty(IntArrayRef sizes, TensorOptions o) {
-  return detail::apply_requires_grad(empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
+  return detail::apply_requires_grad(
+      empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt, boxed(o.memory_format_)), o);
 }
 Tensor empty(IntArrayRef sizes, TensorOptions o, MemoryFormat memory_format) {
   return detail::apply_requires_grad(empty_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt,
-                  memory_format_to_int(memory_format)), o);
+                  boxed(detail::memory_format_of(o, memory_format))), o);
 }
 Tensor empty_like(const Tensor& self, TensorOptions o, MemoryFormat memory_format) {
   return detail::apply_requires_grad(empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt,
-                       memory_format_to_int(memory_format)), o);
+                       boxed(detail::memory_format_of(o, memory_format))), o);
 }
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   return detail::apply_requires_grad(empty_strided_op(sizes, strides, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
@@ -168,25 +191,31 @@ Tensor new_empty_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef stri
                               o.device_, std::nullopt), o);
 }
 Tensor zeros(IntArrayRef sizes, TensorOptions o) {
+  if (o.memory_format_) return detail::apply_requires_grad(filled_in_format(sizes, 0, o.dtype_or_default(), o), o);
   return detail::apply_requires_grad(zeros_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor ones(IntArrayRef sizes, TensorOptions o) {
+  if (o.memory_format_) return detail::apply_requires_grad(filled_in_format(sizes, 1, o.dtype_or_default(), o), o);
   return detail::apply_requires_grad(ones_op(sizes, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions o) {
+  if (o.memory_format_) {
+    return detail::apply_requires_grad(
+        filled_in_format(sizes, fill_value, o.dtype_ ? o.dtype_ : OptDtype(fill_value.dtype()), o), o);
+  }
   return detail::apply_requires_grad(full_op(sizes, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt), o);
 }
 Tensor empty_like(const Tensor& self, TensorOptions o) {
-  return detail::apply_requires_grad(empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
+  return detail::apply_requires_grad(empty_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, boxed(o.memory_format_)), o);
 }
 Tensor zeros_like(const Tensor& self, TensorOptions o) {
-  return detail::apply_requires_grad(zeros_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
+  return detail::apply_requires_grad(zeros_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, boxed(o.memory_format_)), o);
 }
 Tensor ones_like(const Tensor& self, TensorOptions o) {
-  return detail::apply_requires_grad(ones_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
+  return detail::apply_requires_grad(ones_like_op(self, o.dtype_, std::nullopt, o.device_, std::nullopt, boxed(o.memory_format_)), o);
 }
 Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions o) {
-  return detail::apply_requires_grad(full_like_op(self, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt, std::nullopt), o);
+  return detail::apply_requires_grad(full_like_op(self, fill_value, o.dtype_, std::nullopt, o.device_, std::nullopt, boxed(o.memory_format_)), o);
 }
 
 EMBER_REGISTER_OP(empty_memory_format, &empty_op);

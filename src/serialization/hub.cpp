@@ -1,9 +1,8 @@
-// ember::hub: torch.hub's downloads and cache over libcurl, SHA-256 from OpenSSL.
+// ember::hub: torch.hub's downloads and cache over libcurl, SHA-256 from OpenSSL (both opened
+// on first use: Note [Lazy libcurl and libcrypto] in hub_libs.h).
 #include "ember/hub.h"
 
-#include <curl/curl.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,12 +17,15 @@
 
 #include "ember/warning.h"
 #include "serialization/atomic_file.h"
+#include "serialization/hub_libs.h"
 #include "serialization/hub_progress.h"
 #include "serialization/zip.h"
 
 namespace ember::hub {
 
 namespace fs = std::filesystem;
+using libs::crypto_lib;
+using libs::curl_lib;
 
 namespace {
 
@@ -44,23 +46,23 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 // One global curl_global_init, thread-safe after it (curl's requirement).
 void curl_init_once() {
-  static const bool ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+  static const bool ok = curl_lib().global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   EMBER_CHECK(ok, "hub: libcurl failed to initialise");
 }
 
 class Sha256 {
  public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) {
-    EMBER_CHECK(ctx_ && EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) == 1, "hub: SHA-256 unavailable");
+  Sha256() : ctx_(crypto_lib().md_ctx_new()) {
+    EMBER_CHECK(ctx_ && crypto_lib().digest_init_ex(ctx_, crypto_lib().sha256(), nullptr) == 1, "hub: SHA-256 unavailable");
   }
-  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  ~Sha256() { crypto_lib().md_ctx_free(ctx_); }
   Sha256(const Sha256&) = delete;
   Sha256& operator=(const Sha256&) = delete;
-  void update(const void* p, size_t n) { EVP_DigestUpdate(ctx_, p, n); }
+  void update(const void* p, size_t n) { crypto_lib().digest_update(ctx_, p, n); }
   std::string hexdigest() {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_, md, &len);
+    crypto_lib().digest_final_ex(ctx_, md, &len);
     static const char* hex = "0123456789abcdef";
     std::string out;
     for (unsigned i = 0; i < len; ++i) {
@@ -90,7 +92,7 @@ size_t on_data(char* data, size_t size, size_t nmemb, void* user) {
   const size_t n = size * nmemb;
   if (t->bar && t->received == 0) {
     curl_off_t total = -1;
-    if (curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &total) == CURLE_OK && total >= 0)
+    if (curl_lib().easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &total) == CURLE_OK && total >= 0)
       t->bar->set_total(static_cast<uint64_t>(total));
   }
   size_t done = 0;
@@ -186,36 +188,36 @@ void download_url_to_file(const std::string& url, const std::string& dst_in,
   if (hash_prefix) t.sha.emplace();
   if (progress) t.bar.emplace(&write_stderr);
 
-  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_lib().easy_init(), curl_lib().easy_cleanup);
   char errbuf[CURL_ERROR_SIZE] = {0};
   t.curl = curl.get();
   try {
     EMBER_CHECK(curl, "download_url_to_file: libcurl could not start a transfer");
-    curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "ember.hub");
-    curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(curl.get(), CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, "http,https,file");
-    curl_easy_setopt(curl.get(), CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);  // an error page is not the file
-    curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 60L);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
+    curl_lib().easy_setopt(curl.get(), CURLOPT_USERAGENT, "ember.hub");
+    curl_lib().easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_MAXREDIRS, 10L);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, "http,https,file");
+    curl_lib().easy_setopt(curl.get(), CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_lib().easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, errbuf);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);  // an error page is not the file
+    curl_lib().easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, on_data);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_WRITEDATA, &t);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 60L);
     // A stalled server: fewer than 1 byte/s for 60 s ends the transfer (urllib's socket timeout
     // is infinite by default, but a cache that never fills helps nobody).
-    curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_TIME, 60L);
-    const CURLcode rc = curl_easy_perform(curl.get());
+    curl_lib().easy_setopt(curl.get(), CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_lib().easy_setopt(curl.get(), CURLOPT_LOW_SPEED_TIME, 60L);
+    const CURLcode rc = curl_lib().easy_perform(curl.get());
     long code = 0;
-    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &code);
+    curl_lib().easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &code);
     const bool is_http = url.rfind("http", 0) == 0;
     if (is_http && code >= 400) throw HttpError(url, code, reason_phrase(code));
     if (t.write_failed)
       EMBER_FAIL("download_url_to_file: writing ", t.path, " failed: ", std::strerror(t.write_errno));
     if (rc != CURLE_OK) {
-      std::string why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+      std::string why = errbuf[0] ? errbuf : curl_lib().easy_strerror(rc);
       throw UrlError(detail::str_cat(why, " (", url, ")"));
     }
     if (t.bar) t.bar->close();

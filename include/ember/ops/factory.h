@@ -21,10 +21,17 @@ namespace detail {
 /// Every factory's last step: `t` made a leaf that requires grad when `options` ask
 /// (TensorOptions::requires_grad, torch::requires_grad()).
 Tensor apply_requires_grad(Tensor t, const TensorOptions& options);
+/// The memory format a call asks for: the options' or the explicit argument, never both
+/// (libtorch's check_tensor_options_and_extract_memory_format, with its message).
+std::optional<MemoryFormat> memory_format_of(const TensorOptions& options,
+                                             std::optional<MemoryFormat> memory_format);
 }  // namespace detail
 
+/// empty, zeros, ones, full and the *_like forms lay their result out in options.memory_format
+/// when given (Contiguous, ChannelsLast, ChannelsLast3d; Preserve for *_like only).
 Tensor empty(IntArrayRef sizes, TensorOptions options = {});
-/// A dense tensor laid out in `memory_format` (Contiguous or ChannelsLast).
+/// A dense tensor laid out in `memory_format` (Contiguous or ChannelsLast); the options must
+/// not give a memory format too.
 Tensor empty(IntArrayRef sizes, TensorOptions options, MemoryFormat memory_format);
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});
 /// empty_strided with self's dtype and device unless `options` gives them.
