@@ -9,6 +9,7 @@ torch's observer statistics are loaded through the prepared model's state_dict, 
 classifier). Also ember's own ember.vision.models.quantization builders against torchvision's."""
 import collections
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -271,9 +272,13 @@ def test_quantize_model_unknown_backend():
 
 
 def test_example_runs():
+    # A bare environment, but a sanitizer run's preload and options pass through (`make
+    # asan-python`: an ASan-built ember._C needs libasan first in the initial library list).
+    sanitizer = {k: v for k, v in os.environ.items()
+                 if k in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS")}
     done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
                           timeout=600, env={"PYTHONPATH": str(Path(ember.__file__).parents[1]),
-                                            "PATH": "/usr/bin:/bin"})
+                                            "PATH": "/usr/bin:/bin", **sanitizer})
     assert done.returncode == 0, done.stderr
     assert "observers after prepare: 71" in done.stdout
     assert "state_dict keys after convert: 248" in done.stdout
