@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "../autograd/record.h"
+#include "../backends/cpu/copy_kernel.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
 #include "ember/generator.h"
@@ -80,6 +81,21 @@ Tensor leaky_relu_backward_impl(const Tensor& grad_output, const Tensor& self,
     return empty(broadcast_shapes(grad_output.sizes(), self.sizes()),
                  TensorOptions(result_type(grad_output, self)).device(kMeta));
   return where(self > 0, grad_output, grad_output * negative_slope.to_double());
+}
+
+// In place: the out-of-place values written into self (PyTorch's elu_ / leaky_relu_).
+Tensor elu__impl(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  ops::check_no_internal_overlap("elu_", self);
+  const Tensor out = elu_impl(self, alpha, scale, input_scale);
+  if (!self.is_meta()) cpu::copy_kernel(self, out);
+  return ops::mark_written(self);
+}
+
+Tensor leaky_relu__impl(const Tensor& self, const Scalar& negative_slope) {
+  ops::check_no_internal_overlap("leaky_relu_", self);
+  const Tensor out = leaky_relu_impl(self, negative_slope);
+  if (!self.is_meta()) cpu::copy_kernel(self, out);
+  return ops::mark_written(self);
 }
 
 // ---- composites ----
@@ -213,6 +229,33 @@ Tensor elu_backward_autograd(const Tensor& grad_output, const Scalar& alpha, con
   });
 }
 
+// The in-place forms save their result (EluBackward1 / LeakyReluBackward1, as PyTorch): the
+// backward reads the output, which is why a negative slope is refused there.
+Tensor elu__autograd(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+                     const Scalar& input_scale) {
+  autograd::Recorder r("EluBackward1", self);
+  autograd::check_inplace_if(r, self);
+  r.forward([&] { return dispatch::call<elu__impl>(OpId::elu_, self, alpha, scale, input_scale); });
+  if (!r) return self;
+  r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{elu_backward(g[0], alpha, scale, input_scale, true, n.saved(0))};
+  });
+  r.save_output(self);
+  return self;
+}
+
+Tensor leaky_relu__autograd(const Tensor& self, const Scalar& negative_slope) {
+  autograd::Recorder r("LeakyReluBackward1", self);
+  autograd::check_inplace_if(r, self);
+  r.forward([&] { return dispatch::call<leaky_relu__impl>(OpId::leaky_relu_, self, negative_slope); });
+  if (!r) return self;
+  r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{leaky_relu_backward(g[0], n.saved(0), negative_slope, true)};
+  });
+  r.save_output(self);
+  return self;
+}
+
 Tensor leaky_relu_autograd(const Tensor& self, const Scalar& negative_slope) {
   autograd::Recorder r("LeakyReluBackward0", self);
   Tensor out = r.forward(
@@ -246,6 +289,8 @@ EMBER_REGISTER_AUTOGRAD(elu, &elu_autograd);
 EMBER_REGISTER_AUTOGRAD(elu_backward, &elu_backward_autograd);
 EMBER_REGISTER_AUTOGRAD(leaky_relu, &leaky_relu_autograd);
 EMBER_REGISTER_AUTOGRAD(leaky_relu_backward, &leaky_relu_backward_autograd);
+EMBER_REGISTER_AUTOGRAD(elu_, &elu__autograd);
+EMBER_REGISTER_AUTOGRAD(leaky_relu_, &leaky_relu__autograd);
 
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   return dispatch::call<elu_impl>(OpId::elu, self, alpha, scale, input_scale);
@@ -262,6 +307,14 @@ Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
                            const Scalar& negative_slope, bool self_is_result) {
   return dispatch::call<leaky_relu_backward_impl>(OpId::leaky_relu_backward, grad_output, self,
                                                   negative_slope, self_is_result);
+}
+Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  dispatch::call<elu__impl>(OpId::elu_, self, alpha, scale, input_scale);
+  return self;
+}
+Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope) {
+  dispatch::call<leaky_relu__impl>(OpId::leaky_relu_, self, negative_slope);
+  return self;
 }
 Tensor selu(const Tensor& self) { return dispatch::call<selu_impl>(OpId::selu, self); }
 Tensor celu(const Tensor& self, const Scalar& alpha) {
@@ -296,6 +349,8 @@ EMBER_REGISTER_OP(elu, &elu);
 EMBER_REGISTER_OP(elu_backward, &elu_backward);
 EMBER_REGISTER_OP(leaky_relu, &leaky_relu);
 EMBER_REGISTER_OP(leaky_relu_backward, &leaky_relu_backward);
+EMBER_REGISTER_OP(elu_, static_cast<Tensor& (*)(Tensor&, const Scalar&, const Scalar&, const Scalar&)>(&elu_));
+EMBER_REGISTER_OP(leaky_relu_, static_cast<Tensor& (*)(Tensor&, const Scalar&)>(&leaky_relu_));
 EMBER_REGISTER_OP(selu, &selu);
 EMBER_REGISTER_OP(celu, &celu);
 EMBER_REGISTER_OP(softplus, &softplus);

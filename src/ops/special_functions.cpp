@@ -107,6 +107,7 @@ EMBER_SPECIAL_POLY(special_laguerre_polynomial_l, LaguerreL)
 EMBER_SPECIAL_POLY(special_legendre_polynomial_p, LegendreP)
 #undef EMBER_SPECIAL_POLY
 
+namespace {
 Tensor gammainc_impl(const Tensor& self, const Tensor& other) { return igamma(self, other); }
 Tensor gammaincc_impl(const Tensor& self, const Tensor& other) { return igammac(self, other); }
 }  // namespace

@@ -25,6 +25,10 @@ Tensor elu(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1,
 Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01);
+/// In place (aten::elu_ / leaky_relu_); their backward reads the result, so a negative alpha /
+/// slope is refused when differentiating, as in PyTorch.
+Tensor& elu_(Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
+Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope = 0.01);
 Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
                            const Scalar& negative_slope, bool self_is_result);
 Tensor selu(const Tensor& self);

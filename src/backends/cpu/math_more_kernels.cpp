@@ -178,24 +178,28 @@ double igamc_small_x(double a, double x) {
 
 }  // namespace
 
+// The edge cases in PyTorch's order (calc_igamma): a NaN operand still gives the value an edge
+// case of the other one fixes, e.g. P(nan, 0) = 0 and P(inf, nan) = 0.
 double igamma_ref(double a, double x) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  if (std::isnan(a) || std::isnan(x) || x < 0 || a < 0) return nan;
+  if (x < 0 || a < 0) return nan;
   if (a == 0) return x > 0 ? 1.0 : nan;
   if (x == 0) return 0.0;
   if (std::isinf(a)) return std::isinf(x) ? nan : 0.0;
   if (std::isinf(x)) return 1.0;
+  if (std::isnan(a) || std::isnan(x)) return nan;
   if (x <= 1.0 || x < a + 1.0) return igam_series(a, x);
   return 1.0 - igamc_fraction(a, x);
 }
 
 double igammac_ref(double a, double x) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  if (std::isnan(a) || std::isnan(x) || x < 0 || a < 0) return nan;
+  if (x < 0 || a < 0) return nan;
   if (a == 0) return x > 0 ? 0.0 : nan;
   if (x == 0) return 1.0;
   if (std::isinf(a)) return std::isinf(x) ? nan : 1.0;
   if (std::isinf(x)) return 0.0;
+  if (std::isnan(a) || std::isnan(x)) return nan;
   if (x < 1.0 && a < 1.0) return igamc_small_x(a, x);
   if (x < a + 1.0) return 1.0 - igam_series(a, x);
   return igamc_fraction(a, x);

@@ -24,10 +24,14 @@ Tensor maybe_in_place(const Tensor& input, Op op, bool inplace) {
 }  // namespace
 
 Tensor leaky_relu(const Tensor& input, double negative_slope, bool inplace) {
-  return maybe_in_place(input, [&](const Tensor& x) { return ember::leaky_relu(x, negative_slope); }, inplace);
+  if (!inplace) return ember::leaky_relu(input, negative_slope);
+  Tensor self = input;
+  return ember::leaky_relu_(self, negative_slope);
 }
 Tensor elu(const Tensor& input, double alpha, bool inplace) {
-  return maybe_in_place(input, [&](const Tensor& x) { return ember::elu(x, alpha); }, inplace);
+  if (!inplace) return ember::elu(input, alpha);
+  Tensor self = input;
+  return ember::elu_(self, alpha);
 }
 Tensor selu(const Tensor& input, bool inplace) {
   return maybe_in_place(input, [](const Tensor& x) { return ember::selu(x); }, inplace);

@@ -123,7 +123,7 @@ EXCLUDED = {
 RANDOM_WORDS = ("rand", "normal", "bernoulli", "dropout", "multinomial", "poisson", "exponential_",
                 "geometric_", "cauchy_", "log_normal_", "uniform_", "random_", "rrelu", "empty",
                 "gumbel", "fractional_max_pool", "kaiming", "xavier", "orthogonal_", "sparse_",
-                "trunc_normal_", "new_empty", "binomial")
+                "trunc_normal_", "new_empty", "binomial", "lowrank")
 
 # Results that are addresses or otherwise differ by nature between two libraries: run, not compared.
 RUNS_ONLY = {"Tensor.data_ptr", "Tensor._cdata", "Tensor.storage", "Tensor.untyped_storage"}
