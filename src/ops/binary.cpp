@@ -459,11 +459,12 @@ Tensor mul_autograd(const Tensor& self, const Tensor& other) {
   autograd::Recorder r("MulBackward0", self, other);
   Tensor out = r.forward([&] { return dispatch::call<mul_impl>(OpId::mul_Tensor, self, other); });
   if (!r) return out;
-  // self before other: saved-tensor hooks see them in PyTorch's order.
+  // self before other, when saved and when read: saved-tensor hooks see them in PyTorch's order.
   const size_t self_ = r.save_if(r.needs(1), self), other_ = r.save_if(r.needs(0), other);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? g[0] * conj_if_complex(n.saved(other_)) : Tensor(),
-                       n.needs(1) ? g[0] * conj_if_complex(n.saved(self_)) : Tensor()};
+    const Tensor self_v = n.saved(self_), other_v = n.saved(other_);
+    return tensor_list{n.needs(0) ? g[0] * conj_if_complex(other_v) : Tensor(),
+                       n.needs(1) ? g[0] * conj_if_complex(self_v) : Tensor()};
   });
 }
 

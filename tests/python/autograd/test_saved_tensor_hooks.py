@@ -44,9 +44,14 @@ def test_docs_example_calls(lib):
 def test_same_calls_as_torch_and_pack_sees_the_tensor_itself():
     seen = {}
     for lib in (torch, ember):
-        objs = []
-        a, b, y, z = run(lib, lambda x: objs.append(x) or x, lambda x: x)
+        objs, unpacked = [], []
+        a, b, y, z = run(lib, lambda x: objs.append(x) or x, lambda x: unpacked.append(x) or x)
         assert objs[0] is a and objs[1] is b  # the operands themselves
+        (a * b).sum()  # no hooks: nothing logged
+        with lib.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: unpacked.append(x) or x):
+            w = a * b
+        w.sum().backward()
+        assert unpacked[0] is a and unpacked[1] is b  # unpacked in torch's order too
         seen[lib] = len(objs)
     assert seen[torch] == seen[ember]
 
