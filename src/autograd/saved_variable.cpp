@@ -30,6 +30,15 @@ std::string legacy_type_name(const Tensor& t) {
   return std::string("ember.") + name + "Tensor";
 }
 
+namespace {
+// The token every SavedVariable holding `t` shares (what swap_tensors counts).
+std::shared_ptr<int> saved_token_of(const Tensor& t) {
+  AutogradMeta& m = materialize_meta(t);
+  if (!m.saved_token_) m.saved_token_ = std::make_shared<int>(0);
+  return m.saved_token_;
+}
+}  // namespace
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
   default_constructed_ = false;
@@ -46,11 +55,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     } else if (requires_grad_) {
       grad_accumulator_ = grad_accumulator(t);
     }
-    if (requires_grad_ && !is_output_) {
-      AutogradMeta& m = materialize_meta(t);
-      if (!m.saved_token_) m.saved_token_ = std::make_shared<int>(0);
-      token_ = m.saved_token_;
-    }
+    if (requires_grad_ && !is_output_) token_ = saved_token_of(t);
     NoGradGuard no_grad;
     packed_ = hooks->pack(t);
     EMBER_CHECK(t.version() == saved_version_,
@@ -71,11 +76,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     data_.impl()->set_version_counter(t.impl()->version_counter());
   } else {
     data_ = t;
-    if (t.requires_grad()) {
-      AutogradMeta& m = materialize_meta(t);
-      if (!m.saved_token_) m.saved_token_ = std::make_shared<int>(0);
-      token_ = m.saved_token_;
-    }
+    if (t.requires_grad()) token_ = saved_token_of(t);
   }
 }
 

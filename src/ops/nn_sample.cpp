@@ -245,8 +245,7 @@ Tensor resample_axis(const Tensor& x, int64_t dim, int64_t out, Axis mode, bool 
 Tensor upsample_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
                    std::optional<double> scales_h, std::optional<double> scales_w, bool cubic) {
   const auto sizes = detail::upsample_sizes(input.sizes(), output_size);
-  EMBER_CHECK(input.dim() == 4 && input.size(1) != 0 && input.size(2) != 0 && input.size(3) != 0,
-              "Non-empty 4D data tensor expected but got a tensor with sizes ", input.sizes());
+  detail::check_upsample_nonempty_4d(input);
   EMBER_CHECK(input.dtype() == kFloat32 || input.dtype() == kFloat64,
               "\"compute_indices_weights_aa\" not implemented for '", scalar_type_name(input.dtype()), "'");
   if (input.is_meta() || input.numel() == 0) {

@@ -20,9 +20,13 @@ inline std::vector<int64_t> upsample_sizes(IntArrayRef input_size, IntArrayRef o
   return {input_size[0], input_size[1], OH, OW};
 }
 
-inline void check_upsample_input(const char* op, const Tensor& input) {
+inline void check_upsample_nonempty_4d(const Tensor& input) {
   EMBER_CHECK(input.dim() == 4 && input.size(1) != 0 && input.size(2) != 0 && input.size(3) != 0,
               "Non-empty 4D data tensor expected but got a tensor with sizes ", input.sizes());
+}
+
+inline void check_upsample_input(const char* op, const Tensor& input) {
+  check_upsample_nonempty_4d(input);
   EMBER_CHECK(is_floating(input.dtype()), "\"", op, "\" not implemented for '",
               scalar_type_name(input.dtype()), "'");
 }

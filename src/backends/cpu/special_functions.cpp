@@ -153,19 +153,25 @@ double airy_ai(double x) {
 // PyTorch switches to the trigonometric forms for n above a threshold that differs between
 // the plain and the shifted polynomials (which matters only at the forms' singular points).
 namespace {
-double chebyshev_t_from(double x, int64_t n, int64_t trig_above) {
-  if (n < 0) return 0.0;
-  if (std::fabs(x) == 1.0) return (x > 0 || n % 2 == 0) ? 1.0 : -1.0;
-  if (n > trig_above && std::fabs(x) < 1.0) return std::cos(static_cast<double>(n) * std::acos(x));
+// The recurrence all four Chebyshev kinds share, P(k) = 2x P(k-1) - P(k-2) from P(0) = 1 and
+// P(1) = `p1` (x, 2x, 2x - 1 or 2x + 1 for T, U, V, W).
+double chebyshev_recurrence(double x, int64_t n, double p1) {
   if (n == 0) return 1.0;
-  if (n == 1) return x;
-  double p = 1.0, q = x, r = 0.0;
+  if (n == 1) return p1;
+  double p = 1.0, q = p1, r = 0.0;
   for (int64_t k = 2; k <= n; ++k) {
     r = (x + x) * q - p;
     p = q;
     q = r;
   }
   return r;
+}
+
+double chebyshev_t_from(double x, int64_t n, int64_t trig_above) {
+  if (n < 0) return 0.0;
+  if (std::fabs(x) == 1.0) return (x > 0 || n % 2 == 0) ? 1.0 : -1.0;
+  if (n > trig_above && std::fabs(x) < 1.0) return std::cos(static_cast<double>(n) * std::acos(x));
+  return chebyshev_recurrence(x, n, x);
 }
 
 double chebyshev_u_from(double x, int64_t n, int64_t trig_above) {
@@ -177,15 +183,7 @@ double chebyshev_u_from(double x, int64_t n, int64_t trig_above) {
     if (std::sin(t) != 0.0) return std::sin(n1 * t) / std::sin(t);
     return n1 * std::cos(n1 * t) / x;
   }
-  if (n == 0) return 1.0;
-  if (n == 1) return x + x;
-  double p = 1.0, q = x + x, r = 0.0;
-  for (int64_t k = 2; k <= n; ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return chebyshev_recurrence(x, n, x + x);
 }
 
 double chebyshev_v_from(double x, int64_t n, int64_t trig_above) {
@@ -200,15 +198,7 @@ double chebyshev_v_from(double x, int64_t n, int64_t trig_above) {
     if (std::sin(t / 2) != 1.0) return std::cos((static_cast<double>(n) + 0.5) * t) / std::cos(t / 2);
     return n % 2 == 0 ? odd : -odd;
   }
-  if (n == 0) return 1.0;
-  if (n == 1) return x + x - 1.0;
-  double p = 1.0, q = x + x - 1.0, r = 0.0;
-  for (int64_t k = 2; k <= n; ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return chebyshev_recurrence(x, n, x + x - 1.0);
 }
 
 double chebyshev_w_from(double x, int64_t n, int64_t trig_above) {
@@ -224,15 +214,7 @@ double chebyshev_w_from(double x, int64_t n, int64_t trig_above) {
     if (x > 0) return odd;
     return n % 2 == 0 ? 1.0 : -1.0;
   }
-  if (n == 0) return 1.0;
-  if (n == 1) return x + x + 1.0;
-  double p = 1.0, q = x + x + 1.0, r = 0.0;
-  for (int64_t k = 2; k <= n; ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return chebyshev_recurrence(x, n, x + x + 1.0);
 }
 
 }  // namespace
