@@ -220,13 +220,17 @@ void init_types(py::module_& m) {
   g_device_type = reinterpret_cast<PyTypeObject*>(device_cls.ptr());
 
   auto mf_cls = py::class_<MemoryFormat>(m, "memory_format")
-      .def("__repr__", [](const MemoryFormat& f) { return std::string("ember.") + f.name; });
+      .def("__repr__", [](const MemoryFormat& f) { return std::string("ember.") + f.name; })
+      // Pickled by name, as PyTorch's: the global ember._C.<name>, so the same object comes back.
+      .def("__reduce__", [](const MemoryFormat& f) { return std::string(f.name); });
   g_memory_format_type = reinterpret_cast<PyTypeObject*>(mf_cls.ptr());
   for (const MemoryFormat& f : {MemoryFormat{0, "contiguous_format"}, MemoryFormat{1, "preserve_format"},
                                 MemoryFormat{2, "channels_last"}, MemoryFormat{3, "channels_last_3d"}})
     m.attr(f.name) = py::cast(f);
 
-  py::class_<Layout>(m, "layout").def("__repr__", [](const Layout&) { return "ember.strided"; });
+  py::class_<Layout>(m, "layout")
+      .def("__repr__", [](const Layout&) { return "ember.strided"; })
+      .def("__reduce__", [](const Layout&) { return "strided"; });
   m.attr("strided") = py::cast(Layout{0});
 
   m.def("_set_size_class", [](py::object cls) {

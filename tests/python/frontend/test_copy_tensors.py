@@ -180,3 +180,19 @@ def test_dtypes_and_devices_pickle():
     for obj in (ember.float16, ember.int64, ember.bool, ember.device("cpu"), ember.device("meta")):
         assert pickle.loads(pickle.dumps(obj)) == obj
     assert pickle.loads(pickle.dumps(ember.float32)) is ember.float32
+
+
+def test_memory_formats_layouts_and_qschemes_pickle_as_the_same_objects():
+    # torch pickles them by name: copy, deepcopy and pickle give back the very object.
+    objs = (ember.contiguous_format, ember.preserve_format, ember.channels_last,
+            ember.channels_last_3d, ember.strided, ember.per_tensor_affine,
+            ember.per_channel_affine)
+    for obj in objs:
+        for proto in range(2, pickle.HIGHEST_PROTOCOL + 1):
+            assert pickle.loads(pickle.dumps(obj, protocol=proto)) is obj
+        assert copy.deepcopy(obj) is obj
+        assert copy.copy(obj) is obj
+    # Inside a container too (a module's conversion arguments, say).
+    args = {"memory_format": ember.channels_last, "layout": ember.strided}
+    assert copy.deepcopy(args) == args
+    assert copy.deepcopy(args)["memory_format"] is ember.channels_last
