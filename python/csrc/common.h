@@ -94,6 +94,9 @@ bool is_script_object(PyObject* obj);
 intrusive_ptr<CustomClassHolder> unpack_object(PyObject* obj);
 /// The Python object of `obj`: the one that exists while one does, else a new one.
 py::object object_to_py(const intrusive_ptr<CustomClassHolder>& obj);
+/// Any Python object carried through C++ as a Value (a module's extra state, a value a
+/// state_dict hook put in): value_to_py gives back the very object.
+Value opaque_py_value(py::handle obj);
 
 // ---- errors (errors.cpp) ----
 /// Sets the Python error for the C++ exception being handled (ember::Error → its kind's Python

@@ -56,10 +56,40 @@ void call_load_override(const py::function& f, nn::StateDict& state_dict, const 
                         std::vector<std::string>& unexpected_keys,
                         std::vector<std::string>& error_msgs);
 
+/// A state_dict as Python (an OrderedDict with _metadata) and back; values that are not
+/// tensors or plain values travel as the Python objects themselves (Note [Python objects in
+/// Values], values.cpp).
+py::object ordered_dict();
+py::object state_dict_to_py(const nn::StateDict& sd);
+nn::StateDict state_dict_from_py(py::handle obj);
+nn::LocalMetadata metadata_from_py(py::handle d);
+
+/// A Python class's get_extra_state / set_extra_state / _version, for the trampolines (Note
+/// [Python extra state and versions], nn_module_state_hooks.cpp). `self` is the trampoline as
+/// its bound C++ type `type`; each takes the GIL.
+bool py_has_extra_state(const void* self, const std::type_info& type);
+Value py_get_extra_state(const void* self, const std::type_info& type);
+void py_set_extra_state(const void* self, const std::type_info& type, const Value& state);
+std::optional<int64_t> py_version(const void* self, const std::type_info& type);
+
+/// Marks the module whose state_dict Python asked for, for the hooks' rules (Note [Python
+/// state_dict hooks], nn_module_state_hooks.cpp).
+class StateDictRoot {
+ public:
+  explicit StateDictRoot(const nn::Module* root);
+  ~StateDictRoot();
+  StateDictRoot(const StateDictRoot&) = delete;
+  StateDictRoot& operator=(const StateDictRoot&) = delete;
+
+ private:
+  const nn::Module* previous_;
+};
+
 void init_nn(py::module_& parent);
 void init_nn_module(py::module_& m);
 /// Module.__call__, the front-end call of C++ parents and the GC support (nn_module_hooks.cpp).
 void init_nn_module_hooks(py::module_& m, py::handle module_class);
+void init_nn_module_state_hooks(py::module_& m);
 void init_nn_layers(py::module_& m);
 void init_nn_functional(py::module_& m);
 void init_optim(py::module_& m);

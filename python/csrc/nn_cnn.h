@@ -44,6 +44,23 @@ class PyLayer : public Base {
     PYBIND11_OVERRIDE(std::string, Base, extra_repr, );
   }
 
+  // Note [Python extra state and versions] (nn_module_state_hooks.cpp).
+  bool has_extra_state() const override {
+    return py_has_extra_state(as_base(), typeid(Base)) || Base::has_extra_state();
+  }
+  Value get_extra_state() const override {
+    if (py_has_extra_state(as_base(), typeid(Base))) return py_get_extra_state(as_base(), typeid(Base));
+    return Base::get_extra_state();
+  }
+  void set_extra_state(const Value& state) override {
+    if (py_has_extra_state(as_base(), typeid(Base)))
+      return py_set_extra_state(as_base(), typeid(Base), state);
+    Base::set_extra_state(state);
+  }
+  int64_t version() const override {
+    return py_version(as_base(), typeid(Base)).value_or(Base::version());
+  }
+
   // A Python override of the state_dict steps (the lazy modules' keeps uninitialized parameters
   // as they are); its super() call comes back here and runs the layer's own step.
   void _save_to_state_dict(nn::StateDict& destination, const std::string& prefix,
@@ -76,6 +93,7 @@ class PyLayer : public Base {
   }
 
  private:
+  const Base* as_base() const { return static_cast<const Base*>(this); }
   struct Reentry {
     bool& flag;
     explicit Reentry(bool& f) : flag(f) { flag = true; }

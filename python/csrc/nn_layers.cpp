@@ -30,14 +30,24 @@ namespace {
 // (Depth first, stopping at the first module that needs Python: this runs on every call, and
 // listing the whole tree first cost more than a small block's convolutions. A tree deeper than
 // any real model, or a cyclic one, takes the Python path, which reports it as before.)
+// A child made in Python is held through its object (PyObjectRef); one made in C++ has an object
+// only if Python gave it state (front_end_object), and then of its C++ class: so no Python
+// object is made here just to look at its type (that cost more than the look).
 bool children_run_natively(const nn::Module& m, int depth) {
   if (depth > 100) return false;
   for (const auto& [name, child] : m.named_children()) {
     if (child->has_forward_hooks()) return false;
-    py::object o = module_to_py(child);
-    PyTypeObject* type = Py_TYPE(o.ptr());
-    const py::detail::type_info* info = py::detail::get_type_info(type);
-    if (info == nullptr || info->type != type) return false;
+    PyObject* obj = nullptr;
+    if (const auto* ref = std::get_deleter<PyObjectRef>(child)) {
+      obj = ref->obj;
+    } else {
+      obj = static_cast<PyObject*>(child->front_end_object().get());
+    }
+    if (obj != nullptr) {
+      PyTypeObject* type = Py_TYPE(obj);
+      const py::detail::type_info* info = py::detail::get_type_info(type);
+      if (info == nullptr || info->type != type) return false;
+    }
     if (!children_run_natively(*child, depth + 1)) return false;
   }
   return true;

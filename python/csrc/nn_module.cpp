@@ -25,8 +25,6 @@
 
 namespace ember::python {
 
-namespace {
-
 py::object ordered_dict() { return py::module_::import("collections").attr("OrderedDict")(); }
 
 py::object state_dict_to_py(const nn::StateDict& sd) {
@@ -47,7 +45,9 @@ py::object state_dict_to_py(const nn::StateDict& sd) {
 nn::LocalMetadata metadata_from_py(py::handle d) {
   nn::LocalMetadata out;
   for (auto item : py::reinterpret_borrow<py::dict>(d)) {
-    out[py::str(item.first)] = py_to_value(item.second, "metadata value");
+    Value v;
+    if (!try_py_to_value(item.second, v)) v = opaque_py_value(item.second);
+    out[py::str(item.first)] = std::move(v);
   }
   return out;
 }
@@ -59,10 +59,9 @@ nn::StateDict state_dict_from_py(py::handle obj) {
     auto kv = py::reinterpret_borrow<py::tuple>(item);
     Value v;
     const auto key = py::cast<std::string>(kv[0]);
-    if (!try_py_to_value(kv[1], v)) {
-      // load_state_dict reports a value it cannot use by its type, as PyTorch does.
-      v = Value(std::string(py::str(py::type::handle_of(kv[1]))));
-    }
+    // Anything else (a module's extra state, a hook's entry) travels as the object itself;
+    // load_state_dict reports a value it cannot use by its type (value_types), as PyTorch does.
+    if (!try_py_to_value(kv[1], v)) v = opaque_py_value(kv[1]);
     if (!is_tensor(kv[1].ptr())) sd.value_types[key] = py::repr(py::type::handle_of(kv[1]));
     sd.insert(key, std::move(v));
   }
@@ -77,6 +76,8 @@ nn::StateDict state_dict_from_py(py::handle obj) {
   }
   return sd;
 }
+
+namespace {
 
 py::list str_list(const std::vector<std::string>& v) {
   py::list l;
@@ -138,6 +139,16 @@ class PyModule : public nn::Module {
 
   std::string extra_repr() const override {
     PYBIND11_OVERRIDE(std::string, nn::Module, extra_repr, );
+  }
+
+  // Note [Python extra state and versions] (nn_module_state_hooks.cpp).
+  bool has_extra_state() const override { return py_has_extra_state(this, typeid(nn::Module)); }
+  Value get_extra_state() const override { return py_get_extra_state(this, typeid(nn::Module)); }
+  void set_extra_state(const Value& state) override {
+    py_set_extra_state(this, typeid(nn::Module), state);
+  }
+  int64_t version() const override {
+    return py_version(this, typeid(nn::Module)).value_or(nn::Module::version());
   }
 
   void _save_to_state_dict(nn::StateDict& destination, const std::string& prefix,
@@ -514,6 +525,7 @@ void init_nn_module(py::module_& m) {
       },
       py::detail::is_new_style_constructor());
   init_nn_module_hooks(m, cls);
+  init_nn_module_state_hooks(m);
   m.def("_module_initialized", [](py::handle self) { return initialized(self); });
   cls.def("__getattr__", &py_getattr);
   cls.def("__setattr__", &py_setattr);
@@ -632,6 +644,7 @@ void init_nn_module(py::module_& m) {
 
   // ---- state_dict ----
   cls.def("_state_dict_impl", [](Module& self, const std::string& prefix, bool keep_vars) {
+    StateDictRoot root(&self);
     return state_dict_to_py(self.state_dict(prefix, keep_vars));
   });
   cls.def("_load_state_dict_impl", [](Module& self, py::handle sd, bool strict, bool assign) {

@@ -6,6 +6,31 @@
 
 namespace ember::python {
 
+namespace {
+
+// Note [Python objects in Values]: state_dict entries and metadata are Values while C++ runs the
+// state_dict algorithm, but a Python module's extra state (get_extra_state) or a hook's entry may
+// be any object. It travels as this holder and comes back out unchanged, never converted.
+class PyObjectHolder final : public CustomClassHolder {
+ public:
+  explicit PyObjectHolder(py::handle obj) : obj_(py::reinterpret_borrow<py::object>(obj)) {}
+  ~PyObjectHolder() override {
+    py::gil_scoped_acquire gil;  // the last Value may die in C++ without the GIL
+    obj_ = py::object();
+  }
+  const char* class_name() const override { return "object"; }
+  const py::object& object() const { return obj_; }
+
+ private:
+  py::object obj_;
+};
+
+}  // namespace
+
+Value opaque_py_value(py::handle obj) {
+  return Value(intrusive_ptr<CustomClassHolder>(make_intrusive<PyObjectHolder>(obj)));
+}
+
 py::object value_to_py(const Value& v) {
   return std::visit(
       [](const auto& x) -> py::object {
@@ -33,6 +58,7 @@ py::object value_to_py(const Value& v) {
         } else if constexpr (std::is_same_v<T, Generator*>) {
           return generator_object(x);
         } else if constexpr (std::is_same_v<T, intrusive_ptr<CustomClassHolder>>) {
+          if (const auto* held = dynamic_cast<const PyObjectHolder*>(x.get())) return held->object();
           return object_to_py(x);
         } else if constexpr (std::is_same_v<T, std::complex<double>>) {
           return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(x.real(), x.imag()));

@@ -534,6 +534,14 @@ unsigned Module::register_load_state_dict_pre_hook(LoadPreHook hook) {
 unsigned Module::register_load_state_dict_post_hook(LoadPostHook hook) {
   return add_hook(load_post_hooks_, std::move(hook));
 }
+bool Module::has_state_dict_pre_hook(void (*fn)(Module&, const std::string&, bool)) const {
+  for (const auto& [id, hook] : state_dict_pre_hooks_) {
+    auto* target = hook.target<void (*)(Module&, const std::string&, bool)>();
+    if (target && *target == fn) return true;
+  }
+  return false;
+}
+
 void Module::remove_hook(unsigned id) {
   auto match = [id](const auto& h) { return h.first == id; };
   std::erase_if(forward_pre_hooks_, match);

@@ -69,8 +69,20 @@ void Module::state_dict_into(StateDict& destination, const std::string& prefix, 
   for (const auto& [name, child] : children_) {
     if (child) child->state_dict_into(destination, prefix + name + ".", keep_vars);
   }
+  if (state_dict_post_hooks_.empty()) return;
+  // The hooks see this module's metadata entry and may edit it (PyTorch hands them the dict
+  // that destination._metadata holds); children may have grown the list, so look it up again.
+  const std::string key = module_prefix(prefix);
+  LocalMetadata* entry = destination.metadata_for(key);
+  LocalMetadata edited = entry ? *entry : local;
   const auto post = state_dict_post_hooks_;
-  for (const auto& [id, hook] : post) hook(*this, destination, prefix);
+  for (const auto& [id, hook] : post) hook(*this, destination, prefix, edited);
+  if (!destination.metadata) destination.metadata.emplace();
+  if (LocalMetadata* now = destination.metadata_for(key)) {
+    *now = std::move(edited);
+  } else {
+    destination.metadata->emplace_back(key, std::move(edited));
+  }
 }
 
 void Module::_save_to_state_dict(StateDict& destination, const std::string& prefix,
@@ -140,7 +152,8 @@ void Module::_load_from_state_dict(StateDict& state_dict, const std::string& pre
                                    std::vector<std::string>& error_msgs) {
   const auto pre = load_pre_hooks_;
   for (const auto& [id, hook] : pre) {
-    hook(*this, state_dict, prefix, strict, missing_keys, unexpected_keys, error_msgs);
+    hook(*this, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+         error_msgs);
   }
   const bool assign = truthy(local_metadata, "assign_to_params_buffers");
   const bool use_swap = get_swap_module_params_on_conversion();

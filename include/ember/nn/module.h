@@ -165,8 +165,12 @@ class Module : public std::enable_shared_from_this<Module> {
   using ForwardPreHook = std::function<std::optional<std::vector<Value>>(Module&, const std::vector<Value>&)>;
   using ForwardHook = std::function<std::optional<Value>(Module&, const std::vector<Value>&, const Value&)>;
   using StateDictPreHook = std::function<void(Module&, const std::string& prefix, bool keep_vars)>;
-  using StateDictPostHook = std::function<void(Module&, StateDict&, const std::string& prefix)>;
-  using LoadPreHook = std::function<void(Module&, StateDict&, const std::string& prefix, bool strict,
+  /// local_metadata is this module's entry of the destination's metadata ({"version": N}):
+  /// what the hook leaves there is saved.
+  using StateDictPostHook = std::function<void(Module&, StateDict&, const std::string& prefix,
+                                               LocalMetadata& local_metadata)>;
+  using LoadPreHook = std::function<void(Module&, StateDict&, const std::string& prefix,
+                                         LocalMetadata& local_metadata, bool strict,
                                          std::vector<std::string>& missing,
                                          std::vector<std::string>& unexpected,
                                          std::vector<std::string>& error_msgs)>;
@@ -178,6 +182,9 @@ class Module : public std::enable_shared_from_this<Module> {
   unsigned register_load_state_dict_pre_hook(LoadPreHook hook);
   unsigned register_load_state_dict_post_hook(LoadPostHook hook);
   void remove_hook(unsigned id);
+  /// Whether the plain function `fn` is among the state_dict pre-hooks (a front end installs
+  /// its bridge hooks once: Note [Python state_dict hooks]).
+  bool has_state_dict_pre_hook(void (*fn)(Module&, const std::string&, bool)) const;
   /// Removes the C++ forward pre-hooks (forward hooks) and returns them in order, for moving
   /// them to another module (fuse_modules moves them to the fused module).
   std::vector<ForwardPreHook> take_forward_pre_hooks() { return take_hooks(forward_pre_hooks_); }

@@ -243,7 +243,8 @@ TEST(Module, MetaSkeletonLoads) {
 TEST(Module, LoadHooks) {
   auto m = std::make_shared<Lin>(2, 3);
   bool strict_seen = false;
-  m->register_load_state_dict_pre_hook([&](Module&, StateDict&, const std::string&, bool strict,
+  m->register_load_state_dict_pre_hook([&](Module&, StateDict&, const std::string&,
+                                           nn::LocalMetadata&, bool strict,
                                            std::vector<std::string>&, std::vector<std::string>&,
                                            std::vector<std::string>&) { strict_seen = strict; });
   m->register_load_state_dict_post_hook([](Module&, nn::IncompatibleKeys& k) {
@@ -430,13 +431,18 @@ TEST(Module, StateDictHooks) {
   lin->register_state_dict_pre_hook([&](Module&, const std::string& prefix, bool keep_vars) {
     seen.push_back("pre " + prefix + (keep_vars ? " keep" : ""));
   });
-  lin->register_state_dict_post_hook([&](Module&, StateDict& d, const std::string& prefix) {
-    seen.push_back("post " + prefix + " " + std::to_string(d.size()));
-  });
+  lin->register_state_dict_post_hook(
+      [&](Module&, StateDict& d, const std::string& prefix, nn::LocalMetadata& local) {
+        seen.push_back("post " + prefix + " " + std::to_string(d.size()) + " v" +
+                       std::to_string(local.at("version").to_int()));
+        local["note"] = Value(std::string("kept"));  // what the hook leaves is saved
+      });
   auto outer = std::make_shared<Module>("Outer");
   outer->register_module("lin", lin);
-  outer->state_dict("", true);
-  EXPECT_EQ(seen, (std::vector<std::string>{"pre lin. keep", "post lin. 2"}));
+  StateDict sd = outer->state_dict("", true);
+  EXPECT_EQ(seen, (std::vector<std::string>{"pre lin. keep", "post lin. 2 v1"}));
+  ASSERT_NE(sd.metadata_for("lin"), nullptr);
+  EXPECT_EQ(sd.metadata_for("lin")->at("note").to_string_value(), "kept");
 }
 }  // namespace
 }  // namespace ember

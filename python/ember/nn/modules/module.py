@@ -368,17 +368,23 @@ def _call_impl(self, *args, **kwargs):
 
 
 class _WrappedHook:
-    """A non-full backward hook bound to its module (as PyTorch's _WrappedHook)."""
+    """A hook with its module passed first, held weakly (PyTorch's _WrappedHook): a non-full
+    backward hook, a load_state_dict pre-hook registered with_module; without a module, the
+    hook itself."""
 
-    def __init__(self, hook, module):
+    def __init__(self, hook, module=None):
         self.hook = hook
-        self.module = weakref.ref(module)
+        self.with_module = module is not None
+        if self.with_module:
+            self.module = weakref.ref(module)
 
-    def __call__(self, grad_input, grad_output):
-        module = self.module()
-        if module is None:
-            raise RuntimeError("You are trying to call the hook of a dead Module!")
-        return self.hook(module, grad_input, grad_output)
+    def __call__(self, *args):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args)
+        return self.hook(*args)
 
 
 class _MemberView(MutableMapping):
@@ -650,11 +656,14 @@ def modules(self):
 def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
     # PyTorch's deprecated positional form: state_dict(destination, prefix, keep_vars).
     if args:
-        destination = args[0]
-        if len(args) > 1:
+        if destination is None:
+            destination = args[0]
+        if len(args) > 1 and prefix == "":
             prefix = args[1]
-        if len(args) > 2:
+        if len(args) > 2 and keep_vars is False:
             keep_vars = args[2]
+        warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to the "
+                      "documentation of ember.nn.Module.state_dict for details.", FutureWarning)
     result = self._state_dict_impl(prefix, keep_vars)
     if destination is None:
         return result
@@ -742,3 +751,5 @@ Module.modules = modules
 Module.state_dict = state_dict
 Module.load_state_dict = load_state_dict
 Module.__dir__ = __dir__
+
+from . import _module_state  # noqa: E402,F401  (state_dict hooks, extra state, _version)
