@@ -98,6 +98,7 @@ PyObject* results_to_py(const OpHandle& op, const Stack& out) {
   if (out.size() == 1 && out[0].is_int() && op.returns().size() == 1 && op.returns()[0].type == "QScheme")
     return qscheme_object(out[0].to_int());
   if (out.size() == 1) return value_to_py(out[0]).release().ptr();
+  if (out.empty() && op.returns().empty()) Py_RETURN_NONE;  // "-> ()" (run-time ops)
   const auto& by_op = return_type_by_op();
   if (static_cast<size_t>(op.id()) < by_op.size() && by_op[op.id()]) {
     std::vector<py::object> items;
