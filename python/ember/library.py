@@ -7,6 +7,7 @@ dispatch key ("CPU", "Meta", "QuantizedCPU", "Autograd", "CompositeImplicitAutog
 removed when it is garbage collected (or `_destroy()`ed). `custom_op` (ember/_custom_op.py) builds
 on these. See docs/custom-ops.md.
 """
+import contextlib
 import functools
 import inspect
 import re
@@ -18,7 +19,7 @@ from . import _C
 from ._ops import OpOverload, ops as _ops
 
 __all__ = ["Library", "impl", "define", "fallthrough_kernel", "register_fake", "register_autograd",
-           "register_kernel", "custom_op", "CustomOpDef", "infer_schema"]
+           "register_kernel", "impl_abstract", "custom_op", "CustomOpDef", "infer_schema"]
 
 # (namespace/op/dispatch key) of every kernel registered from Python: a second registration of
 # the same one is an error (as in PyTorch).
@@ -153,6 +154,16 @@ class Library:
         if self._finalizer.alive:
             self._finalizer()
         self.m = None
+
+
+@contextlib.contextmanager
+def _scoped_library(*args, **kwargs):
+    """A Library for the duration of a `with` block (its registrations go at the end)."""
+    lib = Library(*args, **kwargs)
+    try:
+        yield lib
+    finally:
+        lib._destroy()
 
 
 def _get_source(stacklevel):
@@ -331,6 +342,15 @@ def register_fake(op, func=None, /, *, lib=None, _stacklevel=1):
         return register
     stacklevel += 1
     return register(func)
+
+
+def impl_abstract(qualname, func=None, *, lib=None, _stacklevel=1):
+    """The former name of register_fake (FutureWarning)."""
+    import warnings
+    warnings.warn("`ember.library.impl_abstract` was renamed to `ember.library.register_fake`. "
+                  "Please use that instead; we will remove `ember.library.impl_abstract` in a "
+                  "future version of ember.", FutureWarning, stacklevel=2)
+    return register_fake(qualname, func, lib=lib, _stacklevel=_stacklevel + 1)
 
 
 def register_kernel(op, device_types, func=None, /, *, lib=None):

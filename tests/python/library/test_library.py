@@ -323,3 +323,15 @@ def test_library_repr_and_kinds():
     assert ember.ops.lt_repr.f(ember.ones(1)).tolist() == [0.]
     with pytest.raises(NotImplementedError, match="built-in ops"):
         Library("aten", "IMPL").impl("add.Tensor", lambda *a: a[0], "CPU")
+
+
+def test_scoped_library_and_impl_abstract():
+    from ember.library import _scoped_library
+    with _scoped_library("lt_scoped", "FRAGMENT") as lib:
+        lib.define("f(Tensor x) -> Tensor")
+        lib.impl("f", lambda x: x * 2, "CPU")
+        with pytest.warns(FutureWarning, match="renamed to `ember.library.register_fake`"):
+            ember.library.impl_abstract("lt_scoped::f", lambda x: ember.empty_like(x), lib=lib)
+        assert ember.ops.lt_scoped.f(ember.ones(2, device="meta")).is_meta
+    with pytest.raises(AttributeError):
+        ember.ops.lt_scoped.f
