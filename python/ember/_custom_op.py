@@ -414,6 +414,13 @@ class CustomOpDef:
         self._abstract_fn = fn
         return fn
 
+    def register_torch_dispatch(self, torch_dispatch_class, fn=None, /):
+        """Registers `fn(mode_or_cls, func, types, args, kwargs)` as what `torch_dispatch_class`
+        (a TorchDispatchMode or Tensor subclass) does for this op, in place of its
+        __torch_dispatch__. Usable as a decorator."""
+        from .library import register_torch_dispatch
+        return register_torch_dispatch(self, torch_dispatch_class, fn)
+
     def register_autograd(self, backward, /, *, setup_context=None):
         """Registers the backward formula `backward(ctx, *grads)` (one gradient per positional
         input) and `setup_context(ctx, inputs, output)` (with `keyword_only_inputs` before

@@ -19,7 +19,7 @@ from . import _C
 from ._ops import OpOverload, ops as _ops
 
 __all__ = ["Library", "impl", "define", "fallthrough_kernel", "register_fake", "register_autograd",
-           "register_kernel", "impl_abstract", "custom_op", "CustomOpDef", "infer_schema"]
+           "register_kernel", "register_torch_dispatch", "impl_abstract", "custom_op", "CustomOpDef", "infer_schema", "opcheck"]
 
 # (namespace/op/dispatch key) of every kernel registered from Python: a second registration of
 # the same one is an error (as in PyTorch).
@@ -366,6 +366,25 @@ def register_kernel(op, device_types, func=None, /, *, lib=None):
     return impl(_qualname_of(op), device_types, func, lib=lib)
 
 
+def register_torch_dispatch(op, torch_dispatch_class, func=None, /, *, lib=None):
+    """Registers `func(mode_or_cls, func, types, args, kwargs)` as what `torch_dispatch_class`
+    (a TorchDispatchMode or a Tensor subclass) does for operator `op`, in place of its
+    __torch_dispatch__. Usable as a decorator."""
+    from .utils import _python_dispatch
+    qualname = _qualname_of(op)
+    if not isinstance(qualname, str):
+        raise ValueError(f"register_torch_dispatch({op}): got unexpected type for op: {type(op)}")
+    name = _ops._lookup(qualname).name()
+
+    def register(func):
+        _python_dispatch._torch_dispatch_rules[(name, torch_dispatch_class)] = func
+        return func
+
+    if func is None:
+        return register
+    return register(func)
+
+
 def register_autograd(op, backward, /, *, setup_context=None, lib=None):
     """Registers `backward` (and `setup_context`) as the autograd formula of a custom op or of a
     Library op (an Autograd kernel built from an autograd.Function)."""
@@ -396,3 +415,4 @@ def register_autograd(op, backward, /, *, setup_context=None, lib=None):
 
 
 from ._custom_op import custom_op, CustomOpDef, infer_schema  # noqa: E402
+from ._opcheck import opcheck  # noqa: E402

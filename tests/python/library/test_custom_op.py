@@ -262,3 +262,26 @@ def test_redefining_custom_op_replaces_it():
     def f2(x: Tensor, k: int) -> Tensor:
         return x + k
     assert f2(ember.zeros(1), 5).tolist() == [5.]
+
+
+def test_register_torch_dispatch_rule():
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    @custom_op("lco_rule::f", mutates_args=())
+    def f(x: Tensor) -> Tensor:
+        return x + 1
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+    seen = []
+
+    @f.register_torch_dispatch(Mode)
+    def _(mode, func, types, args, kwargs):
+        seen.append((type(mode), func))
+        return args[0] * 10
+    x = ember.ones(1)
+    with Mode():
+        assert f(x).tolist() == [10.]
+        assert (x + 1).tolist() == [2.]  # other ops reach the mode's own handler
+    assert seen == [(Mode, ember.ops.lco_rule.f.default)]
