@@ -244,6 +244,16 @@ class CppFunction {
   static CppFunction makeFallthrough();
   /// A kernel on boxed arguments (the schema's, defaults filled) returning boxed results.
   static CppFunction makeFromBoxedFunction(Boxed fn);
+  /// libtorch's form: `void fn(const OpHandle&, Stack* stack)` replaces the arguments on the
+  /// stack by the results.
+  template <void (*Fn)(const OpHandle&, Stack*)>
+  static CppFunction makeFromBoxedFunction() {
+    return makeFromBoxedFunction([](const OpHandle& op, const Stack& args) {
+      Stack stack = args;
+      Fn(op, &stack);
+      return stack;
+    });
+  }
 
   const Boxed& boxed() const { return boxed_; }
   bool is_fallthrough() const { return fallthrough_; }

@@ -8,10 +8,12 @@ formula of `register_autograd` through an autograd.Function (or errors at backwa
 none); and, for mutating ops, the version bump of the mutated arguments after each call.
 """
 import ast
+import collections.abc
 import contextlib
 import inspect
 import logging
 import numbers
+import types
 import typing
 
 from . import _C
@@ -47,17 +49,14 @@ def _schema_type(annotation, *, allow_list_of_optional=True):
     if annotation in (_NUMBER, numbers.Number):
         return "Scalar"
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is typing.Union and len(args) == 2 and type(None) in args:
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
         inner = args[0] if args[1] is type(None) else args[1]
-        if inner in (_NUMBER,):
-            return None
         t = _schema_type(inner, allow_list_of_optional=False)
         return None if t is None or t in ("str[]",) else t + "?"
-    if origin in (list, typing.List, typing.Sequence, __import__("collections.abc").abc.Sequence) \
-            and len(args) == 1:
+    if origin in (list, collections.abc.Sequence) and len(args) == 1:
         item = args[0]
         iorigin, iargs = typing.get_origin(item), typing.get_args(item)
-        if iorigin is typing.Union and len(iargs) == 2 and type(None) in iargs:
+        if iorigin in (typing.Union, types.UnionType) and len(iargs) == 2 and type(None) in iargs:
             inner = iargs[0] if iargs[1] is type(None) else iargs[1]
             t = _schema_type(inner)
             return t + "?[]" if t == "Tensor" and allow_list_of_optional else None

@@ -215,3 +215,48 @@ TEST(Library, DispatchModeSeesRuntimeOp) {
   ASSERT_FALSE(mode->seen.empty());
   EXPECT_EQ(mode->seen[0], "ltest::scale");
 }
+
+namespace {
+// A boxed kernel in libtorch's shape: arguments replaced by results on the stack.
+void boxed_sum(const ember::OpHandle&, Stack* stack) {
+  Tensor t = (*stack)[0].to_tensor() + (*stack)[1].to_tensor();
+  stack->clear();
+  stack->push_back(Value(t));
+}
+}  // namespace
+
+TEST(Library, BoxedKernelsAndFallthrough) {
+  Library lib(Library::FRAGMENT, "lboxed", std::nullopt, "b.cpp", 1);
+  lib.def("sum2(Tensor a, Tensor b) -> Tensor");
+  lib.impl("sum2", LibraryKey::CPU, ember::CppFunction::makeFromBoxedFunction<&boxed_sum>());
+  Tensor one = ember::ones({2});
+  EXPECT_TRUE(ember::find_op("lboxed::sum2").call({Value(one), Value(one)})[0].to_tensor().equal(one * 2.0));
+  // A fallthrough at Autograd: below autograd, no node, no warning.
+  lib.impl("sum2", LibraryKey::Autograd, ember::CppFunction::makeFallthrough());
+  Tensor x = ember::ones({2}).requires_grad_();
+  ember::WarningCapture w;
+  Tensor y = ember::find_op("lboxed::sum2").call({Value(x), Value(x)})[0].to_tensor();
+  EXPECT_FALSE(y.requires_grad());
+  EXPECT_TRUE(w.messages.empty());
+  // Registering a second kernel at the same key warns as PyTorch does, and the latest wins.
+  lib.impl("sum2", LibraryKey::CPU, [](const Tensor& a, const Tensor&) { return a; });
+  ASSERT_EQ(w.messages.size(), 1u);
+  EXPECT_TRUE(w.messages[0].starts_with("Overriding a previously registered kernel for the same "
+                                        "operator and the same dispatch key"));
+  EXPECT_TRUE(ember::find_op("lboxed::sum2").call({Value(one), Value(one)})[0].to_tensor().equal(one));
+}
+
+TEST(Library, ImplOnBuiltinOpAndForeignNamespace) {
+  Library lib(Library::IMPL, "aten", LibraryKey::CPU, "x.cpp", 1);
+  try {
+    lib.impl("add.Tensor", &twice);
+    FAIL() << "no error";
+  } catch (const ember::Error& e) {
+    EXPECT_EQ(e.kind(), ember::ErrorKind::NotImplemented);
+  }
+  Library frag(Library::FRAGMENT, "lforeign", std::nullopt, "y.cpp", 2);
+  EXPECT_THROW(frag.def("other::f(Tensor x) -> Tensor"), ember::Error);
+  EXPECT_THROW(frag.def("f(Tensor x -> Tensor"), ember::Error);  // malformed schema
+  Library impl_only(Library::IMPL, "lforeign", LibraryKey::CPU, "z.cpp", 3);
+  EXPECT_THROW(impl_only.def("g(Tensor x) -> Tensor"), ember::Error);
+}

@@ -285,3 +285,28 @@ def test_register_torch_dispatch_rule():
         assert f(x).tolist() == [10.]
         assert (x + 1).tolist() == [2.]  # other ops reach the mode's own handler
     assert seen == [(Mode, ember.ops.lco_rule.f.default)]
+
+
+def test_annotation_forms_and_results():
+    def f(x: Tensor, ys: list[Tensor], w: Tensor | None = None, k: int = 2,
+          sizes: typing.Optional[typing.Sequence[int]] = None) -> tuple[Tensor, Tensor]:
+        return x, x
+    assert infer_schema(f, mutates_args=()) == \
+        "(Tensor x, Tensor[] ys, Tensor? w=None, SymInt k=2, SymInt[]? sizes=None) -> (Tensor, Tensor)"
+
+    @custom_op("lco_res::split", mutates_args=())
+    def split(x: Tensor, n: int) -> typing.List[Tensor]:
+        return [x + i for i in range(n)]
+    out = split(ember.zeros(1), 3)
+    assert type(out) is list and [t.item() for t in out] == [0., 1., 2.]
+
+    @custom_op("lco_res::pair", mutates_args=())
+    def pair(x: Tensor) -> typing.Tuple[Tensor, int]:
+        return x + 1, 7
+    a, b = pair(ember.zeros(1))
+    assert a.tolist() == [1.] and b == 7
+
+    @custom_op("lco_res::total", mutates_args=())
+    def total(x: Tensor, scale: float = 2.0) -> float:
+        return float(x.sum()) * scale
+    assert total(ember.ones(3)) == 6.0
