@@ -159,6 +159,7 @@ class _OpNamespace(_types.ModuleType):
 class _Ops(_types.ModuleType):
     def __init__(self):
         super().__init__("ember.ops")
+        self.loaded_libraries = set()
         self._by_name = {}
         for ns, table in _table().items():
             namespace = _OpNamespace(ns, table)
@@ -176,6 +177,15 @@ class _Ops(_types.ModuleType):
         namespace = _OpNamespace(ns, {})
         setattr(self, ns, namespace)
         return namespace
+
+    def load_library(self, path):
+        """Loads a shared library whose EMBER_LIBRARY blocks register operators (they run as it
+        loads); its ops then appear under ember.ops.<namespace>."""
+        import ctypes
+        import os
+        path = os.path.realpath(path)
+        ctypes.CDLL(path)
+        self.loaded_libraries.add(path)
 
     def _lookup(self, qualified_name):
         """The OpOverload of "aten::add.Tensor" / "aten::detach"."""
