@@ -51,8 +51,14 @@ bool register_boxed(OpId id, BoxedFn fn, int arity) {
   return true;
 }
 
-BoxedFn boxed_fn(OpId id) { return boxed_table()[static_cast<size_t>(id)].fn; }
-int boxed_arity(OpId id) { return boxed_table()[static_cast<size_t>(id)].arity; }
+// Run-time ops (ids from kNumOps on) have no typed frontend: no boxed entry, no slots; their
+// kernels live in their RuntimeOp (Note [Run-time operators] in library.cpp).
+BoxedFn boxed_fn(OpId id) {
+  return is_runtime_op(static_cast<int>(id)) ? nullptr : boxed_table()[static_cast<size_t>(id)].fn;
+}
+int boxed_arity(OpId id) {
+  return is_runtime_op(static_cast<int>(id)) ? -1 : boxed_table()[static_cast<size_t>(id)].arity;
+}
 
 void check_boxed_arity(const Stack& args, size_t arity) {
   EMBER_ASSERT(args.size() == arity, "boxed call with ", args.size(), " arguments for ", arity,
@@ -60,11 +66,13 @@ void check_boxed_arity(const Stack& args, size_t arity) {
 }
 
 TypedSlot& autograd_slot(OpId op) {
+  EMBER_ASSERT(!is_runtime_op(static_cast<int>(op)), "autograd_slot of a run-time op");
   static std::array<TypedSlot, kNumOps> t{};
   return t[static_cast<size_t>(op)];
 }
 
 TypedSlot& quantized_slot(OpId op) {
+  EMBER_ASSERT(!is_runtime_op(static_cast<int>(op)), "quantized_slot of a run-time op");
   static std::array<TypedSlot, kNumOps> t{};
   return t[static_cast<size_t>(op)];
 }

@@ -260,3 +260,18 @@ TEST(Library, ImplOnBuiltinOpAndForeignNamespace) {
   Library impl_only(Library::IMPL, "lforeign", LibraryKey::CPU, "z.cpp", 3);
   EXPECT_THROW(impl_only.def("g(Tensor x) -> Tensor"), ember::Error);
 }
+
+TEST(Library, AutogradFallthroughFallback) {
+  Tensor x = ember::ones({2}).requires_grad_();
+  {
+    Library fallback(Library::IMPL, "_", LibraryKey::Autograd, "fb.cpp", 1);
+    fallback.fallback(ember::CppFunction::makeFallthrough());
+    Tensor y = ember::find_op("ltest::noback").call({Value(x)})[0].to_tensor();
+    EXPECT_FALSE(y.requires_grad());  // below autograd, no WarnNotImplemented node
+    Library bad(Library::IMPL, "_", LibraryKey::CPU, "fb.cpp", 2);
+    EXPECT_THROW(bad.fallback(ember::CppFunction::makeFallthrough()), ember::Error);
+  }
+  // The fallback went with its block.
+  EXPECT_EQ(ember::find_op("ltest::noback").call({Value(x)})[0].to_tensor().grad_fn()->name(),
+            "WarnNotImplemented");
+}
