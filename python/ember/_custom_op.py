@@ -226,6 +226,24 @@ def _check_aliasing(name, args, kwargs, result, get_module):
 
 
 # ---- the autograd kernel ----
+class _InputsView:
+    """The backward context as the formula sees it: needs_input_grad without the generated
+    Function's trailing slot (the kwargs); everything else is the context's."""
+
+    def __init__(self, ctx):
+        object.__setattr__(self, "_ctx", ctx)
+
+    @property
+    def needs_input_grad(self):
+        return self._ctx.needs_input_grad[:-1]
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._ctx, name, value)
+
+
 def _make_autograd_impl(op, info):
     from .autograd import Function
     args_info = _parse_args(str(op._schema))
@@ -253,7 +271,8 @@ def _make_autograd_impl(op, info):
 
     def backward(ctx, *grads):
         if info._backward_fn:
-            result = info._backward_fn(ctx, *grads)
+            # The formula sees the op's inputs only (not the trailing kwargs slot).
+            result = info._backward_fn(_InputsView(ctx), *grads)
             if isinstance(result, tuple):
                 return (*result, None)
             return result, None

@@ -310,3 +310,21 @@ def test_annotation_forms_and_results():
     def total(x: Tensor, scale: float = 2.0) -> float:
         return float(x.sum()) * scale
     assert total(ember.ones(3)) == 6.0
+
+
+def test_backward_sees_needs_input_grad_of_the_op_inputs():
+    @custom_op("lco_nig::mul", mutates_args=())
+    def mul(x: Tensor, y: Tensor) -> Tensor:
+        return x * y
+    seen = []
+
+    def backward(ctx, g):
+        seen.append(ctx.needs_input_grad)
+        x, y = ctx.saved_tensors
+        return g * y, g * x
+    mul.register_autograd(backward,
+                          setup_context=lambda ctx, inputs, output: ctx.save_for_backward(*inputs))
+    x = ember.ones(2, requires_grad=True)
+    mul(x, ember.full((2,), 3.0)).sum().backward()
+    assert seen == [(True, False)]
+    assert x.grad.tolist() == [3., 3.]
