@@ -44,9 +44,12 @@ enum class LibraryKey : uint8_t {
   Autograd,                   // records the graph; redispatches below autograd itself
   CompositeImplicitAutograd,  // decomposes into other ops (autograd comes from them)
   CompositeExplicitAutograd,  // one kernel for every backend; needs its own autograd
+  CUDA,                       // kept, never selected: ember has no CUDA (or PrivateUse1) tensors
+  PrivateUse1,
   NumKeys,
 };
-/// "CPU", "Meta", ...; "AutogradCPU" reads as Autograd, "CompositeImplicitAutograd" etc.
+/// "CPU", "Meta", ...; "AutogradCPU" and "AutogradMeta" read as Autograd (ember's one autograd
+/// key covers both of its devices).
 /// An unknown name is a ValueError listing the accepted ones.
 LibraryKey library_key_from_name(const std::string& name);
 const char* library_key_name(LibraryKey key);

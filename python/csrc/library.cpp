@@ -97,8 +97,9 @@ void init_library(py::module_& m) {
   m.def("_dispatch_key_for_device", [](const std::string& device_type) -> std::string {
     if (device_type == "cpu") return "CPU";
     if (device_type == "meta") return "Meta";
+    if (device_type == "cuda") return "CUDA";  // kept, never used: ember has no CUDA tensors
     EMBER_FAIL_KIND(ErrorKind::Value, "Unsupported device type '", device_type,
-                    "': ember has the device types 'cpu' and 'meta'");
+                    "': ember has the device types 'cpu' and 'meta' (and takes kernels for 'cuda')");
   });
   // The run-time ops of namespace `ns` (all when ""): (name, overload, schema).
   m.def("_runtime_ops", [](const std::string& ns) {

@@ -271,8 +271,8 @@ def _device_type_to_key(device_type):
     return _C._dispatch_key_for_device(device_type)
 
 
-_DISPATCH_KEYS = {"CPU", "Meta", "QuantizedCPU", "Autograd", "AutogradCPU",
-                  "CompositeImplicitAutograd", "CompositeExplicitAutograd"}
+_DISPATCH_KEYS = {"CPU", "Meta", "QuantizedCPU", "CUDA", "PrivateUse1", "Autograd", "AutogradCPU",
+                  "AutogradMeta", "CompositeImplicitAutograd", "CompositeExplicitAutograd"}
 
 
 @functools.singledispatch

@@ -10,6 +10,7 @@
 // Slots are never freed (their OpHandles are handed out by reference): a def removed with its
 // Library leaves the slot undefined and a later def of the same name fills it again.
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "ember/warning.h"
@@ -146,7 +147,9 @@ bool runtime_has_kernel(const std::string& full_name, LibraryKey key) {
 // ---- keys ----
 namespace {
 constexpr const char* kKeyNames[] = {"CPU",      "Meta", "QuantizedCPU", "Autograd",
-                                     "CompositeImplicitAutograd", "CompositeExplicitAutograd"};
+                                     "CompositeImplicitAutograd", "CompositeExplicitAutograd",
+                                     "CUDA", "PrivateUse1"};
+static_assert(std::size(kKeyNames) == static_cast<size_t>(LibraryKey::NumKeys));
 }
 
 const char* library_key_name(LibraryKey key) { return kKeyNames[static_cast<size_t>(key)]; }
@@ -158,7 +161,8 @@ LibraryKey library_key_from_name(const std::string& name) {
   if (name == "AutogradMeta") return LibraryKey::Autograd;
   EMBER_FAIL_KIND(ErrorKind::Value, "Unknown dispatch key '", name,
                   "': ember's run-time operators take kernels at CPU, Meta, QuantizedCPU, "
-                  "Autograd (AutogradCPU), CompositeImplicitAutograd and CompositeExplicitAutograd");
+                  "Autograd (AutogradCPU), CompositeImplicitAutograd, CompositeExplicitAutograd, and CUDA "
+                  "and PrivateUse1 (kept, never used: ember has no such tensors)");
 }
 
 // ---- CppFunction ----

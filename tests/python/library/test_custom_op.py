@@ -328,3 +328,23 @@ def test_backward_sees_needs_input_grad_of_the_op_inputs():
     mul(x, ember.full((2,), 3.0)).sum().backward()
     assert seen == [(True, False)]
     assert x.grad.tolist() == [3., 3.]
+
+
+def test_cuda_kernels_are_kept_but_unused():
+    @custom_op("lco_cuda::f", mutates_args=(), device_types=("cpu", "cuda"))
+    def f(x: Tensor) -> Tensor:
+        return x * 2
+
+    @f.register_kernel("cuda")
+    def _(x):
+        raise AssertionError("ember has no CUDA tensors")
+    assert f(ember.ones(1)).tolist() == [2.]
+    lib = Library("lco_cuda", "FRAGMENT")
+    lib.define("g(Tensor x) -> Tensor")
+    lib.impl("g", lambda x: x + 1, "CPU")
+    lib.impl("g", lambda x: x, "CUDA")
+    assert ember.ops.lco_cuda.g(ember.ones(1)).tolist() == [2.]
+    with pytest.raises(ValueError, match="Unknown dispatch key 'XLA'"):
+        lib.impl("g", lambda x: x, "XLA")
+    with pytest.raises(ValueError, match="Unknown dispatch key 'AutogradCUDA'"):
+        lib.impl("g", lambda x: x, "AutogradCUDA")
