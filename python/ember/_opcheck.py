@@ -2,6 +2,7 @@
 (torch.library.opcheck): its schema (mutations, aliasing), its autograd registration, and its
 fake (meta) implementation against the real kernel."""
 from . import _C
+from ._custom_op import _tensors
 from ._ops import OpOverload, OpOverloadPacket
 
 __all__ = ["opcheck", "OpCheckError"]
@@ -52,11 +53,11 @@ def test_schema(op, args, kwargs):
     results must not alias an argument the schema does not alias."""
     import ember
     bound = _bind(op, args, kwargs)
-    before = [(a, [_clone(t) for t in _leaves(v) if isinstance(t, ember.Tensor)]) for a, v in bound]
+    before = [(a, [_clone(t) for t in _tensors(v)]) for a, v in bound]
     with ember.no_grad():
         out = op(*_map_tensors(lambda t: t, args), **kwargs)
     for (a, value), (_, saved) in zip(bound, before):
-        now = [t for t in _leaves(value) if isinstance(t, ember.Tensor)]
+        now = _tensors(value)
         changed = any(not ember.equal(t, s) for t, s in zip(now, saved)
                       if not t.is_meta and t.dtype == s.dtype)
         if changed and not a.is_write:

@@ -87,16 +87,6 @@ class Library:
         _defs.add(qualname)
         return result
 
-    def _resolve_name(self, op_name):
-        if isinstance(op_name, str):
-            return op_name
-        if isinstance(op_name, OpOverload):
-            return op_name.name()
-        from ._custom_op import CustomOpDef
-        if isinstance(op_name, CustomOpDef):
-            return op_name._qualname
-        raise RuntimeError("impl should be passed either a name or an OpOverload object as the "
-                           "first argument")
 
     def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False):
         """Registers `fn` as the kernel of `op_name` ("foo", "foo.overload", "ns::foo" or an
@@ -109,7 +99,10 @@ class Library:
                                       "no DispatchKeySet")
         if dispatch_key == "":
             dispatch_key = self.dispatch_key
-        name = self._resolve_name(op_name)
+        name = _qualname_of(op_name)
+        if not isinstance(name, str):
+            raise RuntimeError("impl should be passed either a name or an OpOverload object as the "
+                               "first argument")
         key = self.ns + "/" + name.split("::")[-1] + "/" + dispatch_key
         if key in _impls:
             raise RuntimeError(
@@ -169,6 +162,16 @@ def _scoped_library(*args, **kwargs):
 def _get_source(stacklevel):
     frame = inspect.getframeinfo(sys._getframe(stacklevel))
     return f"{frame.filename}:{frame.lineno}"
+
+
+def _library_or_fragment(qualname, lib):
+    """`lib`, or a FRAGMENT Library of qualname's namespace that lives as long as the process."""
+    if lib is not None:
+        return lib
+    namespace, _ = _parse_namespace(qualname)
+    lib = Library(namespace, "FRAGMENT")
+    _keep_alive.append(lib)
+    return lib
 
 
 def _parse_namespace(qualname):
@@ -246,10 +249,8 @@ def define(qualname, schema, *, lib=None, tags=()):
     if not isinstance(qualname, str):
         raise ValueError(f"define(qualname, schema): expected qualname to be instance of str, got "
                          f"{type(qualname)}")
-    namespace, name = _parse_namespace(qualname)
-    if lib is None:
-        lib = Library(namespace, "FRAGMENT")
-        _keep_alive.append(lib)
+    _, name = _parse_namespace(qualname)
+    lib = _library_or_fragment(qualname, lib)
     if not re.fullmatch(r"\(.*\) -> .*", schema):
         raise ValueError(f"define(qualname, schema, ...): expected schema to look like e.g. "
                          f"\"(Tensor x) -> Tensor\" but got \"{schema}\"")
@@ -286,11 +287,7 @@ def impl(qualname, types, func=None, *, lib=None):
     keys = {t if t in _DISPATCH_KEYS else _device_type_to_key(t) for t in types}
 
     def register(func):
-        namespace, _ = _parse_namespace(qualname)
-        use_lib = lib
-        if use_lib is None:
-            use_lib = Library(namespace, "FRAGMENT")
-            _keep_alive.append(use_lib)
+        use_lib = _library_or_fragment(qualname, lib)
         for key in keys:
             use_lib.impl(qualname, func, key)
         return func
@@ -330,11 +327,8 @@ def register_fake(op, func=None, /, *, lib=None, _stacklevel=1):
     stacklevel = _stacklevel
 
     def register(func):
-        namespace, op_name = _parse_namespace(op)
-        use_lib = lib
-        if use_lib is None:
-            use_lib = Library(namespace, "FRAGMENT")
-            _keep_alive.append(use_lib)
+        _, op_name = _parse_namespace(op)
+        use_lib = _library_or_fragment(op, lib)
         use_lib._register_fake(op_name, func, _stacklevel=stacklevel + 1)
         return func
 
@@ -395,8 +389,8 @@ def register_autograd(op, backward, /, *, setup_context=None, lib=None):
     qualname = _qualname_of(op)
     if not isinstance(qualname, str):
         raise ValueError(f"register_autograd({op}): got unexpected type for op: {type(op)}")
-    namespace, name = _parse_namespace(qualname)
-    overload = _ops._lookup(qualname if "." in name else qualname)
+    _, name = _parse_namespace(qualname)
+    overload = _ops._lookup(qualname)
     schema = str(overload._schema)
     if "!" in schema.split("->")[0]:
         raise RuntimeError(f"Cannot register autograd formula for non-functional operator {overload} "
@@ -407,11 +401,7 @@ def register_autograd(op, backward, /, *, setup_context=None, lib=None):
         _backward_fn = backward
         _setup_context_fn = setup_context
 
-    use_lib = lib
-    if use_lib is None:
-        use_lib = Library(namespace, "FRAGMENT")
-        _keep_alive.append(use_lib)
-    use_lib.impl(name, _make_autograd_impl(overload, _Info), "Autograd")
+    _library_or_fragment(qualname, lib).impl(name, _make_autograd_impl(overload, _Info), "Autograd")
 
 
 from ._custom_op import custom_op, CustomOpDef, infer_schema  # noqa: E402

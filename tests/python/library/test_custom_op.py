@@ -348,3 +348,22 @@ def test_cuda_kernels_are_kept_but_unused():
         lib.impl("g", lambda x: x, "XLA")
     with pytest.raises(ValueError, match="Unknown dispatch key 'AutogradCUDA'"):
         lib.impl("g", lambda x: x, "AutogradCUDA")
+
+
+def test_register_autograd_on_library_ops():
+    lib = Library("lco_libag", "FRAGMENT")
+    lib.define("cube(Tensor x) -> Tensor")
+    lib.impl("cube", lambda x: x * x * x, "CPU")
+    ember.library.register_autograd(
+        "lco_libag::cube", lambda ctx, g: g * 3 * ctx.x * ctx.x,
+        setup_context=lambda ctx, inputs, output: setattr(ctx, "x", inputs[0]), lib=lib)
+    x = ember.tensor([2.], requires_grad=True)
+    ember.ops.lco_libag.cube(x).backward()
+    assert x.grad.tolist() == [12.]
+    lib.define("bump(Tensor(a!) x) -> ()")
+    with pytest.raises(RuntimeError) as e:
+        ember.library.register_autograd("lco_libag::bump", lambda ctx, g: g, lib=lib)
+    assert str(e.value) == ("Cannot register autograd formula for non-functional operator "
+                            "lco_libag.bump.default with schema lco_libag::bump(Tensor(a!) x) -> (). "
+                            "Please create a functional operator and register an autograd formula "
+                            "for that.")
