@@ -8,26 +8,12 @@
 //              row of ops.def does), else the autograd fallback (Note [Autograd fallback]).
 #include "../autograd/autograd_meta.h"
 #include "ember/warning.h"
+#include "layers.h"
 #include "runtime_ops.h"
 
 namespace ember::dispatch {
 
 namespace {
-
-template <class F>
-void for_each_arg_tensor(const Stack& args, F&& f) {
-  for (const auto& v : args) {
-    if (v.is_tensor()) {
-      if (v.to_tensor().defined()) f(v.to_tensor());
-    } else if (v.is_tensor_list()) {
-      for (const auto& t : v.to_tensor_list())
-        if (t.defined()) f(t);
-    } else if (v.is_optional_tensor_list()) {
-      for (const auto& t : v.to_optional_tensor_list())
-        if (t && t->defined()) f(*t);
-    }
-  }
-}
 
 bool meta_device_arg(const Stack& args) {
   for (const auto& v : args)
@@ -63,7 +49,7 @@ class WarnNotImplemented final : public autograd::Node {
 template <class Below>
 Stack autograd_fallback(const OpHandle& op, const Stack& args, Below&& below) {
   std::vector<Tensor> needing;
-  for_each_arg_tensor(args, [&](const Tensor& t) {
+  for_each_tensor(args, [&](const Tensor& t) {
     if (t.requires_grad()) needing.push_back(t);
   });
   if (needing.empty()) return below();
@@ -76,7 +62,7 @@ Stack autograd_fallback(const OpHandle& op, const Stack& args, Below&& below) {
   node->set_next_edges(autograd::collect_next_edges(needing));
   auto is_input = [&](const Tensor& t) {
     bool found = false;
-    for_each_arg_tensor(args, [&](const Tensor& a) { found = found || a.impl() == t.impl(); });
+    for_each_tensor(args, [&](const Tensor& a) { found = found || a.impl() == t.impl(); });
     return found;
   };
   const auto& rets = op.returns();
@@ -108,7 +94,7 @@ Stack call_runtime_op(const OpHandle& op, const Stack& args) {
   LocalState& state = local_state();
   ++state.slow_calls;
   KeySet arg_keys;
-  for_each_arg_tensor(args, [&](const Tensor& t) { arg_keys |= keys_of(t); });
+  for_each_tensor(args, [&](const Tensor& t) { arg_keys |= keys_of(t); });
   const KeySet ks = (arg_keys | state.included) - state.excluded;
   // 1. The op, boxed, to torch_function modes and subclasses.
   if (ks.has(DispatchKey::FunctionOverride)) {
@@ -138,7 +124,7 @@ Stack call_runtime_op(const OpHandle& op, const Stack& args) {
       out = std::move(*handled);
     } else {
       if (arg_keys.has(DispatchKey::DispatchOverride)) {
-        for_each_arg_tensor(args, [&](const Tensor& t) { check_not_wrapper(id, t); });
+        for_each_tensor(args, [&](const Tensor& t) { check_not_wrapper(id, t); });
       }
       if (backend_kernel) out = backend_kernel->fn(op, args);
       else if (composite) out = composite->fn(op, args);
