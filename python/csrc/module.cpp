@@ -36,6 +36,7 @@ void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 void init_nn_nnutils(py::module_& m);  // nn_nnutils.cpp
 void init_namesa(py::module_& m);  // namesa.cpp
 void init_namesb(py::module_& m);  // namesb.cpp
+void init_library(py::module_& m);  // library.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -57,6 +58,7 @@ PYBIND11_MODULE(_C, m) {
   init_tensor_api(m);
   init_tensor_new(m);
   init_torch_dispatch(m);
+  init_library(m);
   init_swap(m);
   init_nn(m);
   init_nn_cnn(m);

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "arg_parser.h"
+#include "dispatch/runtime_ops.h"
 
 #include <structmember.h>
 
@@ -97,7 +98,14 @@ PyObject* results_to_py(const OpHandle& op, const Stack& out) {
   // QScheme results box as ints (src/quant/quantize.cpp): back to the ember.qscheme object.
   if (out.size() == 1 && out[0].is_int() && op.returns().size() == 1 && op.returns()[0].type == "QScheme")
     return qscheme_object(out[0].to_int());
+  if (out.size() == 1 && out[0].is_tensor_list() && dispatch::is_runtime_op(op.id())) {
+    // A run-time op's "-> Tensor[]" is a list, as torch.ops gives it.
+    py::list l;
+    for (const Tensor& t : out[0].to_tensor_list()) l.append(py::reinterpret_steal<py::object>(wrap(t)));
+    return l.release().ptr();
+  }
   if (out.size() == 1) return value_to_py(out[0]).release().ptr();
+  if (out.empty() && op.returns().empty()) Py_RETURN_NONE;  // "-> ()" (run-time ops)
   const auto& by_op = return_type_by_op();
   if (static_cast<size_t>(op.id()) < by_op.size() && by_op[op.id()]) {
     std::vector<py::object> items;

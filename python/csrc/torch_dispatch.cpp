@@ -22,6 +22,7 @@
 #include <memory>
 
 #include "dispatch/layers.h"
+#include "dispatch/runtime_ops.h"
 #include "dispatch/schema.h"
 #include "ember/autograd/autograd.h"
 #include "ember/dispatch.h"
@@ -166,10 +167,13 @@ Value py_to_value(py::handle o, const OpHandle& op) {
                   Py_TYPE(p)->tp_name, ", which ember cannot hand back to C++");
 }
 
+}  // namespace
+
 // A handler's result as the op's boxed results.
 Stack result_to_stack(py::handle r, const OpHandle& op) {
   const auto& rets = op.returns();
   Stack out;
+  if (rets.empty()) return out;  // "-> ()": the handler's None is no result
   if (rets.size() > 1) {
     EMBER_CHECK_TYPE(PyTuple_Check(r.ptr()) || PyList_Check(r.ptr()), op.full_name(),
                      ": an override must return a tuple of ", rets.size(), " values, got ",
@@ -185,9 +189,13 @@ Stack result_to_stack(py::handle r, const OpHandle& op) {
   return out;
 }
 
+namespace {
+
 // The public API object of an op for __torch_function__ handlers (the OpOverload for the few
 // rows with no ember.<name> function).
 py::object public_api(const OpHandle& op) {
+  if (dispatch::is_runtime_op(op.id()))  // an op of ember.library: its OpOverload
+    return py::module_::import("ember._ops").attr("ops").attr("_lookup")(op.full_name());
   std::string name = op.name().substr(op.name().find("::") + 2);
   if (op.name() == "ember::module_load") {
     return py::reinterpret_borrow<py::object>(tensor_class()).attr("module_load");

@@ -44,6 +44,8 @@ void init_torch_function(py::module_& m);
 void attach_python_subclass(PyTypeObject* cls, const Tensor& t);
 /// A boxed call as handlers see it: (args, kwargs) with defaults left out.
 std::pair<py::tuple, py::dict> stack_to_py(const OpHandle& op, const Stack& args);
+/// A handler's (or Python kernel's) return value as the op's boxed results.
+Stack result_to_stack(py::handle r, const OpHandle& op);
 /// Calls the Python __torch_dispatch__ dispatcher for `op` (with `mode`, or None for the
 /// subclasses); nullopt when it returned NotImplemented.
 std::optional<Stack> call_dispatch_handler(const OpHandle& op, const Stack& args,

@@ -13,6 +13,7 @@ from .storage import TypedStorage, UntypedStorage  # noqa: F401  (copy / pickle:
 from . import overrides, utils, __future__  # noqa: F401  (overrides installs the dispatcher)
 from ._ops import ops  # noqa: F401
 from . import autograd  # noqa: F401
+from . import library  # noqa: F401  (operators defined at run time)
 
 _C._set_size_class(Size)
 

@@ -4,6 +4,10 @@ An OpOverload is one row of the table ("aten::add.Tensor"); __torch_dispatch__ h
 these as `func`, compare them with `is` (each is created once) and call them: a call goes to the
 dispatcher as a C++ caller's would, with no __torch_function__ on the way, so inside a handler it
 reaches the layers below (a dispatch mode is popped while its handler runs).
+
+Operators defined at run time (ember.library) appear here too, looked up on first access
+(`ember.ops.myns.foo`); calling one of those hands it to __torch_function__ first, as torch.ops
+does for custom ops. Removing a Library drops its ops from here (_invalidate).
 """
 import types as _types
 
@@ -32,6 +36,7 @@ class OpOverload:
         self.__qualname__ = self.__name__
         self.__module__ = packet.__module__
         self._op = _C._make_op_function(packet._opname, [self._name], False)
+        self._runtime = packet._runtime
 
     @property
     def overloadpacket(self):
@@ -49,6 +54,8 @@ class OpOverload:
         return self._name
 
     def __call__(self, *args, **kwargs):
+        if self._runtime:
+            return _call_runtime(self, self._op, args, kwargs)
         with _C.DisableTorchFunction():
             return self._op(*args, **kwargs)
 
@@ -66,8 +73,31 @@ class OpOverload:
         return self is other
 
 
+def _tensors_in(args, kwargs):
+    out = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            out.extend(a)
+        else:
+            out.append(a)
+    return out
+
+
+def _call_runtime(public_api, fn, args, kwargs):
+    # A run-time op meets __torch_function__ here (func is the OpOverload / packet), then the
+    # dispatcher's other layers with the function layer off (the handler's own call comes back
+    # here with its subclass disabled or its mode popped).
+    from .overrides import has_torch_function, handle_torch_function
+    relevant = _tensors_in(args, kwargs)
+    if has_torch_function(relevant):
+        return handle_torch_function(public_api, relevant, *args, **kwargs)
+    with _C.DisableTorchFunction():
+        return fn(*args, **kwargs)
+
+
 class OpOverloadPacket:
-    def __init__(self, namespace, opname, overloads):
+    def __init__(self, namespace, opname, overloads, runtime=False):
+        self._runtime = runtime
         self._namespace = namespace
         self._opname = opname
         self._qualified_op_name = f"{namespace}::{opname}"
@@ -86,6 +116,8 @@ class OpOverloadPacket:
         fn = _C._make_op_function(self._opname, [
             self._qualified_op_name if n == "default" else f"{self._qualified_op_name}.{n}"
             for n in self._overload_names], False)
+        if self._runtime:
+            return _call_runtime(self, fn, args, kwargs)
         with _C.DisableTorchFunction():
             return fn(*args, **kwargs)
 
@@ -109,12 +141,25 @@ class _OpNamespace(_types.ModuleType):
             setattr(self, opname, OpOverloadPacket(name, opname, overloads))
 
     def __getattr__(self, opname):
+        # An op defined at run time (ember.library) is looked up on first access, then cached.
+        if not opname.startswith("__"):
+            qualified = f"{self.name}::{opname}"
+            overloads = [(ov, schema) for name, ov, schema in _C._runtime_ops(self.name)
+                         if name == qualified]
+            if overloads:
+                packet = OpOverloadPacket(self.name, opname, overloads, runtime=True)
+                setattr(self, opname, packet)
+                for overload in packet._overload_names:
+                    op = getattr(packet, overload)
+                    ops._by_name[op._name] = op
+                return packet
         raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{opname}'")
 
 
 class _Ops(_types.ModuleType):
     def __init__(self):
         super().__init__("ember.ops")
+        self.loaded_libraries = set()
         self._by_name = {}
         for ns, table in _table().items():
             namespace = _OpNamespace(ns, table)
@@ -125,9 +170,45 @@ class _Ops(_types.ModuleType):
                         op = getattr(packet, overload)
                         self._by_name[op._name] = op
 
+    def __getattr__(self, ns):
+        # torch.ops.<any namespace> exists; its ops appear when a Library defines them.
+        if ns.startswith("__"):
+            raise AttributeError(f"module 'ember.ops' has no attribute '{ns}'")
+        namespace = _OpNamespace(ns, {})
+        setattr(self, ns, namespace)
+        return namespace
+
+    def load_library(self, path):
+        """Loads a shared library whose EMBER_LIBRARY blocks register operators (they run as it
+        loads); its ops then appear under ember.ops.<namespace>."""
+        import ctypes
+        import os
+        path = os.path.realpath(path)
+        ctypes.CDLL(path)
+        self.loaded_libraries.add(path)
+
     def _lookup(self, qualified_name):
         """The OpOverload of "aten::add.Tensor" / "aten::detach"."""
-        return self._by_name[qualified_name]
+        op = self._by_name.get(qualified_name)
+        if op is None:  # a run-time op not looked up yet
+            name, _, overload = qualified_name.partition(".")
+            ns, opname = name.split("::", 1)
+            packet = getattr(getattr(self, ns), opname)
+            op = getattr(packet, overload or "default")
+        return op
+
+    def _invalidate(self, qualified_name):
+        """Forgets the cached packet of run-time op "myns::foo" (redefined or removed)."""
+        ns, opname = qualified_name.split("::", 1)
+        opname = opname.split(".", 1)[0]
+        namespace = self.__dict__.get(ns)
+        if namespace is None:
+            return
+        packet = namespace.__dict__.get(opname)
+        if isinstance(packet, OpOverloadPacket) and packet._runtime:
+            delattr(namespace, opname)
+            for overload in packet._overload_names:
+                self._by_name.pop(getattr(packet, overload)._name, None)
 
 
 ops = _Ops()

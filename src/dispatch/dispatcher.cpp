@@ -71,21 +71,6 @@ void refresh_mode_keys() {
   local_state().included = included;
 }
 
-// Tensors (also inside lists) of the arguments, in argument order.
-template <class F>
-void for_each_tensor(const Stack& args, F&& f) {
-  for (const auto& v : args) {
-    if (v.is_tensor()) {
-      f(v.to_tensor());
-    } else if (v.is_tensor_list()) {
-      for (const auto& t : v.to_tensor_list()) f(t);
-    } else if (v.is_optional_tensor_list()) {
-      for (const auto& t : v.to_optional_tensor_list())
-        if (t) f(*t);
-    }
-  }
-}
-
 // The overloaded arguments: the first tensor of each distinct subclass type with the hook, in
 // argument order (C++ subclasses carry no inheritance order to sort by).
 std::vector<TensorSubclass*> overloaded(const Stack& args, bool (TensorSubclass::*has)() const) {

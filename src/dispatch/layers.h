@@ -11,6 +11,23 @@
 
 namespace ember::dispatch {
 
+/// Calls `f` on each defined tensor of boxed arguments (also inside Tensor[] and Tensor?[]
+/// lists), in argument order.
+template <class F>
+void for_each_tensor(const Stack& args, F&& f) {
+  for (const auto& v : args) {
+    if (v.is_tensor()) {
+      if (v.to_tensor().defined()) f(v.to_tensor());
+    } else if (v.is_tensor_list()) {
+      for (const auto& t : v.to_tensor_list())
+        if (t.defined()) f(t);
+    } else if (v.is_optional_tensor_list()) {
+      for (const auto& t : v.to_optional_tensor_list())
+        if (t && t->defined()) f(*t);
+    }
+  }
+}
+
 /// Hands the call of `op` (boxed, defaults filled) to the torch_dispatch layer alone, as
 /// PyTorch's Python key does for calls it makes below autograd: the innermost dispatch mode,
 /// else the subclasses with torch_dispatch among the arguments. nullopt when that layer does

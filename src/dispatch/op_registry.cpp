@@ -5,25 +5,10 @@
 
 #include "boxing.h"
 #include "dispatcher.h"
+#include "runtime_ops.h"
 #include "schema.h"
 
 namespace ember {
-
-struct OpRegistryAccess {
-  static OpHandle make(int id, const char* schema, bool composite) {
-    OpHandle h;
-    h.id_ = id;
-    h.schema_ = schema;
-    h.composite_ = composite;
-    ParsedSchema p = dispatch::parse_schema(schema);
-    h.name_ = p.name;
-    h.overload_ = p.overload.empty() ? "default" : p.overload;
-    h.full_name_ = p.overload.empty() ? p.name : p.name + "." + p.overload;
-    h.args_ = std::move(p.arguments);
-    h.returns_ = std::move(p.returns);
-    return h;
-  }
-};
 
 namespace dispatch {
 
@@ -53,7 +38,10 @@ std::array<BoxedEntry, kNumOps>& boxed_table() {
 }
 }  // namespace
 
-const OpHandle& op_handle(OpId id) { return registry()[static_cast<size_t>(id)]; }
+const OpHandle& op_handle(OpId id) {
+  const int i = static_cast<int>(id);
+  return is_runtime_op(i) ? runtime_handle(i) : registry()[static_cast<size_t>(i)];
+}
 
 bool register_boxed(OpId id, BoxedFn fn, int arity) {
   auto& entry = boxed_table()[static_cast<size_t>(id)];
@@ -63,8 +51,14 @@ bool register_boxed(OpId id, BoxedFn fn, int arity) {
   return true;
 }
 
-BoxedFn boxed_fn(OpId id) { return boxed_table()[static_cast<size_t>(id)].fn; }
-int boxed_arity(OpId id) { return boxed_table()[static_cast<size_t>(id)].arity; }
+// Run-time ops (ids from kNumOps on) have no typed frontend: no boxed entry, no slots; their
+// kernels live in their RuntimeOp (Note [Run-time operators] in library.cpp).
+BoxedFn boxed_fn(OpId id) {
+  return is_runtime_op(static_cast<int>(id)) ? nullptr : boxed_table()[static_cast<size_t>(id)].fn;
+}
+int boxed_arity(OpId id) {
+  return is_runtime_op(static_cast<int>(id)) ? -1 : boxed_table()[static_cast<size_t>(id)].arity;
+}
 
 void check_boxed_arity(const Stack& args, size_t arity) {
   EMBER_ASSERT(args.size() == arity, "boxed call with ", args.size(), " arguments for ", arity,
@@ -72,11 +66,13 @@ void check_boxed_arity(const Stack& args, size_t arity) {
 }
 
 TypedSlot& autograd_slot(OpId op) {
+  EMBER_ASSERT(!is_runtime_op(static_cast<int>(op)), "autograd_slot of a run-time op");
   static std::array<TypedSlot, kNumOps> t{};
   return t[static_cast<size_t>(op)];
 }
 
 TypedSlot& quantized_slot(OpId op) {
+  EMBER_ASSERT(!is_runtime_op(static_cast<int>(op)), "quantized_slot of a run-time op");
   static std::array<TypedSlot, kNumOps> t{};
   return t[static_cast<size_t>(op)];
 }
@@ -85,29 +81,44 @@ TypedSlot& quantized_slot(OpId op) {
 
 std::span<const OpHandle> all_ops() { return dispatch::registry(); }
 
-const OpHandle& find_op(const std::string& name, const std::string& overload) {
+namespace {
+const std::map<std::pair<std::string, std::string>, const OpHandle*>& static_index() {
   static const std::map<std::pair<std::string, std::string>, const OpHandle*> index = [] {
     std::map<std::pair<std::string, std::string>, const OpHandle*> m;
     for (const auto& op : dispatch::registry()) m[{op.name(), op.overload()}] = &op;
     return m;
   }();
+  return index;
+}
+}  // namespace
+
+const OpHandle* dispatch::find_op_or_null(const std::string& name, const std::string& overload) {
   const std::string& ov = overload.empty() ? std::string("default") : overload;
-  auto it = index.find({name, ov});
-  EMBER_CHECK_KIND(ErrorKind::Key, it != index.end(), "no op named '", name,
+  auto it = static_index().find({name, ov});
+  if (it != static_index().end()) return it->second;
+  return find_runtime_op(name, ov);
+}
+
+const OpHandle& find_op(const std::string& name, const std::string& overload) {
+  const OpHandle* op = dispatch::find_op_or_null(name, overload);
+  const std::string& ov = overload.empty() ? std::string("default") : overload;
+  EMBER_CHECK_KIND(ErrorKind::Key, op != nullptr, "no op named '", name,
                    ov == "default" ? "" : "." + ov, "' in ember's op table");
-  return *it->second;
+  return *op;
 }
 
 std::vector<std::string> op_overloads(const std::string& name) {
   std::vector<std::string> r;
   for (const auto& op : dispatch::registry())
     if (op.name() == name) r.push_back(op.overload());
+  for (const OpHandle* op : dispatch::runtime_overloads(name)) r.push_back(op->overload());
   return r;
 }
 
 bool OpHandle::is_inplace() const { return !args_.empty() && args_[0].is_mutable; }
 
 Stack OpHandle::call(const Stack& args) const {
+  if (dispatch::is_runtime_op(id_)) return dispatch::call_runtime_op(*this, dispatch::fill_defaults(*this, args));
   auto fn = dispatch::boxed_fn(static_cast<dispatch::OpId>(id_));
   EMBER_CHECK_NOT_IMPLEMENTED(fn != nullptr, "op ", full_name_,
                               " has no boxed entry (it cannot be called by name)");

@@ -32,7 +32,8 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "tensor\\(\\[\\[2\\., 2\\., 2\\.\\],")
 endif()
 
 build_installed_project(extending)
-foreach(name custom_function custom_module subclass_logging convert_swap meta_assign checkpoint)
+foreach(name custom_function custom_module subclass_logging convert_swap meta_assign checkpoint
+             custom_op)
   execute_process(COMMAND ${WORK_DIR}/extending/${name} WORKING_DIRECTORY ${WORK_DIR}/extending
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "${name} printed:\n${out}${err}")

@@ -41,14 +41,26 @@ def _overloaded_args(args, kwargs):
     return out
 
 
+# (op name, class) -> rule: ember.library.register_torch_dispatch's per-op replacements of a
+# mode's or subclass's __torch_dispatch__, called as rule(mode or class, func, types, args, kwargs).
+_torch_dispatch_rules = {}
+
+
 def _dispatch_torch_dispatch(full_name, args, kwargs, mode):
     func = ops._lookup(full_name)
     overloaded = _overloaded_args(args, kwargs)
     types = tuple(type(a) for a in overloaded)
     if mode is not None:
+        rule = _torch_dispatch_rules.get((full_name, type(mode))) if _torch_dispatch_rules else None
+        if rule is not None:
+            return rule(mode, func, types, args, kwargs)
         return mode.__torch_dispatch__(func, types, args, kwargs)
     for arg in overloaded:
-        result = type(arg).__torch_dispatch__(func, types, args, kwargs)
+        rule = _torch_dispatch_rules.get((full_name, type(arg))) if _torch_dispatch_rules else None
+        if rule is not None:
+            result = rule(type(arg), func, types, args, kwargs)
+        else:
+            result = type(arg).__torch_dispatch__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
     raise TypeError(f"no implementation found for '{func.__module__}.{func.__name__}' on types "
