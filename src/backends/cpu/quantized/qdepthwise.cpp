@@ -1,0 +1,219 @@
+// Note [Direct 3x3 depthwise int8 kernel]
+// MobileNetV2's 17 depthwise 3x3 layers took about a third of its int8 convolution time in
+// oneDNN 2.6, whose depthwise kernel widens every input byte to 32 bits (vpmovzxbd) and does
+// one multiply-add per lane per instruction: 9 widening loads and 9 vpdpwssd per 16 outputs.
+// This kernel does 3 vpdpbusd per 16 outputs instead. vpdpbusd sums four u8 x s8 products per
+// 32-bit lane, so each lane holds one channel's three horizontal taps of one kernel row (the
+// fourth byte's weight is 0):
+//   Q[ih][ow] lane c = (x[ih][iw0][c], x[ih][iw0+1][c], x[ih][iw0+2][c], -),  iw0 = ow*s - 1
+//   W[kh]     lane c = (w[c][kh][0],   w[c][kh][1],     w[c][kh][2],     0)
+//   acc[oh][ow] = Q[oh*s-1][ow].W[0] + Q[oh*s][ow].W[1] + Q[oh*s+1][ow].W[2] - z_x * sum(w[c])
+// A Q row is built once per input row and 16-channel block (three 16-byte loads into one
+// register and one vpermb) into a ring of three rows that stays in L1 (at most 3 x 112 x 64
+// bytes), and serves the output rows that read it (three at stride 1, one or two at stride 2).
+// Padding reads the code z_x, i.e. the real value 0, as oneDNN and PyTorch do: the padded
+// columns load a vector of z_x, the padded rows are a Q row of z_x, and the -z_x*sum(w) term
+// makes every tap exact: acc equals the reference's integer sum. The Onednn formula
+// (Note [int8 requantization formulas]) then runs on the accumulators in registers, in the
+// reference's order of float operations, so the output equals qconv2d_ref bit for bit
+// (tests/cpp/quant/test_qspeed_depthwise.cpp). Loop order: 16-channel block outermost, then
+// output rows, so the ring holds one block's rows only. Per-shape timings against oneDNN are
+// in docs/quantization.md § Speed; the kernel won on all of MobileNetV2's depthwise shapes.
+#include "qdepthwise.h"
+
+#include <immintrin.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "ember/parallel.h"
+
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused merge operand, which
+// -Wmaybe-uninitialized reports once they are inlined; nothing here reads an undefined value.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace ember::cpu::quantized::detail {
+namespace {
+
+std::atomic<bool> g_enabled{true};
+
+bool cpu_has_isa() {
+  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                         __builtin_cpu_supports("avx512vnni") &&
+                         __builtin_cpu_supports("avx512vbmi");
+  return ok;
+}
+
+constexpr int64_t kBlock = 16;   // channels per block (32-bit lanes of a zmm)
+constexpr int64_t kQBytes = 64;  // one Q vector
+
+// One (image, channel block, output rows [oh0, oh1)) of the convolution.
+struct Task {
+  const Dw3x3Weights* w;
+  const Requant* r;
+  const uint8_t* x;  // the image's first code
+  uint8_t* y;        // the image's first output code
+  int64_t H, W, C, OW, stride;
+  int32_t zx;
+};
+
+#define EMBER_DW_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
+
+// Q vectors of input row `xrow` (pointing at channel block cb of pixel 0) for every output
+// column.
+EMBER_DW_TARGET void build_q_row(const Task& t, const uint8_t* xrow, const uint8_t* zbuf,
+                                 __m512i idx, uint8_t* out) {
+  const int64_t C = t.C, W = t.W, s = t.stride;
+  for (int64_t ow = 0; ow < t.OW; ++ow) {
+    const int64_t iw0 = ow * s - 1;
+    const uint8_t* p0 = iw0 >= 0 ? xrow + iw0 * C : zbuf;
+    const uint8_t* p1 = xrow + (iw0 + 1) * C;  // ow*s < W always
+    const uint8_t* p2 = iw0 + 2 < W ? xrow + (iw0 + 2) * C : zbuf;
+    __m512i z = _mm512_zextsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p0)));
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p1)), 1);
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p2)), 2);
+    _mm512_store_si512(out + ow * kQBytes, _mm512_permutexvar_epi8(idx, z));
+  }
+}
+
+// requantize_one's Onednn branch up to the rounding: (f32(acc) + fbias) * mult + zp, then
+// min(255, v), which keeps values beyond int32 at 255 and passes a NaN (the second operand) to
+// the conversion, whose INT32_MIN then ends at lo, as the reference's comparisons do.
+EMBER_DW_TARGET inline __m512i rounded(__m512i acc, __m512 fbias, __m512 mult, __m512 zp,
+                                       __m512 hi) {
+  __m512 v = _mm512_add_ps(_mm512_cvtepi32_ps(acc), fbias);
+  v = _mm512_min_ps(hi, _mm512_add_ps(_mm512_mul_ps(v, mult), zp));
+  return _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+EMBER_DW_TARGET void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh1, uint8_t* ring,
+                              uint8_t* pad_row) {
+  const int64_t C = t.C, OW = t.OW, s = t.stride, c0 = cb * kBlock;
+  const Requant& r = *t.r;
+  const int8_t* wp = t.w->packed.data() + cb * 3 * kQBytes;
+  const __m512i w0 = _mm512_loadu_si512(wp), w1 = _mm512_loadu_si512(wp + kQBytes),
+                w2 = _mm512_loadu_si512(wp + 2 * kQBytes);
+  const __m512i comp = _mm512_mullo_epi32(
+      _mm512_set1_epi32(-t.zx), _mm512_loadu_si512(t.w->sums.data() + c0));
+  const __m512 fbias = _mm512_loadu_ps(r.fbias.data() + c0), mult = _mm512_loadu_ps(r.mult.data() + c0);
+  const __m512 zp = _mm512_set1_ps(static_cast<float>(r.zero_point)), hi = _mm512_set1_ps(255.f);
+  const __m512i lo = _mm512_set1_epi32(r.lo);
+  // Byte 4c + k of a Q vector is byte c of the k-th 16-byte load (k < 3; byte 3's weight is 0).
+  alignas(64) uint8_t idx_bytes[64];
+  for (int c = 0; c < 16; ++c) {
+    for (int k = 0; k < 4; ++k) idx_bytes[4 * c + k] = static_cast<uint8_t>(16 * k + c);
+  }
+  const __m512i idx = _mm512_load_si512(idx_bytes);
+  // After packus_epi32 then packus_epi16 of pixels (a, b, c, d), 128-bit lane j holds codes
+  // 4j..4j+3 of a, then of b, c, d; pixel p's code k sits at byte 16 * (k / 4) + 4 * p + k % 4.
+  alignas(64) uint8_t unpack_bytes[64];
+  for (int p = 0; p < 4; ++p) {
+    for (int k = 0; k < 16; ++k) unpack_bytes[16 * p + k] = static_cast<uint8_t>(16 * (k / 4) + 4 * p + k % 4);
+  }
+  const __m512i unpack = _mm512_load_si512(unpack_bytes);
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(r.lo));
+  alignas(16) uint8_t zbuf[16];
+  std::memset(zbuf, t.zx, sizeof zbuf);
+  const __m512i zq = _mm512_set1_epi8(static_cast<char>(t.zx));
+  for (int64_t ow = 0; ow < OW; ++ow) _mm512_store_si512(pad_row + ow * kQBytes, zq);
+  int64_t held[3] = {-2, -2, -2};  // the input row each ring slot holds
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const uint8_t* q[3];
+    for (int64_t kh = 0; kh < 3; ++kh) {
+      const int64_t ih = oh * s - 1 + kh;
+      if (ih < 0 || ih >= t.H) {
+        q[kh] = pad_row;
+        continue;
+      }
+      const int64_t slot = ih % 3;
+      uint8_t* dst = ring + slot * OW * kQBytes;
+      if (held[slot] != ih) {
+        build_q_row(t, t.x + ih * t.W * C + c0, zbuf, idx, dst);
+        held[slot] = ih;
+      }
+      q[kh] = dst;
+    }
+    uint8_t* yrow = t.y + oh * OW * C + c0;
+#define EMBER_DW_ACC(ow)                                                                 \
+  _mm512_dpbusd_epi32(                                                                     \
+      _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(comp, _mm512_load_si512(q[0] + (ow) * kQBytes), w0), \
+                          _mm512_load_si512(q[1] + (ow) * kQBytes), w1),                   \
+      _mm512_load_si512(q[2] + (ow) * kQBytes), w2)
+#define EMBER_DW_CODES(ow) rounded(EMBER_DW_ACC(ow), fbias, mult, zp, hi)
+    int64_t ow = 0;
+    // Four pixels at a time: the unsigned saturating packs clamp to [0, 255] (INT32_MIN to 0),
+    // one byte max applies lo, and one vpermb puts each pixel's 16 codes together.
+    for (; ow + 4 <= OW; ow += 4) {
+      const __m512i a = EMBER_DW_CODES(ow), b = EMBER_DW_CODES(ow + 1),
+                    c = EMBER_DW_CODES(ow + 2), d = EMBER_DW_CODES(ow + 3);
+      __m512i codes = _mm512_packus_epi16(_mm512_packus_epi32(a, b), _mm512_packus_epi32(c, d));
+      codes = _mm512_permutexvar_epi8(unpack, _mm512_max_epu8(codes, lo8));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + ow * C), _mm512_castsi512_si128(codes));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + (ow + 1) * C),
+                       _mm512_extracti32x4_epi32(codes, 1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + (ow + 2) * C),
+                       _mm512_extracti32x4_epi32(codes, 2));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + (ow + 3) * C),
+                       _mm512_extracti32x4_epi32(codes, 3));
+    }
+    for (; ow < OW; ++ow) {
+      const __m512i code = _mm512_max_epi32(EMBER_DW_CODES(ow), lo);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + ow * C), _mm512_cvtusepi32_epi8(code));
+    }
+#undef EMBER_DW_CODES
+#undef EMBER_DW_ACC
+  }
+}
+
+// 64-byte aligned per-thread scratch of at least `bytes`.
+uint8_t* scratch(int64_t bytes) {
+  thread_local std::vector<uint8_t> buf;
+  if (static_cast<int64_t>(buf.size()) < bytes + 64) buf.resize(bytes + 64);
+  const auto p = reinterpret_cast<uintptr_t>(buf.data());
+  return buf.data() + ((64 - p % 64) % 64);
+}
+
+}  // namespace
+
+bool dw3x3_applies(const QConvGeometry& g) {
+  return g.groups == g.in_channels && g.out_channels == g.in_channels &&
+         g.in_channels % kBlock == 0 && g.kernel_h == 3 && g.kernel_w == 3 &&
+         g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2) && g.pad_h == 1 &&
+         g.pad_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 && cpu_has_isa();
+}
+
+void set_dw3x3_enabled(bool enabled) { g_enabled.store(enabled); }
+bool dw3x3_enabled() { return g_enabled.load(); }
+
+Dw3x3Weights::Dw3x3Weights(const int8_t* weight, int64_t c)
+    : channels(c), packed(c / kBlock * 3 * kQBytes, 0), sums(c, 0) {
+  for (int64_t ch = 0; ch < c; ++ch) {
+    const int64_t cb = ch / kBlock, lane = ch % kBlock;
+    for (int64_t kh = 0; kh < 3; ++kh) {
+      for (int64_t kw = 0; kw < 3; ++kw) {
+        const int8_t v = weight[ch * 9 + kh * 3 + kw];
+        packed[(cb * 3 + kh) * kQBytes + lane * 4 + kw] = v;
+        sums[ch] += v;
+      }
+    }
+  }
+}
+
+void dw3x3_run(const Dw3x3Weights& w, const QConvGeometry& g, const uint8_t* x, int64_t n,
+               int64_t h, int64_t wd, int32_t zx, const Requant& r, uint8_t* y) {
+  const int64_t C = g.in_channels, oh_n = g.out_h(h), ow_n = g.out_w(wd);
+  if (n == 0 || oh_n <= 0 || ow_n <= 0) return;
+  const int64_t blocks = C / kBlock;
+  Task base{&w, &r, x, y, h, wd, C, ow_n, g.stride_h, zx};
+  parallel_for(0, n * blocks, 1, [&](int64_t b, int64_t e) {
+    uint8_t* ring = scratch(4 * ow_n * kQBytes);
+    for (int64_t i = b; i < e; ++i) {
+      Task t = base;
+      t.x = x + (i / blocks) * h * wd * C;
+      t.y = y + (i / blocks) * oh_n * ow_n * C;
+      run_task(t, i % blocks, 0, oh_n, ring, ring + 3 * ow_n * kQBytes);
+    }
+  });
+}
+
+}  // namespace ember::cpu::quantized::detail
