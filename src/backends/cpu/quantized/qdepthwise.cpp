@@ -21,28 +21,16 @@
 // in docs/quantization.md § Speed; the kernel won on all of MobileNetV2's depthwise shapes.
 #include "qdepthwise.h"
 
-#include <immintrin.h>
-
 #include <atomic>
 #include <cstring>
 
 #include "ember/parallel.h"
-
-// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused merge operand, which
-// -Wmaybe-uninitialized reports once they are inlined; nothing here reads an undefined value.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "qavx512.h"
 
 namespace ember::cpu::quantized::detail {
 namespace {
 
 std::atomic<bool> g_enabled{true};
-
-bool cpu_has_isa() {
-  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                         __builtin_cpu_supports("avx512vnni") &&
-                         __builtin_cpu_supports("avx512vbmi");
-  return ok;
-}
 
 constexpr int64_t kBlock = 16;   // channels per block (32-bit lanes of a zmm)
 constexpr int64_t kQBytes = 64;  // one Q vector
@@ -57,11 +45,9 @@ struct Task {
   int32_t zx;
 };
 
-#define EMBER_DW_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
-
 // Q vectors of input row `xrow` (pointing at channel block cb of pixel 0) for every output
 // column.
-EMBER_DW_TARGET void build_q_row(const Task& t, const uint8_t* xrow, const uint8_t* zbuf,
+EMBER_AVX512_VNNI void build_q_row(const Task& t, const uint8_t* xrow, const uint8_t* zbuf,
                                  __m512i idx, uint8_t* out) {
   const int64_t C = t.C, W = t.W, s = t.stride;
   for (int64_t ow = 0; ow < t.OW; ++ow) {
@@ -76,17 +62,15 @@ EMBER_DW_TARGET void build_q_row(const Task& t, const uint8_t* xrow, const uint8
   }
 }
 
-// requantize_one's Onednn branch up to the rounding: (f32(acc) + fbias) * mult + zp, then
-// min(255, v), which keeps values beyond int32 at 255 and passes a NaN (the second operand) to
-// the conversion, whose INT32_MIN then ends at lo, as the reference's comparisons do.
-EMBER_DW_TARGET inline __m512i rounded(__m512i acc, __m512 fbias, __m512 mult, __m512 zp,
-                                       __m512 hi) {
-  __m512 v = _mm512_add_ps(_mm512_cvtepi32_ps(acc), fbias);
-  v = _mm512_min_ps(hi, _mm512_add_ps(_mm512_mul_ps(v, mult), zp));
-  return _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+// comp + the three kernel rows' dot products at byte offset `at` of the Q rows.
+EMBER_AVX512_VNNI inline __m512i dot3(const uint8_t* const q[3], int64_t at, __m512i comp,
+                                      __m512i w0, __m512i w1, __m512i w2) {
+  __m512i acc = avx512::dpbusd(comp, _mm512_load_si512(q[0] + at), w0);
+  acc = avx512::dpbusd(acc, _mm512_load_si512(q[1] + at), w1);
+  return avx512::dpbusd(acc, _mm512_load_si512(q[2] + at), w2);
 }
 
-EMBER_DW_TARGET void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh1, uint8_t* ring,
+EMBER_AVX512_VNNI void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh1, uint8_t* ring,
                               uint8_t* pad_row) {
   const int64_t C = t.C, OW = t.OW, s = t.stride, c0 = cb * kBlock;
   const Requant& r = *t.r;
@@ -95,8 +79,10 @@ EMBER_DW_TARGET void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh
                 w2 = _mm512_loadu_si512(wp + 2 * kQBytes);
   const __m512i comp = _mm512_mullo_epi32(
       _mm512_set1_epi32(-t.zx), _mm512_loadu_si512(t.w->sums.data() + c0));
-  const __m512 fbias = _mm512_loadu_ps(r.fbias.data() + c0), mult = _mm512_loadu_ps(r.mult.data() + c0);
-  const __m512 zp = _mm512_set1_ps(static_cast<float>(r.zero_point)), hi = _mm512_set1_ps(255.f);
+  const avx512::Requant16 rq{_mm512_loadu_ps(r.fbias.data() + c0),
+                             _mm512_loadu_ps(r.mult.data() + c0),
+                             _mm512_set1_ps(static_cast<float>(r.zero_point)),
+                             _mm512_set1_ps(255.f)};
   const __m512i lo = _mm512_set1_epi32(r.lo);
   // Byte 4c + k of a Q vector is byte c of the k-th 16-byte load (k < 3; byte 3's weight is 0).
   alignas(64) uint8_t idx_bytes[64];
@@ -104,13 +90,7 @@ EMBER_DW_TARGET void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh
     for (int k = 0; k < 4; ++k) idx_bytes[4 * c + k] = static_cast<uint8_t>(16 * k + c);
   }
   const __m512i idx = _mm512_load_si512(idx_bytes);
-  // After packus_epi32 then packus_epi16 of pixels (a, b, c, d), 128-bit lane j holds codes
-  // 4j..4j+3 of a, then of b, c, d; pixel p's code k sits at byte 16 * (k / 4) + 4 * p + k % 4.
-  alignas(64) uint8_t unpack_bytes[64];
-  for (int p = 0; p < 4; ++p) {
-    for (int k = 0; k < 16; ++k) unpack_bytes[16 * p + k] = static_cast<uint8_t>(16 * (k / 4) + 4 * p + k % 4);
-  }
-  const __m512i unpack = _mm512_load_si512(unpack_bytes);
+  const __m512i unpack = avx512::pack4_index();
   const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(r.lo));
   alignas(16) uint8_t zbuf[16];
   std::memset(zbuf, t.zx, sizeof zbuf);
@@ -134,34 +114,15 @@ EMBER_DW_TARGET void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh
       q[kh] = dst;
     }
     uint8_t* yrow = t.y + oh * OW * C + c0;
-#define EMBER_DW_ACC(ow)                                                                 \
-  _mm512_dpbusd_epi32(                                                                     \
-      _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(comp, _mm512_load_si512(q[0] + (ow) * kQBytes), w0), \
-                          _mm512_load_si512(q[1] + (ow) * kQBytes), w1),                   \
-      _mm512_load_si512(q[2] + (ow) * kQBytes), w2)
-#define EMBER_DW_CODES(ow) rounded(EMBER_DW_ACC(ow), fbias, mult, zp, hi)
+    const auto codes = [&](int64_t ow) EMBER_AVX512_VNNI {
+      return avx512::rounded(dot3(q, ow * kQBytes, comp, w0, w1, w2), rq);
+    };
     int64_t ow = 0;
-    // Four pixels at a time: the unsigned saturating packs clamp to [0, 255] (INT32_MIN to 0),
-    // one byte max applies lo, and one vpermb puts each pixel's 16 codes together.
     for (; ow + 4 <= OW; ow += 4) {
-      const __m512i a = EMBER_DW_CODES(ow), b = EMBER_DW_CODES(ow + 1),
-                    c = EMBER_DW_CODES(ow + 2), d = EMBER_DW_CODES(ow + 3);
-      __m512i codes = _mm512_packus_epi16(_mm512_packus_epi32(a, b), _mm512_packus_epi32(c, d));
-      codes = _mm512_permutexvar_epi8(unpack, _mm512_max_epu8(codes, lo8));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + ow * C), _mm512_castsi512_si128(codes));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + (ow + 1) * C),
-                       _mm512_extracti32x4_epi32(codes, 1));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + (ow + 2) * C),
-                       _mm512_extracti32x4_epi32(codes, 2));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + (ow + 3) * C),
-                       _mm512_extracti32x4_epi32(codes, 3));
+      avx512::store4(codes(ow), codes(ow + 1), codes(ow + 2),
+                     codes(ow + 3), lo8, unpack, yrow + ow * C, C, 0xffff);
     }
-    for (; ow < OW; ++ow) {
-      const __m512i code = _mm512_max_epi32(EMBER_DW_CODES(ow), lo);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(yrow + ow * C), _mm512_cvtusepi32_epi8(code));
-    }
-#undef EMBER_DW_CODES
-#undef EMBER_DW_ACC
+    for (; ow < OW; ++ow) avx512::store1(codes(ow), lo, yrow + ow * C, 0xffff);
   }
 }
 
@@ -179,7 +140,7 @@ bool dw3x3_applies(const QConvGeometry& g) {
   return g.groups == g.in_channels && g.out_channels == g.in_channels &&
          g.in_channels % kBlock == 0 && g.kernel_h == 3 && g.kernel_w == 3 &&
          g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2) && g.pad_h == 1 &&
-         g.pad_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 && cpu_has_isa();
+         g.pad_w == 1 && g.dilation_h == 1 && g.dilation_w == 1 && avx512::cpu_has_vnni_vbmi();
 }
 
 void set_dw3x3_enabled(bool enabled) { g_enabled.store(enabled); }
