@@ -76,9 +76,11 @@ TEST(QSpeedDepthwise, DirectKernelEqualsRef) {
         DwData s = make(r, k, per_channel, with_bias);
         const int64_t oh = g.out_h(k.h), ow = g.out_w(k.w), count = k.n * oh * ow * k.c;
         // (x scale, x zero point, y scale, y zero point): ordinary; codes at the ends of the
-        // range; a tiny output scale (everything saturates); a huge one (everything at z_y).
+        // range; a tiny output scale (everything saturates); a tinier one (values beyond
+        // int32, the kernel's clamped path); a huge one (everything at z_y).
         const struct { double xs; int64_t zx; double ys; int64_t zy; } qps[] = {
-            {0.05, 128, 0.1, 100}, {0.02, 0, 0.04, 255}, {0.1, 255, 1e-5, 3}, {0.3, 17, 1e4, 0}};
+            {0.05, 128, 0.1, 100}, {0.02, 0, 0.04, 255}, {0.1, 255, 1e-5, 3},
+            {0.1, 0, 1e-9, 0},     {0.3, 17, 1e4, 0}};
         for (const auto& q : qps) {
           for (bool relu : {false, true}) {
             const float* b = with_bias ? s.bias.data() : nullptr;
@@ -109,7 +111,7 @@ TEST(QSpeedDepthwise, DirectKernelEqualsRef) {
       }
     }
   }
-  EXPECT_EQ(checked, 12 * 2 * 2 * 4 * 2);
+  EXPECT_EQ(checked, 12 * 2 * 2 * 5 * 2);
 }
 
 // The switch that benchmarks use: off, a packed conv takes oneDNN's kernel, with the same codes.

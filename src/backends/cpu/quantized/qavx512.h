@@ -40,15 +40,27 @@ struct Requant16 {
 };
 
 /// requantize_one's Onednn branch up to the rounding: (f32(acc) + fbias) * mult + zp, then
-/// min(255, v), which keeps values beyond int32 at 255 and passes a NaN (the second operand) to
-/// the conversion, whose INT32_MIN then ends at lo, as the reference's comparisons do.
+/// (kClampHigh) min(255, v), which keeps values beyond int32 at 255 and passes a NaN (the second
+/// operand) to the conversion, whose INT32_MIN then ends at lo, as the reference's comparisons
+/// do. Without kClampHigh the caller has checked that |v| stays far below 2^31
+/// (bounded_below_2_30), so the conversion cannot overflow and the packs clamp to 255 alone.
+template <bool kClampHigh = true>
 EMBER_AVX512_VNNI inline __m512i rounded(__m512i acc, const Requant16& k) {
   __m512 v = _mm512_add_ps(_mm512_cvtepi32_ps(acc), k.fbias);
-  v = _mm512_min_ps(k.hi, _mm512_add_ps(_mm512_mul_ps(v, k.mult), k.zp));
+  v = _mm512_add_ps(_mm512_mul_ps(v, k.mult), k.zp);
+  if constexpr (kClampHigh) v = _mm512_min_ps(k.hi, v);
   return _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-/// After packus_epi32 then packus_epi16 of pixels (a, b, c, d), 128-bit lane j holds codes
+/// Whether (|acc| + |fbias|) * |mult| < 2^30 in every lane for |acc| <= max_acc (false for a
+/// NaN or infinite constant): then |v| of `rounded` stays below 2^31 (|zp| <= 255).
+EMBER_AVX512_VNNI inline bool bounded_below_2_30(const Requant16& k, float max_acc) {
+  const __m512 bound = _mm512_mul_ps(_mm512_add_ps(_mm512_set1_ps(max_acc), _mm512_abs_ps(k.fbias)),
+                                     _mm512_abs_ps(k.mult));
+  return _mm512_cmp_ps_mask(bound, _mm512_set1_ps(0x1p30f), _CMP_LT_OQ) == 0xffff;
+}
+
+/// After packs_epi32 then packus_epi16 of pixels (a, b, c, d), 128-bit lane j holds codes
 /// 4j..4j+3 of a, then of b, c, d: this vpermb index puts each pixel's 16 codes together.
 EMBER_AVX512_VNNI inline __m512i pack4_index() {
   alignas(64) uint8_t bytes[64];
@@ -58,12 +70,13 @@ EMBER_AVX512_VNNI inline __m512i pack4_index() {
   return _mm512_load_si512(bytes);
 }
 
-/// Codes of four pixels' rounded values (a..d), clamped to [lo, 255] (the unsigned saturating
-/// packs clamp to [0, 255], INT32_MIN to 0, and one byte max applies lo), stored as 16 bytes at
+/// Codes of four pixels' rounded values (a..d), clamped to [lo, 255] (the signed saturating
+/// pack to int16, then the unsigned saturating one to uint8, clamp any int32 to [0, 255], and
+/// one byte max applies lo), stored as 16 bytes at
 /// y0, y0 + stride, y0 + 2 stride, y0 + 3 stride; `mask` selects the channels written.
 EMBER_AVX512_VNNI inline void store4(__m512i a, __m512i b, __m512i c, __m512i d, __m512i lo8,
                                      __m512i index, uint8_t* y0, int64_t stride, __mmask16 mask) {
-  __m512i codes = _mm512_packus_epi16(_mm512_packus_epi32(a, b), _mm512_packus_epi32(c, d));
+  __m512i codes = _mm512_packus_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
   codes = _mm512_permutexvar_epi8(index, _mm512_max_epu8(codes, lo8));
   if (mask == 0xffff) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(y0), _mm512_castsi512_si128(codes));

@@ -70,6 +70,22 @@ EMBER_AVX512_VNNI inline __m512i dot3(const uint8_t* const q[3], int64_t at, __m
   return avx512::dpbusd(acc, _mm512_load_si512(q[2] + at), w2);
 }
 
+// One output row's codes from its three Q rows.
+template <bool kClampHigh>
+EMBER_AVX512_VNNI void row_codes(const uint8_t* const q[3], int64_t OW, __m512i comp, __m512i w0,
+                                 __m512i w1, __m512i w2, const avx512::Requant16& rq, __m512i lo,
+                                 __m512i lo8, __m512i unpack, uint8_t* yrow, int64_t C) {
+  const auto codes = [&](int64_t ow) EMBER_AVX512_VNNI {
+    return avx512::rounded<kClampHigh>(dot3(q, ow * kQBytes, comp, w0, w1, w2), rq);
+  };
+  int64_t ow = 0;
+  for (; ow + 4 <= OW; ow += 4) {
+    avx512::store4(codes(ow), codes(ow + 1), codes(ow + 2), codes(ow + 3), lo8, unpack,
+                   yrow + ow * C, C, 0xffff);
+  }
+  for (; ow < OW; ++ow) avx512::store1(codes(ow), lo, yrow + ow * C, 0xffff);
+}
+
 EMBER_AVX512_VNNI void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh1, uint8_t* ring,
                               uint8_t* pad_row) {
   const int64_t C = t.C, OW = t.OW, s = t.stride, c0 = cb * kBlock;
@@ -84,6 +100,8 @@ EMBER_AVX512_VNNI void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t 
                              _mm512_set1_ps(static_cast<float>(r.zero_point)),
                              _mm512_set1_ps(255.f)};
   const __m512i lo = _mm512_set1_epi32(r.lo);
+  // |acc| <= 9 * 255 * 128: most layers cannot reach int32's limits, and skip the clamp.
+  const bool no_overflow = avx512::bounded_below_2_30(rq, 9.f * 255.f * 128.f);
   // Byte 4c + k of a Q vector is byte c of the k-th 16-byte load (k < 3; byte 3's weight is 0).
   alignas(64) uint8_t idx_bytes[64];
   for (int c = 0; c < 16; ++c) {
@@ -114,15 +132,11 @@ EMBER_AVX512_VNNI void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t 
       q[kh] = dst;
     }
     uint8_t* yrow = t.y + oh * OW * C + c0;
-    const auto codes = [&](int64_t ow) EMBER_AVX512_VNNI {
-      return avx512::rounded(dot3(q, ow * kQBytes, comp, w0, w1, w2), rq);
-    };
-    int64_t ow = 0;
-    for (; ow + 4 <= OW; ow += 4) {
-      avx512::store4(codes(ow), codes(ow + 1), codes(ow + 2),
-                     codes(ow + 3), lo8, unpack, yrow + ow * C, C, 0xffff);
+    if (no_overflow) {
+      row_codes<false>(q, OW, comp, w0, w1, w2, rq, lo, lo8, unpack, yrow, C);
+    } else {
+      row_codes<true>(q, OW, comp, w0, w1, w2, rq, lo, lo8, unpack, yrow, C);
     }
-    for (; ow < OW; ++ow) avx512::store1(codes(ow), lo, yrow + ow * C, 0xffff);
   }
 }
 
