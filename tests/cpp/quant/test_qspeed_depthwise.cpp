@@ -1,9 +1,9 @@
 // The direct 3x3 depthwise int8 kernel (Note [Direct 3x3 depthwise int8 kernel]) against the
 // scalar reference qconv2d_ref, bit for bit: stride 1 and 2, sizes from 1x1 to odd and wide,
 // 16 to 160 channels, batch 2, per-tensor and per-channel weights, with and without bias, +-ReLU,
-// input zero points at 0, 255 and between, output scales that saturate at both ends, weights
-// at -128 / 127, and the kernel called directly as well as through a packed conv (which must
-// take it). Shapes it does not serve fall back to oneDNN and still equal the reference.
+// input zero points at 0, 255 and between, output scales that saturate at both ends (and
+// values beyond int32), weights at -128 / 127, wide rows, and the kernel called directly as well
+// as through a packed conv (which must take it). Shapes it does not serve fall back to oneDNN and still equal the reference.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -36,6 +36,8 @@ const Case kCases[] = {
     {16, 1, 1, 1, 1},   {16, 2, 1, 1, 1},   {32, 1, 1, 2, 3},    {32, 2, 1, 2, 3},
     {16, 1, 2, 5, 7},   {48, 2, 2, 7, 5},   {144, 1, 1, 9, 8},   {144, 2, 1, 9, 8},
     {96, 2, 1, 12, 12}, {160, 1, 1, 7, 7},  {32, 1, 1, 29, 31},  {64, 2, 1, 30, 31},
+    // wide rows (the ring of Q rows at 300 columns), 80 channels
+    {16, 1, 1, 3, 300}, {32, 2, 1, 5, 150}, {64, 1, 1, 4, 70}, {80, 1, 1, 3, 140},
 };
 
 struct DwData {
@@ -111,7 +113,7 @@ TEST(QSpeedDepthwise, DirectKernelEqualsRef) {
       }
     }
   }
-  EXPECT_EQ(checked, 12 * 2 * 2 * 5 * 2);
+  EXPECT_EQ(checked, 16 * 2 * 2 * 5 * 2);
 }
 
 // The switch that benchmarks use: off, a packed conv takes oneDNN's kernel, with the same codes.
