@@ -3,7 +3,8 @@
 // 16 to 160 channels, batch 2, per-tensor and per-channel weights, with and without bias, +-ReLU,
 // input zero points at 0, 255 and between, output scales that saturate at both ends (and
 // values beyond int32), weights at -128 / 127, wide rows, and the kernel called directly as well
-// as through a packed conv (which must take it). Shapes it does not serve fall back to oneDNN and still equal the reference.
+// as through a packed conv (which must take it). Shapes it does not serve fall back to oneDNN
+// and still equal the reference.
 #include <gtest/gtest.h>
 
 #include <random>
