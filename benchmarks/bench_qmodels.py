@@ -11,7 +11,7 @@ interleaved rounds, one JSON line each as the other benchmarks print them):
                                       int8 speed-up over the faster of the two, and the same int8
                                       model as ember's own C++ module tree made by convert
                                       (ember_converted_tree: no Python modules in its forward)
-  mobilenet_v2_int8_b1_1t_cputime     the 1-thread line's models in thread CPU time (time the
+  mobilenet_v2_int8_cputime_b1_1t     the 1-thread line's models in thread CPU time (time the
                                       thread ran, which preemption on a loaded machine does not
                                       inflate): the twin vs torch onednn, ember fp32
                                       channels_last, the converted tree, and the speed-ups
@@ -165,7 +165,7 @@ def whole_model_cputime(pairs):
         for _ in range(5):  # interleaved rounds, best round's median per model
             for i, fn in enumerate(fns):
                 best[i] = min(best[i], median_cpu_ms(fn))
-    line("mobilenet_v2_int8_b1_1t_cputime", best[0], best[1], unit_note="thread CPU time",
+    line("mobilenet_v2_int8_cputime_b1_1t", best[0], best[1], unit_note="thread CPU time",
          ember_fp32_channels_last=round(best[2], 3), ember_converted_tree=round(best[3], 3),
          int8_speedup_vs_ember_fp32_channels_last=round(best[2] / best[0], 2),
          converted_tree_speedup_vs_ember_fp32_channels_last=round(best[2] / best[3], 2))
@@ -243,7 +243,7 @@ def main():
     benches = {
         "mobilenet_v2_int8_b1_1t": lambda: whole_model(pairs, 1, True),
         "mobilenet_v2_int8_b1_2t": lambda: whole_model(pairs, 2, False),
-        "mobilenet_v2_int8_b1_1t_cputime": lambda: whole_model_cputime(pairs),
+        "mobilenet_v2_int8_cputime_b1_1t": lambda: whole_model_cputime(pairs),
         "mobilenet_v2_int8_qnnpack_b1_1t": lambda: qnnpack_model(pairs),
         "mobilenet_v2_int8_convs_b1_1t": lambda: convs_alone(pairs),
         "qlinear_1280x1000_b1_1t": lambda: qlinear(pairs),

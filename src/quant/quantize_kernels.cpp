@@ -64,7 +64,9 @@ void quantize_block(const float* __restrict x, T* __restrict q, int64_t n, float
     const float zpf = static_cast<float>(zero_point);
     int64_t i = 0;
     // The input of an int8 model (MobileNetV2's 150K floats per image).
-    if (cpu::quantized::detail::avx512::cpu_has_vnni_vbmi()) i = quantize_block16(x, q, n, inv, zpf);
+    if (cpu::quantized::detail::avx512::cpu_has_vnni_vbmi()) {
+      i = quantize_block16(x, q, n, inv, zpf);
+    }
     for (; i < n; ++i) q[i] = quantize_one_fast<T>(x[i], inv, zpf);
   } else {
     for (int64_t i = 0; i < n; ++i)

@@ -34,11 +34,23 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {16, 1, 1, 1, 1},   {16, 2, 1, 1, 1},   {32, 1, 1, 2, 3},    {32, 2, 1, 2, 3},
-    {16, 1, 2, 5, 7},   {48, 2, 2, 7, 5},   {144, 1, 1, 9, 8},   {144, 2, 1, 9, 8},
-    {96, 2, 1, 12, 12}, {160, 1, 1, 7, 7},  {32, 1, 1, 29, 31},  {64, 2, 1, 30, 31},
+    {16, 1, 1, 1, 1},
+    {16, 2, 1, 1, 1},
+    {32, 1, 1, 2, 3},
+    {32, 2, 1, 2, 3},
+    {16, 1, 2, 5, 7},
+    {48, 2, 2, 7, 5},
+    {144, 1, 1, 9, 8},
+    {144, 2, 1, 9, 8},
+    {96, 2, 1, 12, 12},
+    {160, 1, 1, 7, 7},
+    {32, 1, 1, 29, 31},
+    {64, 2, 1, 30, 31},
     // wide rows (the ring of Q rows at 300 columns), 80 channels
-    {16, 1, 1, 3, 300}, {32, 2, 1, 5, 150}, {64, 1, 1, 4, 70}, {80, 1, 1, 3, 140},
+    {16, 1, 1, 3, 300},
+    {32, 2, 1, 5, 150},
+    {64, 1, 1, 4, 70},
+    {80, 1, 1, 3, 140},
 };
 
 struct DwData {
@@ -81,15 +93,22 @@ TEST(QSpeedDepthwise, DirectKernelEqualsRef) {
         // (x scale, x zero point, y scale, y zero point): ordinary; codes at the ends of the
         // range; a tiny output scale (everything saturates); a tinier one (values beyond
         // int32, the kernel's clamped path); a huge one (everything at z_y).
-        const struct { double xs; int64_t zx; double ys; int64_t zy; } qps[] = {
-            {0.05, 128, 0.1, 100}, {0.02, 0, 0.04, 255}, {0.1, 255, 1e-5, 3},
-            {0.1, 0, 1e-9, 0},     {0.3, 17, 1e4, 0}};
+        const struct {
+          double xs;
+          int64_t zx;
+          double ys;
+          int64_t zy;
+        } qps[] = {{0.05, 128, 0.1, 100},
+                   {0.02, 0, 0.04, 255},
+                   {0.1, 255, 1e-5, 3},
+                   {0.1, 0, 1e-9, 0},
+                   {0.3, 17, 1e4, 0}};
         for (const auto& q : qps) {
           for (bool relu : {false, true}) {
             const float* b = with_bias ? s.bias.data() : nullptr;
-            detail::WeightParams wp = detail::expand_weight_params(
-                QFormula::Onednn, "test", k.c, s.scales.data(), s.zps.data(),
-                static_cast<int64_t>(s.scales.size()));
+            detail::WeightParams wp =
+                detail::expand_weight_params(QFormula::Onednn, "test", k.c, s.scales.data(),
+                                             s.zps.data(), static_cast<int64_t>(s.scales.size()));
             const detail::Requant rq =
                 detail::make_requant(QFormula::Onednn, wp, b, q.xs, q.ys, q.zy, relu);
             const detail::Dw3x3Weights dw(s.w.data(), k.c);
@@ -99,9 +118,8 @@ TEST(QSpeedDepthwise, DirectKernelEqualsRef) {
             qconv2d_ref(QFormula::Onednn, g, s.w.data(), s.scales.data(), s.zps.data(),
                         static_cast<int64_t>(s.scales.size()), b, s.x.data(), k.n, k.h, k.w, q.xs,
                         q.zx, want.data(), q.ys, q.zy, relu);
-            ASSERT_EQ(got, want) << "c " << k.c << " stride " << k.stride << " n " << k.n
-                                 << " h " << k.h << " w " << k.w << " zx " << q.zx << " relu "
-                                 << relu;
+            ASSERT_EQ(got, want) << "c " << k.c << " stride " << k.stride << " n " << k.n << " h "
+                                 << k.h << " w " << k.w << " zx " << q.zx << " relu " << relu;
             // Through a packed conv: the same codes (it runs the direct kernel).
             auto p = PackedQConv2d::create(QFormula::Onednn, g, s.w.data(), s.scales.data(),
                                            s.zps.data(), static_cast<int64_t>(s.scales.size()), b);
@@ -132,8 +150,8 @@ TEST(QSpeedDepthwise, DisabledFallsBackToOnednnWithSameCodes) {
   detail::set_dw3x3_enabled(false);
   p->run(s.x.data(), 1, k.h, k.w, 0.05, 120, onednn.data(), 0.08, 90, true);
   detail::set_dw3x3_enabled(true);
-  qconv2d_ref(QFormula::Onednn, g, s.w.data(), s.scales.data(), s.zps.data(), k.c,
-              s.bias.data(), s.x.data(), 1, k.h, k.w, 0.05, 120, want.data(), 0.08, 90, true);
+  qconv2d_ref(QFormula::Onednn, g, s.w.data(), s.scales.data(), s.zps.data(), k.c, s.bias.data(),
+              s.x.data(), 1, k.h, k.w, 0.05, 120, want.data(), 0.08, 90, true);
   EXPECT_EQ(direct, want);
   EXPECT_EQ(onednn, want);
 }
@@ -142,8 +160,8 @@ TEST(QSpeedDepthwise, DisabledFallsBackToOnednnWithSameCodes) {
 TEST(QSpeedDepthwise, AppliesOnlyToItsGeometry) {
   if (!detail::dw3x3_applies(dw_geometry(16, 1))) GTEST_SKIP() << "no AVX-512 VNNI / VBMI";
   EXPECT_TRUE(detail::dw3x3_applies(dw_geometry(960, 1)));
-  EXPECT_FALSE(detail::dw3x3_applies(dw_geometry(24, 1)));             // not a multiple of 16
-  EXPECT_FALSE(detail::dw3x3_applies(dw_geometry(16, 3)));             // stride 3
+  EXPECT_FALSE(detail::dw3x3_applies(dw_geometry(24, 1)));  // not a multiple of 16
+  EXPECT_FALSE(detail::dw3x3_applies(dw_geometry(16, 3)));  // stride 3
   EXPECT_FALSE(detail::dw3x3_applies(QConvGeometry{32, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1}));
   EXPECT_FALSE(detail::dw3x3_applies(QConvGeometry{16, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1}));
   EXPECT_FALSE(detail::dw3x3_applies(QConvGeometry{16, 16, 16, 3, 3, 1, 1, 0, 0, 1, 1}));

@@ -65,7 +65,9 @@ EMBER_AVX512_VNNI inline bool bounded_below_2_30(const Requant16& k, float max_a
 EMBER_AVX512_VNNI inline __m512i pack4_index() {
   alignas(64) uint8_t bytes[64];
   for (int p = 0; p < 4; ++p) {
-    for (int k = 0; k < 16; ++k) bytes[16 * p + k] = static_cast<uint8_t>(16 * (k / 4) + 4 * p + k % 4);
+    for (int k = 0; k < 16; ++k) {
+      bytes[16 * p + k] = static_cast<uint8_t>(16 * (k / 4) + 4 * p + k % 4);
+    }
   }
   return _mm512_load_si512(bytes);
 }

@@ -48,7 +48,7 @@ struct Task {
 // Q vectors of input row `xrow` (pointing at channel block cb of pixel 0) for every output
 // column.
 EMBER_AVX512_VNNI void build_q_row(const Task& t, const uint8_t* xrow, const uint8_t* zbuf,
-                                 __m512i idx, uint8_t* out) {
+                                   __m512i idx, uint8_t* out) {
   const int64_t C = t.C, W = t.W, s = t.stride;
   for (int64_t ow = 0; ow < t.OW; ++ow) {
     const int64_t iw0 = ow * s - 1;
@@ -87,18 +87,17 @@ EMBER_AVX512_VNNI void row_codes(const uint8_t* const q[3], int64_t OW, __m512i 
 }
 
 EMBER_AVX512_VNNI void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t oh1, uint8_t* ring,
-                              uint8_t* pad_row) {
+                                uint8_t* pad_row) {
   const int64_t C = t.C, OW = t.OW, s = t.stride, c0 = cb * kBlock;
   const Requant& r = *t.r;
   const int8_t* wp = t.w->packed.data() + cb * 3 * kQBytes;
   const __m512i w0 = _mm512_loadu_si512(wp), w1 = _mm512_loadu_si512(wp + kQBytes),
                 w2 = _mm512_loadu_si512(wp + 2 * kQBytes);
-  const __m512i comp = _mm512_mullo_epi32(
-      _mm512_set1_epi32(-t.zx), _mm512_loadu_si512(t.w->sums.data() + c0));
-  const avx512::Requant16 rq{_mm512_loadu_ps(r.fbias.data() + c0),
-                             _mm512_loadu_ps(r.mult.data() + c0),
-                             _mm512_set1_ps(static_cast<float>(r.zero_point)),
-                             _mm512_set1_ps(255.f)};
+  const __m512i comp =
+      _mm512_mullo_epi32(_mm512_set1_epi32(-t.zx), _mm512_loadu_si512(t.w->sums.data() + c0));
+  const avx512::Requant16 rq{
+      _mm512_loadu_ps(r.fbias.data() + c0), _mm512_loadu_ps(r.mult.data() + c0),
+      _mm512_set1_ps(static_cast<float>(r.zero_point)), _mm512_set1_ps(255.f)};
   const __m512i lo = _mm512_set1_epi32(r.lo);
   // |acc| <= 9 * 255 * 128: most layers cannot reach int32's limits, and skip the clamp.
   const bool no_overflow = avx512::bounded_below_2_30(rq, 9.f * 255.f * 128.f);
