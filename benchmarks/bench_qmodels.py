@@ -11,6 +11,10 @@ interleaved rounds, one JSON line each as the other benchmarks print them):
                                       int8 speed-up over the faster of the two, and the same int8
                                       model as ember's own C++ module tree made by convert
                                       (ember_converted_tree: no Python modules in its forward)
+  mobilenet_v2_int8_cputime_b1_1t     the 1-thread line's models in thread CPU time (time the
+                                      thread ran, which preemption on a loaded machine does not
+                                      inflate): the twin vs torch onednn, ember fp32
+                                      channels_last, the converted tree, and the speed-ups
   mobilenet_v2_int8_qnnpack_b1_1t     ember's qnnpack-exact engine vs torch's qnnpack engine
   mobilenet_v2_int8_convs_b1_1t       the 52 convolutions alone, each on its own input, summed
                                       (fast engine vs onednn; "qnnpack" figures beside)
@@ -54,6 +58,18 @@ def median_ms(fn):
         t0 = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def median_cpu_ms(fn, timed=30):
+    """Median thread CPU time of `timed` calls after the warm-up (one thread: the whole cost)."""
+    for _ in range(WARMUP):
+        fn()
+    ts = []
+    for _ in range(timed):
+        t0 = time.thread_time()
+        fn()
+        ts.append(time.thread_time() - t0)
     return statistics.median(ts) * 1e3
 
 
@@ -136,6 +152,25 @@ def whole_model(pairs, threads, with_fp32):
     line(f"mobilenet_v2_int8_b1_{threads}t", times[0], times[1], **extra)
 
 
+def whole_model_cputime(pairs):
+    tmodel, emodel = pairs.get("onednn", 1)
+    set_threads(1)
+    tx, ex = port.same_input()
+    fp32_cl = ember.vision.models.mobilenet_v2().eval().to(memory_format=ember.channels_last)
+    ex_cl = ex.contiguous(memory_format=ember.channels_last)
+    ctree = converted_tree(tmodel)
+    fns = [lambda: emodel(ex), lambda: tmodel(tx), lambda: fp32_cl(ex_cl), lambda: ctree(ex)]
+    best = [float("inf")] * len(fns)
+    with torch.no_grad(), ember.no_grad():
+        for _ in range(5):  # interleaved rounds, best round's median per model
+            for i, fn in enumerate(fns):
+                best[i] = min(best[i], median_cpu_ms(fn))
+    line("mobilenet_v2_int8_cputime_b1_1t", best[0], best[1], unit_note="thread CPU time",
+         ember_fp32_channels_last=round(best[2], 3), ember_converted_tree=round(best[3], 3),
+         int8_speedup_vs_ember_fp32_channels_last=round(best[2] / best[0], 2),
+         converted_tree_speedup_vs_ember_fp32_channels_last=round(best[2] / best[3], 2))
+
+
 def qnnpack_model(pairs):
     tmodel, emodel = pairs.get("qnnpack", 1)
     set_threads(1)
@@ -208,6 +243,7 @@ def main():
     benches = {
         "mobilenet_v2_int8_b1_1t": lambda: whole_model(pairs, 1, True),
         "mobilenet_v2_int8_b1_2t": lambda: whole_model(pairs, 2, False),
+        "mobilenet_v2_int8_cputime_b1_1t": lambda: whole_model_cputime(pairs),
         "mobilenet_v2_int8_qnnpack_b1_1t": lambda: qnnpack_model(pairs),
         "mobilenet_v2_int8_convs_b1_1t": lambda: convs_alone(pairs),
         "qlinear_1280x1000_b1_1t": lambda: qlinear(pairs),

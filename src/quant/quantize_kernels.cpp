@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "backends/cpu/quantized/qavx512.h"
 #include "ember/parallel.h"
 #include "quantizer.h"
 
@@ -34,12 +35,39 @@ inline T quantize_one_fast(float x, float inv, float zpf) {
   return static_cast<T>(static_cast<int32_t>(v));
 }
 
+// quantize_one_fast on 16 lanes (AVX-512), the same operations in the same order: the
+// product rounded in the current mode (as nearbyint), + z, the |v| < 2^63 test (false for a
+// NaN) giving lo, the clamp, the truncating conversion. Returns how many codes it wrote (a
+// multiple of 16); the caller does the rest.
+template <class T>
+EMBER_AVX512_VNNI int64_t quantize_block16(const float* x, T* q, int64_t n, float inv, float zpf) {
+  const __m512 vinv = _mm512_set1_ps(inv), vz = _mm512_set1_ps(zpf),
+               lo = _mm512_set1_ps(static_cast<float>(kQMin<T>)),
+               hi = _mm512_set1_ps(static_cast<float>(kQMax<T>)), big = _mm512_set1_ps(0x1p63f);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 r = _mm512_roundscale_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), vinv),
+                                          _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC);
+    __m512 v = _mm512_add_ps(vz, r);
+    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(v), big, _CMP_LT_OQ), lo, v);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i),
+                     _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+  }
+  return i;
+}
+
 template <class T>
 void quantize_block(const float* __restrict x, T* __restrict q, int64_t n, float inv,
                     int64_t zero_point) {
   if constexpr (sizeof(T) == 1) {
     const float zpf = static_cast<float>(zero_point);
-    for (int64_t i = 0; i < n; ++i) q[i] = quantize_one_fast<T>(x[i], inv, zpf);
+    int64_t i = 0;
+    // The input of an int8 model (MobileNetV2's 150K floats per image).
+    if (cpu::quantized::detail::avx512::cpu_has_vnni_vbmi()) {
+      i = quantize_block16(x, q, n, inv, zpf);
+    }
+    for (; i < n; ++i) q[i] = quantize_one_fast<T>(x[i], inv, zpf);
   } else {
     for (int64_t i = 0; i < n; ++i)
       q[i] = static_cast<T>(quantize_val(inv, zero_point, x[i], kQMin<T>, kQMax<T>));

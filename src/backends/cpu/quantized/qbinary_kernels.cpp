@@ -12,6 +12,7 @@
 
 #include "ember/error.h"
 #include "ember/parallel.h"
+#include "qavx512.h"
 #include "qelementwise_kernels.h"
 
 namespace ember::cpu::quantized {
@@ -156,12 +157,83 @@ void add_vec8(const T* a, const T* b, T* y, int64_t i0, int64_t i1, const AddCon
   for (; i < i1; ++i) y[i] = k.vec(a[i], b[i], relu);
 }
 
+// AddVec8's lanes on AVX-512, 64 codes per step: the same operations in the same order (the
+// max operands kept where a NaN must stay, the int32 range test as masks); the tail goes to
+// add_vec8. Taken where the CPU has AVX-512 (the residual adds of the int8 models).
+template <class T>
+EMBER_AVX512_VNNI inline __m512i load16_epi32(const T* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if constexpr (std::is_signed_v<T>) {
+    return _mm512_cvtepi8_epi32(v);
+  } else {
+    return _mm512_cvtepu8_epi32(v);
+  }
+}
+
+struct AddVec16Consts {
+  __m512 sa, sb, pa, pb, inv, lim_lo, lim_hi, i32_lo, i32_hi;
+  __m512i zy, int_min, qlo, qhi;
+};
+
+template <class T>
+EMBER_AVX512_VNNI inline __m512i add16(const T* a, const T* b, const AddVec16Consts& k, bool relu) {
+  const __m512 fa = _mm512_fmadd_ps(k.sa, _mm512_cvtepi32_ps(load16_epi32(a)), k.pa);
+  const __m512 fb = _mm512_fmadd_ps(k.sb, _mm512_cvtepi32_ps(load16_epi32(b)), k.pb);
+  __m512 c = _mm512_add_ps(fa, fb);
+  if (relu) c = _mm512_max_ps(_mm512_setzero_ps(), c);  // (c < 0) ? 0 : c, a NaN stays
+  const __m512 v = _mm512_mul_ps(c, k.inv);
+  const __m512 vc = _mm512_min_ps(_mm512_max_ps(v, k.lim_lo), k.lim_hi);
+  const __mmask16 ok =
+      _mm512_cmp_ps_mask(v, k.i32_lo, _CMP_GE_OQ) & _mm512_cmp_ps_mask(v, k.i32_hi, _CMP_LT_OQ);
+  __m512i r = _mm512_mask_blend_epi32(ok, k.int_min, _mm512_cvtps_epi32(vc));
+  r = _mm512_add_epi32(r, k.zy);
+  return _mm512_min_epi32(_mm512_max_epi32(r, k.qlo), k.qhi);
+}
+
+template <class T>
+EMBER_AVX512_VNNI void add_vec16(const T* a, const T* b, T* y, int64_t i0, int64_t i1,
+                                 const AddConsts<T>& k, bool relu) {
+  const AddVec16Consts c{_mm512_set1_ps(k.sa),
+                         _mm512_set1_ps(k.sb),
+                         _mm512_set1_ps(k.pa),
+                         _mm512_set1_ps(k.pb),
+                         _mm512_set1_ps(k.inv_v),
+                         _mm512_set1_ps(-4194304.0f),
+                         _mm512_set1_ps(4194304.0f),
+                         _mm512_set1_ps(-2147483648.0f),
+                         _mm512_set1_ps(2147483648.0f),
+                         _mm512_set1_epi32(static_cast<int32_t>(k.zy)),
+                         _mm512_set1_epi32(INT32_MIN),
+                         _mm512_set1_epi32(static_cast<int32_t>(qmin_of<T>())),
+                         _mm512_set1_epi32(static_cast<int32_t>(qmax_of<T>()))};
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  int64_t i = i0;
+  for (; i + 64 <= i1; i += 64) {
+    const __m512i r0 = add16(a + i, b + i, c, relu), r1 = add16(a + i + 16, b + i + 16, c, relu),
+                  r2 = add16(a + i + 32, b + i + 32, c, relu),
+                  r3 = add16(a + i + 48, b + i + 48, c, relu);
+    __m512i v;
+    if constexpr (std::is_signed_v<T>) {
+      v = _mm512_packs_epi16(_mm512_packs_epi32(r0, r1), _mm512_packs_epi32(r2, r3));
+    } else {
+      v = _mm512_packus_epi16(_mm512_packus_epi32(r0, r1), _mm512_packus_epi32(r2, r3));
+    }
+    // The packs interleave 128-bit lanes: lane j holds dwords j of r0, r1, r2, r3.
+    _mm512_storeu_si512(y + i, _mm512_permutexvar_epi32(order, v));
+  }
+  add_vec8<T>(a, b, y, i, i1, k, relu);
+}
+
 template <class T>
 void add_range(const T* a, const T* b, T* y, int64_t i0, int64_t i1, const AddConsts<T> k, bool vec,
                bool relu) {
   if (vec) {
     if constexpr (sizeof(T) == 1) {
-      add_vec8<T>(a, b, y, i0, i1, k, relu);
+      if (detail::avx512::cpu_has_vnni_vbmi()) {
+        add_vec16<T>(a, b, y, i0, i1, k, relu);
+      } else {
+        add_vec8<T>(a, b, y, i0, i1, k, relu);
+      }
     } else {
       for (int64_t i = i0; i < i1; ++i) y[i] = k.vec(a[i], b[i], relu);
     }

@@ -9,6 +9,7 @@
 #include "ember/parallel.h"
 #include "backends/cpu/gemm.h"
 #include "onednn_int8.h"
+#include "qdepthwise.h"
 #include "requant.h"
 
 namespace ember::cpu::quantized {
@@ -87,6 +88,11 @@ class QConv2dImpl final : public PackedQConv2d {
     if (bias) bias_.assign(bias, bias + g.out_channels);
     if (onednn_int8_enabled() && detail::onednn_int8_exact() && wp_.all_zero_points_zero) {
       onednn_ = std::make_unique<detail::OnednnWeights>(weight, g.out_channels * cg * taps);
+      // The fast engine's 3x3 depthwise layers run on ember's own kernel (Note [Direct 3x3
+      // depthwise int8 kernel]): faster than oneDNN's on every such shape measured.
+      if (f == QFormula::Onednn && detail::dw3x3_applies(g)) {
+        dw3x3_ = std::make_unique<detail::Dw3x3Weights>(weight, g.out_channels);
+      }
     }
     // The portable layout is kept too: oneDNN may have no implementation for some shape.
     w16_.resize(g.out_channels * taps * cg);
@@ -116,6 +122,10 @@ class QConv2dImpl final : public PackedQConv2d {
                                      x_scale, y_scale, y_zero_point, relu);
     const Requant& r = *cached;
     const int64_t rows = n * oh * ow;
+    if (dw3x3_ && detail::dw3x3_enabled()) {
+      detail::dw3x3_run(*dw3x3_, g, x, n, h, w, static_cast<int32_t>(x_zero_point), r, y);
+      return;
+    }
     if (onednn_ && formula_ == QFormula::Onednn) {
       const auto out = relu ? detail::Output::U8Relu : detail::Output::U8;
       detail::FixedScales fixed{r.mult.data(), id_, 0, 0};
@@ -233,6 +243,7 @@ class QConv2dImpl final : public PackedQConv2d {
   std::vector<float> bias_;
   std::vector<int16_t> w16_;
   std::unique_ptr<detail::OnednnWeights> onednn_;
+  std::unique_ptr<detail::Dw3x3Weights> dw3x3_;  // the direct depthwise kernel's layout
   // Identifies this pack in the primitive caches (Note [Exact int8 accumulators from oneDNN]).
   const int64_t id_ = next_pack_id();
 };
