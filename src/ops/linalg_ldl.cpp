@@ -81,7 +81,7 @@ Tensor ldl_solve_impl(const Tensor& LD, const Tensor& pivots, const Tensor& B, b
 
 std::tuple<Tensor, Tensor> geqrf_impl(const Tensor& self) {
   EMBER_CHECK(self.dim() >= 2, "ember.geqrf: input must have at least 2 dimensions.");
-  check_float("ember.geqrf", self);
+  check_float_or_complex("ember.geqrf", self);
   Tensor a = column_major_copy(self);
   DimVector tau_shape = batch_shape(self);
   tau_shape.push_back(std::min(self.size(-2), self.size(-1)));
@@ -112,7 +112,7 @@ Tensor ormqr_impl(const Tensor& self, const Tensor& tau, const Tensor& other, bo
   EMBER_CHECK(self.dtype() == tau.dtype() && self.dtype() == other.dtype(), api,
               ": Expected input, tau and other to have the same dtype, but got ", scalar_type_name(self.dtype()),
               ", ", scalar_type_name(tau.dtype()), " and ", scalar_type_name(other.dtype()));
-  check_float(api, self);
+  check_float_or_complex(api, self);
   Tensor c = column_major_copy(other);
   if (!c.is_meta()) cpu::lapack::ormqr(column_major_copy(self), tau.contiguous(), c, left, transpose);
   return c;

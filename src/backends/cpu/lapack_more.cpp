@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -27,6 +28,16 @@ extern "C" {
 EMBER_LAPACK_MORE_DECL(float, s)
 EMBER_LAPACK_MORE_DECL(double, d)
 #undef EMBER_LAPACK_MORE_DECL
+// geqrf and ormqr's complex twin unmqr (Q unitary: "transpose" is the conjugate transpose).
+#define EMBER_LAPACK_MORE_COMPLEX_DECL(T, p)                                                      \
+  void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
+                 blasint* info);                                                                  \
+  void p##unmqr_(char* side, char* trans, blasint* m, blasint* n, blasint* k, T* a, blasint* lda, \
+                 T* tau, T* c, blasint* ldc, T* work, blasint* lwork, blasint* info, size_t,      \
+                 size_t);
+EMBER_LAPACK_MORE_COMPLEX_DECL(std::complex<float>, c)
+EMBER_LAPACK_MORE_COMPLEX_DECL(std::complex<double>, z)
+#undef EMBER_LAPACK_MORE_COMPLEX_DECL
 }
 
 namespace ember::cpu::lapack {
@@ -41,6 +52,10 @@ EMBER_LAPACK_PICK(sytrs)
 EMBER_LAPACK_PICK(geqrf)
 EMBER_LAPACK_PICK(ormqr)
 #undef EMBER_LAPACK_PICK
+inline auto geqrf_fn(std::complex<float>) { return &cgeqrf_; }
+inline auto geqrf_fn(std::complex<double>) { return &zgeqrf_; }
+inline auto ormqr_fn(std::complex<float>) { return &cunmqr_; }
+inline auto ormqr_fn(std::complex<double>) { return &zunmqr_; }
 
 }  // namespace
 
@@ -81,7 +96,7 @@ void sytrs(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
 void geqrf(const Tensor& a, const Tensor& tau) {
   const int64_t count = Batch(a).count, m64 = a.size(-2), n64 = a.size(-1);
   const int64_t k64 = std::min(m64, n64);
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
     blasint m = to_blas(m64), n = to_blas(n64), lda = std::max<blasint>(1, m), lwork = -1, inf = 0;
     if (k64 == 0) return;
     T query{};
@@ -98,8 +113,8 @@ void geqrf(const Tensor& a, const Tensor& tau) {
 void ormqr(const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
   const int64_t count = Batch(c).count, m64 = c.size(-2), n64 = c.size(-1);
   const int64_t ar = a.size(-2), ac = a.size(-1), k64 = tau.size(-1);
-  visit_real(c, [&]<class T>() {
-    char side = left ? 'L' : 'R', trans = transpose ? 'T' : 'N';
+  visit_real_or_complex(c, [&]<class T>() {
+    char side = left ? 'L' : 'R', trans = !transpose ? 'N' : is_complex_v<T> ? 'C' : 'T';
     blasint m = to_blas(m64), n = to_blas(n64), k = to_blas(k64), lda = std::max<blasint>(1, to_blas(ar)),
             ldc = std::max<blasint>(1, m), lwork = -1, inf = 0;
     if (m64 == 0 || n64 == 0 || k64 == 0) return;
