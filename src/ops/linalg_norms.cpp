@@ -308,6 +308,12 @@ Tensor cond_str_impl(const Tensor& A, const std::string& p) {
   EMBER_CHECK(p == "fro" || p == "nuc", "linalg.cond got an invalid norm type: ", p);
   if (A.numel() == 0) return zeros(batch_shape(A), TensorOptions(to_real_value_type(A.dtype())).device(A.device()));
   check_square(("linalg.cond(ord=" + p + ")").c_str(), A);
+  if (p == "nuc") {
+    // PyTorch's definition, sum(S) sum(1/S), keeps LAPACK away from the inf-filled inverse of a
+    // singular A (which gives nan here: 0 * inf).
+    const Tensor sv = linalg::svdvals(A);
+    return sum(sv, std::vector<int64_t>{-1}) * sum(reciprocal(sv), std::vector<int64_t>{-1});
+  }
   return cond_via_inverse(A, [&](const Tensor& x) { return linalg::matrix_norm(x, p); });
 }
 
