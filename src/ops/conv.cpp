@@ -124,7 +124,7 @@ Params check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias,
 
   // dtypes (as the messages of PyTorch's CPU backends)
   if (input.dtype() != weight.dtype()) {
-    if (input.dtype() == kFloat32) {
+    if (input.dtype() == kFloat32 && !is_complex(weight.dtype())) {
       EMBER_FAIL("Input type (ember.", scalar_type_name(input.dtype()), "Tensor) and weight type (ember.",
                  scalar_type_name(weight.dtype()), "Tensor) should be the same or input should be a "
                  "MKLDNN tensor and weight is a dense tensor");

@@ -28,8 +28,17 @@ extern "C" {
 EMBER_LAPACK_MORE_DECL(float, s)
 EMBER_LAPACK_MORE_DECL(double, d)
 #undef EMBER_LAPACK_MORE_DECL
-// geqrf and ormqr's complex twin unmqr (Q unitary: "transpose" is the conjugate transpose).
+// sytrf / sytrs for complex symmetric matrices, hetrf / hetrs (the same arguments) for Hermitian
+// ones; geqrf and ormqr's complex twin unmqr (Q unitary: "transpose" is the conjugate transpose).
 #define EMBER_LAPACK_MORE_COMPLEX_DECL(T, p)                                                      \
+  void p##sytrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* ipiv, T* work,              \
+                 blasint* lwork, blasint* info, size_t);                                          \
+  void p##hetrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* ipiv, T* work,              \
+                 blasint* lwork, blasint* info, size_t);                                          \
+  void p##sytrs_(char* uplo, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b,  \
+                 blasint* ldb, blasint* info, size_t);                                            \
+  void p##hetrs_(char* uplo, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b,  \
+                 blasint* ldb, blasint* info, size_t);                                            \
   void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
                  blasint* info);                                                                  \
   void p##unmqr_(char* side, char* trans, blasint* m, blasint* n, blasint* k, T* a, blasint* lda, \
@@ -52,6 +61,19 @@ EMBER_LAPACK_PICK(sytrs)
 EMBER_LAPACK_PICK(geqrf)
 EMBER_LAPACK_PICK(ormqr)
 #undef EMBER_LAPACK_PICK
+inline auto sytrf_fn(std::complex<float>) { return &csytrf_; }
+inline auto sytrf_fn(std::complex<double>) { return &zsytrf_; }
+inline auto sytrs_fn(std::complex<float>) { return &csytrs_; }
+inline auto sytrs_fn(std::complex<double>) { return &zsytrs_; }
+// The Hermitian routines; a real Hermitian matrix is symmetric, so real input takes sytrf / sytrs.
+inline auto hetrf_fn(float) { return &ssytrf_; }
+inline auto hetrf_fn(double) { return &dsytrf_; }
+inline auto hetrf_fn(std::complex<float>) { return &chetrf_; }
+inline auto hetrf_fn(std::complex<double>) { return &zhetrf_; }
+inline auto hetrs_fn(float) { return &ssytrs_; }
+inline auto hetrs_fn(double) { return &dsytrs_; }
+inline auto hetrs_fn(std::complex<float>) { return &chetrs_; }
+inline auto hetrs_fn(std::complex<double>) { return &zhetrs_; }
 inline auto geqrf_fn(std::complex<float>) { return &cgeqrf_; }
 inline auto geqrf_fn(std::complex<double>) { return &zgeqrf_; }
 inline auto ormqr_fn(std::complex<float>) { return &cunmqr_; }
@@ -59,20 +81,21 @@ inline auto ormqr_fn(std::complex<double>) { return &zunmqr_; }
 
 }  // namespace
 
-void sytrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+void sytrf(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) {
   const int64_t count = Batch(a).count, n64 = a.size(-1);
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
+    const auto factor = hermitian ? hetrf_fn(T{}) : sytrf_fn(T{});
     char uplo = 'L';
     blasint n = to_blas(n64), lda = std::max<blasint>(1, n), lwork = -1, inf = 0;
     for (int64_t i = 0; i < count; ++i) ptr<blasint>(info)[i] = 0;
     if (n == 0) return;
     T query{};
-    sytrf_fn(T{})(&uplo, &n, nullptr, &lda, nullptr, &query, &lwork, &inf, 1);
+    factor(&uplo, &n, nullptr, &lda, nullptr, &query, &lwork, &inf, 1);
     lwork = work_size(query);
     std::vector<T> work(static_cast<size_t>(lwork));
     for (int64_t i = 0; i < count; ++i) {
       T* m = ptr<T>(a) + i * n64 * n64;
-      sytrf_fn(T{})(&uplo, &n, m, &lda, ptr<blasint>(pivots) + i * n64, work.data(), &lwork,
+      factor(&uplo, &n, m, &lda, ptr<blasint>(pivots) + i * n64, work.data(), &lwork,
                     ptr<blasint>(info) + i, 1);
       for (int64_t j = 1; j < n64; ++j)  // the strict upper triangle (column j, rows < j)
         for (int64_t r = 0; r < j; ++r) m[r + j * n64] = T(0);
@@ -80,14 +103,15 @@ void sytrf(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   });
 }
 
-void sytrs(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+void sytrs(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
   const int64_t count = Batch(b).count, n64 = ld.size(-1), k64 = b.size(-1);
-  visit_real(ld, [&]<class T>() {
+  visit_real_or_complex(ld, [&]<class T>() {
+    const auto solve = hermitian ? hetrs_fn(T{}) : sytrs_fn(T{});
     char uplo = 'L';
     blasint n = to_blas(n64), nrhs = to_blas(k64), lda = std::max<blasint>(1, n), ldb = lda, inf = 0;
     if (n == 0 || nrhs == 0) return;
     for (int64_t i = 0; i < count; ++i) {
-      sytrs_fn(T{})(&uplo, &n, &nrhs, ptr<T>(ld) + i * n64 * n64, &lda,
+      solve(&uplo, &n, &nrhs, ptr<T>(ld) + i * n64 * n64, &lda,
                     ptr<blasint>(pivots) + i * n64, ptr<T>(b) + i * n64 * k64, &ldb, &inf, 1);
     }
   });

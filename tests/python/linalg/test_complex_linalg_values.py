@@ -232,3 +232,17 @@ def test_masked_fill_triangles(dtype):
     for k in (-1, 0, 2):
         close(E(A).triu(k), A.triu(k))
         close(E(A).tril(k), A.tril(k))
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_ldl(dtype, hermitian):
+    A = rand(2, 4, 4, dtype=dtype, seed=25, kind="herm")
+    if not hermitian:
+        A = A + A.mT  # complex symmetric
+    B = rand(2, 4, 3, dtype=dtype, seed=26)
+    LD, piv = torch.linalg.ldl_factor(A, hermitian=hermitian)
+    close(ember.linalg.ldl_factor(E(A), hermitian=hermitian), (LD, piv))
+    close(ember.linalg.ldl_factor_ex(E(A), hermitian=hermitian), torch.linalg.ldl_factor_ex(A, hermitian=hermitian))
+    close(ember.linalg.ldl_solve(E(LD), E(piv), E(B), hermitian=hermitian),
+          torch.linalg.ldl_solve(LD, piv, B, hermitian=hermitian))
