@@ -253,8 +253,10 @@ Tensor cholesky_impl(const Tensor& A, bool upper) {
   return linalg::cholesky(A, upper);
 }
 
-// A = L L^H: X = L^-H L^-1 B by two triangular solves.
-Tensor cholesky_solve_impl(const Tensor& B, const Tensor& L, bool upper) {
+// A = L L^H: X = L^-H L^-1 B by two triangular solves. A primitive (CholeskySolveBackward0),
+// as in PyTorch, whose rule treats L as a full matrix: the gradient of the triangular solves
+// would be zero above L's diagonal where PyTorch's is not.
+Tensor cholesky_solve_impl(const Tensor& B, const Tensor& L, const bool& upper) {
   check_matrix("cholesky_solve", B, "B");
   check_matrix("cholesky_solve", L, "A");
   EMBER_CHECK(B.size(-2) == L.size(-1),
@@ -265,7 +267,7 @@ Tensor cholesky_solve_impl(const Tensor& B, const Tensor& L, bool upper) {
   return linalg::solve_triangular(mH(Lo), y, true, true, false);
 }
 
-Tensor cholesky_inverse_impl(const Tensor& L, bool upper) {
+Tensor cholesky_inverse_impl(const Tensor& L, const bool& upper) {
   check_square("cholesky_inverse", L);
   check_float_or_complex("cholesky_inverse", L);
   return cholesky_solve_impl(eye_like(L.size(-1), L).expand(L.sizes()), L, upper);
@@ -534,6 +536,50 @@ EMBER_REGISTER_AUTOGRAD(_linalg_solve_ex, &solve_ex_autograd);
 EMBER_REGISTER_AUTOGRAD(linalg_cholesky_ex, &cholesky_ex_autograd);
 EMBER_REGISTER_AUTOGRAD(linalg_solve_triangular, &solve_triangular_autograd);
 EMBER_REGISTER_AUTOGRAD(lu_unpack, &lu_unpack_autograd);
+
+namespace {
+// PyTorch's cholesky_solve_backward / cholesky_inverse_backward: with C = gB X^H + X gB^H
+// (gB = A^-1 gX, A = L L^H), gL = -C L (lower) or -L C (upper).
+Tensor cholesky_factor_grad(const Tensor& common, const Tensor& L, bool upper) {
+  return upper ? -matmul(L, common) : -matmul(common, L);
+}
+
+Tensor cholesky_solve_autograd(const Tensor& B, const Tensor& L, const bool& upper) {
+  autograd::Recorder r("CholeskySolveBackward0", B, L);
+  Tensor out = r.forward([&] { return dispatch::call<cholesky_solve_impl>(OpId::cholesky_solve, B, L, upper); });
+  if (!r) return out;
+  const size_t L_ = r.save(L), X_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    if (!g[0].defined()) return tensor_list{Tensor(), Tensor()};
+    const Tensor l = n.saved(L_);
+    const Tensor gB = cholesky_solve(g[0], l, upper);
+    Tensor gL;
+    if (n.needs(1)) {
+      const Tensor common = matmul(gB, mH(n.saved(X_)));
+      gL = cholesky_factor_grad(common + mH(common), l, upper);
+    }
+    return tensor_list{n.needs(0) ? gB : Tensor(), gL};
+  });
+  ops::save_output_at(r, out, X_);
+  return out;
+}
+
+Tensor cholesky_inverse_autograd(const Tensor& L, const bool& upper) {
+  autograd::Recorder r("CholeskyInverseBackward0", L);
+  Tensor out = r.forward([&] { return dispatch::call<cholesky_inverse_impl>(OpId::cholesky_inverse, L, upper); });
+  if (!r) return out;
+  const size_t L_ = r.save(L), inverse_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor inv = n.saved(inverse_);
+    return tensor_list{cholesky_factor_grad(matmul(inv, matmul(g[0] + mH(g[0]), inv)), n.saved(L_), upper)};
+  });
+  ops::save_output_at(r, out, inverse_);
+  return out;
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(cholesky_solve, &cholesky_solve_autograd);
+EMBER_REGISTER_AUTOGRAD(cholesky_inverse, &cholesky_inverse_autograd);
 
 
 // ---- frontends (schema order) and boxed registration ----

@@ -210,8 +210,10 @@ std::optional<Tensor> as_tensor(std::optional<double> v, const Tensor& A) {
   return full({}, *v, TensorOptions(kFloat64).device(A.device()));
 }
 
+// A primitive (LinalgPinvBackward0), as in PyTorch: its rule is pinv_backward for any A, also
+// when hermitian=True computes it by eigh.
 Tensor pinv_tensor_impl(const Tensor& A, const std::optional<Tensor>& atol_opt, const std::optional<Tensor>& rtol_opt,
-                        bool hermitian) {
+                        const bool& hermitian) {
   check_matrix("linalg.pinv", A);
   check_float_or_complex("linalg.pinv", A);
   auto [atol, rtol] = atol_rtol(A, atol_opt, rtol_opt);
@@ -237,15 +239,15 @@ Tensor pinv_tensor_impl(const Tensor& A, const std::optional<Tensor>& atol_opt, 
 }
 
 Tensor pinv_float_impl(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  return pinv_tensor_impl(A, as_tensor(atol, A), as_tensor(rtol, A), hermitian);
+  return linalg::pinv(A, as_tensor(atol, A), as_tensor(rtol, A), hermitian);
 }
 
 Tensor pinv_rcond_impl(const Tensor& A, double rcond, bool hermitian) {
-  return pinv_tensor_impl(A, as_tensor(0.0, A), as_tensor(rcond, A), hermitian);
+  return linalg::pinv(A, as_tensor(0.0, A), as_tensor(rcond, A), hermitian);
 }
 
 Tensor pinv_rcond_tensor_impl(const Tensor& A, const Tensor& rcond, bool hermitian) {
-  return pinv_tensor_impl(A, as_tensor(0.0, A), rcond, hermitian);
+  return linalg::pinv(A, as_tensor(0.0, A), std::optional<Tensor>(rcond), hermitian);
 }
 
 Tensor pinverse_impl(const Tensor& A, double rcond) { return linalg::pinv(A, 0.0, rcond, false); }
@@ -345,9 +347,25 @@ Tensor vector_norm_autograd(const Tensor& self, const Scalar& ord, const std::op
   ops::save_output_at(r, out, result_);
   return out;
 }
+
+Tensor pinv_autograd(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+                     const bool& hermitian) {
+  autograd::Recorder r("LinalgPinvBackward0", A);
+  Tensor out = r.forward([&] {
+    return dispatch::call<pinv_tensor_impl>(OpId::linalg_pinv_atol_rtol_tensor, A, atol, rtol, hermitian);
+  });
+  if (!r) return out;
+  const size_t A_ = r.save(A), pinv_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{pinv_backward(g[0], n.saved(pinv_), n.saved(A_))};
+  });
+  ops::save_output_at(r, out, pinv_);
+  return out;
+}
 }  // namespace
 
 EMBER_REGISTER_AUTOGRAD(linalg_vector_norm, &vector_norm_autograd);
+EMBER_REGISTER_AUTOGRAD(linalg_pinv_atol_rtol_tensor, &pinv_autograd);
 
 // ---- frontends (schema order) and boxed registration ----
 
