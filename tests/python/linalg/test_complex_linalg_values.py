@@ -246,3 +246,14 @@ def test_ldl(dtype, hermitian):
     close(ember.linalg.ldl_factor_ex(E(A), hermitian=hermitian), torch.linalg.ldl_factor_ex(A, hermitian=hermitian))
     close(ember.linalg.ldl_solve(E(LD), E(piv), E(B), hermitian=hermitian),
           torch.linalg.ldl_solve(LD, piv, B, hermitian=hermitian))
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_cov_corrcoef(dtype):
+    # X X^H / (N - 1): Hermitian; corrcoef clips the real and imaginary parts each
+    x = rand(3, 6, dtype=dtype, seed=27)
+    close(ember.cov(E(x)), torch.cov(x))
+    close(ember.cov(E(x), correction=0), torch.cov(x, correction=0))
+    w = torch.tensor([1, 2, 1, 3, 1, 1])
+    close(ember.cov(E(x), fweights=E(w)), torch.cov(x, fweights=w))
+    close(ember.corrcoef(E(x)), torch.corrcoef(x))
