@@ -162,3 +162,18 @@ def test_own_backward_nodes(complex_input):
     for out in (ember.linalg.pinv(Ae), ember.linalg.pinv(Ae, hermitian=True), ember.pinverse(Ae),
                 ember.linalg.pinv(Ae, atol=0.1)):
         assert type(out.grad_fn).__name__ == "LinalgPinvBackward0"
+
+
+def test_double_backward():
+    # the complex rules are written with ember ops, so they differentiate again
+    A = E(rand(3, 3, seed=24), True)
+    gg = ember.autograd.gradgradcheck
+    assert gg(lambda a: ember.linalg.slogdet(a), (A,))
+    assert gg(lambda a: ember.linalg.qr(a)[1], (A,))
+    assert gg(ember.linalg.pinv, (A,))
+    assert gg(ember.linalg.svdvals, (A,))
+    assert gg(ember.linalg.matrix_exp, (A,))
+    assert gg(lambda a: ember.linalg.vector_norm(a, 3), (A,))
+    assert gg(lambda a: ember.linalg.cholesky(a @ a.mH + 3 * ember.eye(3, dtype=a.dtype)), (A,))
+    x, w = E(rand(1, 2, 5, seed=25), True), E(rand(3, 2, 2, seed=26), True)
+    assert gg(lambda x, w: ember.nn.functional.conv1d(x, w, padding=1), (x, w))
