@@ -23,7 +23,9 @@
 #include "lapack_util.h"
 
 extern "C" {
-#define EMBER_LAPACK_DECL(T, p)                                                                   \
+// The routines whose arguments are the same for the four element types (Note [Complex LAPACK]);
+// Q's generator is orgqr for real matrices, ungqr (unitary Q) for complex ones.
+#define EMBER_LAPACK_DECL(T, p, q)                                                                \
   void p##getrf_(blasint* m, blasint* n, T* a, blasint* lda, blasint* ipiv, blasint* info);       \
   void p##getri_(blasint* n, T* a, blasint* lda, blasint* ipiv, T* work, blasint* lwork,          \
                  blasint* info);                                                                  \
@@ -32,15 +34,23 @@ extern "C" {
   void p##potrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* info, size_t);              \
   void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
                  blasint* info);                                                                  \
-  void p##orgqr_(blasint* m, blasint* n, blasint* k, T* a, blasint* lda, T* tau, T* work,         \
-                 blasint* lwork, blasint* info);                                                  \
+  void p##q##gqr_(blasint* m, blasint* n, blasint* k, T* a, blasint* lda, T* tau, T* work,        \
+                  blasint* lwork, blasint* info);                                                 \
+  void p##gels_(char* trans, blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,     \
+                blasint* ldb, T* work, blasint* lwork, blasint* info, size_t);
+EMBER_LAPACK_DECL(float, s, or)
+EMBER_LAPACK_DECL(double, d, or)
+EMBER_LAPACK_DECL(std::complex<float>, c, un)
+EMBER_LAPACK_DECL(std::complex<double>, z, un)
+#undef EMBER_LAPACK_DECL
+// Real only: syevd (heevd is its complex twin, lapack_eig.cpp), and the real signatures of the
+// SVD-based routines.
+#define EMBER_LAPACK_REAL_DECL(T, p)                                                              \
   void p##gesdd_(char* jobz, blasint* m, blasint* n, T* a, blasint* lda, T* s, T* u,              \
                  blasint* ldu, T* vt, blasint* ldvt, T* work, blasint* lwork, blasint* iwork,     \
                  blasint* info, size_t);                                                          \
   void p##syevd_(char* jobz, char* uplo, blasint* n, T* a, blasint* lda, T* w, T* work,           \
                  blasint* lwork, blasint* iwork, blasint* liwork, blasint* info, size_t, size_t); \
-  void p##gels_(char* trans, blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,     \
-                blasint* ldb, T* work, blasint* lwork, blasint* info, size_t);                    \
   void p##gelsy_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
                  blasint* jpvt, T* rcond, blasint* rank, T* work, blasint* lwork, blasint* info); \
   void p##gelsd_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
@@ -48,27 +58,14 @@ extern "C" {
                  blasint* info);                                                                  \
   void p##gelss_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
                  T* s, T* rcond, blasint* rank, T* work, blasint* lwork, blasint* info);
-EMBER_LAPACK_DECL(float, s)
-EMBER_LAPACK_DECL(double, d)
-#undef EMBER_LAPACK_DECL
-// The complex twins (Note [Complex LAPACK]): the same arguments with complex elements, except
-// that gesdd and the gels family take a real workspace rwork and real singular values / rcond.
+EMBER_LAPACK_REAL_DECL(float, s)
+EMBER_LAPACK_REAL_DECL(double, d)
+#undef EMBER_LAPACK_REAL_DECL
+// The complex SVD-based routines take a real workspace rwork and real singular values / rcond.
 #define EMBER_LAPACK_COMPLEX_DECL(T, R, p)                                                        \
-  void p##getrf_(blasint* m, blasint* n, T* a, blasint* lda, blasint* ipiv, blasint* info);       \
-  void p##getri_(blasint* n, T* a, blasint* lda, blasint* ipiv, T* work, blasint* lwork,          \
-                 blasint* info);                                                                  \
-  void p##getrs_(char* trans, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b, \
-                 blasint* ldb, blasint* info, size_t);                                            \
-  void p##potrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* info, size_t);              \
-  void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
-                 blasint* info);                                                                  \
-  void p##ungqr_(blasint* m, blasint* n, blasint* k, T* a, blasint* lda, T* tau, T* work,         \
-                 blasint* lwork, blasint* info);                                                  \
   void p##gesdd_(char* jobz, blasint* m, blasint* n, T* a, blasint* lda, R* s, T* u,              \
                  blasint* ldu, T* vt, blasint* ldvt, T* work, blasint* lwork, R* rwork,           \
                  blasint* iwork, blasint* info, size_t);                                          \
-  void p##gels_(char* trans, blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,     \
-                blasint* ldb, T* work, blasint* lwork, blasint* info, size_t);                    \
   void p##gelsy_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
                  blasint* jpvt, R* rcond, blasint* rank, T* work, blasint* lwork, R* rwork,       \
                  blasint* info);                                                                  \

@@ -15,69 +15,53 @@
 #include "lapack_util.h"
 
 extern "C" {
-#define EMBER_LAPACK_MORE_DECL(T, p)                                                              \
+// The same arguments for the four element types: sytrf / sytrs (complex symmetric for complex
+// matrices), geqrf, and ormqr with its complex twin unmqr (Q unitary: "transpose" is the
+// conjugate transpose).
+#define EMBER_LAPACK_MORE_DECL(T, p, q)                                                           \
   void p##sytrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* ipiv, T* work,              \
                  blasint* lwork, blasint* info, size_t);                                          \
   void p##sytrs_(char* uplo, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b,  \
                  blasint* ldb, blasint* info, size_t);                                            \
   void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
                  blasint* info);                                                                  \
-  void p##ormqr_(char* side, char* trans, blasint* m, blasint* n, blasint* k, T* a, blasint* lda, \
-                 T* tau, T* c, blasint* ldc, T* work, blasint* lwork, blasint* info, size_t,      \
-                 size_t);
-EMBER_LAPACK_MORE_DECL(float, s)
-EMBER_LAPACK_MORE_DECL(double, d)
+  void p##q##mqr_(char* side, char* trans, blasint* m, blasint* n, blasint* k, T* a,              \
+                  blasint* lda, T* tau, T* c, blasint* ldc, T* work, blasint* lwork,              \
+                  blasint* info, size_t, size_t);
+EMBER_LAPACK_MORE_DECL(float, s, or)
+EMBER_LAPACK_MORE_DECL(double, d, or)
+EMBER_LAPACK_MORE_DECL(std::complex<float>, c, un)
+EMBER_LAPACK_MORE_DECL(std::complex<double>, z, un)
 #undef EMBER_LAPACK_MORE_DECL
-// sytrf / sytrs for complex symmetric matrices, hetrf / hetrs (the same arguments) for Hermitian
-// ones; geqrf and ormqr's complex twin unmqr (Q unitary: "transpose" is the conjugate transpose).
-#define EMBER_LAPACK_MORE_COMPLEX_DECL(T, p)                                                      \
-  void p##sytrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* ipiv, T* work,              \
-                 blasint* lwork, blasint* info, size_t);                                          \
+// hetrf / hetrs: LDL^H of Hermitian matrices, sytrf / sytrs's arguments.
+#define EMBER_LAPACK_MORE_HERMITIAN_DECL(T, p)                                                    \
   void p##hetrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* ipiv, T* work,              \
                  blasint* lwork, blasint* info, size_t);                                          \
-  void p##sytrs_(char* uplo, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b,  \
-                 blasint* ldb, blasint* info, size_t);                                            \
   void p##hetrs_(char* uplo, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b,  \
-                 blasint* ldb, blasint* info, size_t);                                            \
-  void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
-                 blasint* info);                                                                  \
-  void p##unmqr_(char* side, char* trans, blasint* m, blasint* n, blasint* k, T* a, blasint* lda, \
-                 T* tau, T* c, blasint* ldc, T* work, blasint* lwork, blasint* info, size_t,      \
-                 size_t);
-EMBER_LAPACK_MORE_COMPLEX_DECL(std::complex<float>, c)
-EMBER_LAPACK_MORE_COMPLEX_DECL(std::complex<double>, z)
-#undef EMBER_LAPACK_MORE_COMPLEX_DECL
+                 blasint* ldb, blasint* info, size_t);
+EMBER_LAPACK_MORE_HERMITIAN_DECL(std::complex<float>, c)
+EMBER_LAPACK_MORE_HERMITIAN_DECL(std::complex<double>, z)
+#undef EMBER_LAPACK_MORE_HERMITIAN_DECL
 }
 
 namespace ember::cpu::lapack {
 
 namespace {
 
-#define EMBER_LAPACK_PICK(name)                        \
-  inline auto name##_fn(float) { return &s##name##_; } \
-  inline auto name##_fn(double) { return &d##name##_; }
-EMBER_LAPACK_PICK(sytrf)
-EMBER_LAPACK_PICK(sytrs)
-EMBER_LAPACK_PICK(geqrf)
-EMBER_LAPACK_PICK(ormqr)
-#undef EMBER_LAPACK_PICK
-inline auto sytrf_fn(std::complex<float>) { return &csytrf_; }
-inline auto sytrf_fn(std::complex<double>) { return &zsytrf_; }
-inline auto sytrs_fn(std::complex<float>) { return &csytrs_; }
-inline auto sytrs_fn(std::complex<double>) { return &zsytrs_; }
+// One name per routine for the four element types (Note [Complex LAPACK] in lapack.cpp).
+#define EMBER_LAPACK_PICK(name, s_name, c_name)                       \
+  inline auto name##_fn(float) { return &s##s_name##_; }              \
+  inline auto name##_fn(double) { return &d##s_name##_; }             \
+  inline auto name##_fn(std::complex<float>) { return &c##c_name##_; } \
+  inline auto name##_fn(std::complex<double>) { return &z##c_name##_; }
+EMBER_LAPACK_PICK(sytrf, sytrf, sytrf)
+EMBER_LAPACK_PICK(sytrs, sytrs, sytrs)
+EMBER_LAPACK_PICK(geqrf, geqrf, geqrf)
+EMBER_LAPACK_PICK(ormqr, ormqr, unmqr)
 // The Hermitian routines; a real Hermitian matrix is symmetric, so real input takes sytrf / sytrs.
-inline auto hetrf_fn(float) { return &ssytrf_; }
-inline auto hetrf_fn(double) { return &dsytrf_; }
-inline auto hetrf_fn(std::complex<float>) { return &chetrf_; }
-inline auto hetrf_fn(std::complex<double>) { return &zhetrf_; }
-inline auto hetrs_fn(float) { return &ssytrs_; }
-inline auto hetrs_fn(double) { return &dsytrs_; }
-inline auto hetrs_fn(std::complex<float>) { return &chetrs_; }
-inline auto hetrs_fn(std::complex<double>) { return &zhetrs_; }
-inline auto geqrf_fn(std::complex<float>) { return &cgeqrf_; }
-inline auto geqrf_fn(std::complex<double>) { return &zgeqrf_; }
-inline auto ormqr_fn(std::complex<float>) { return &cunmqr_; }
-inline auto ormqr_fn(std::complex<double>) { return &zunmqr_; }
+EMBER_LAPACK_PICK(hetrf, sytrf, hetrf)
+EMBER_LAPACK_PICK(hetrs, sytrs, hetrs)
+#undef EMBER_LAPACK_PICK
 
 }  // namespace
 
