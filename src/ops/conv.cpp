@@ -18,6 +18,7 @@
 #include "ember/ops/nn_ops.h"
 #include "elementwise.h"
 #include "pointwise_helpers.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/reduce.h"
@@ -123,7 +124,7 @@ Params check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias,
 
   // dtypes (as the messages of PyTorch's CPU backends)
   if (input.dtype() != weight.dtype()) {
-    if (input.dtype() == kFloat32) {
+    if (input.dtype() == kFloat32 && !is_complex(weight.dtype())) {
       EMBER_FAIL("Input type (ember.", scalar_type_name(input.dtype()), "Tensor) and weight type (ember.",
                  scalar_type_name(weight.dtype()), "Tensor) should be the same or input should be a "
                  "MKLDNN tensor and weight is a dense tensor");
@@ -137,6 +138,13 @@ Params check_conv(const Tensor& input, const Tensor& weight, const Tensor& bias,
   const ScalarType t = input.dtype();
   EMBER_CHECK_NOT_IMPLEMENTED(t != kFloat16 && t != kBool && !is_quantized(t),
                               "\"slow_conv2d_cpu\" not implemented for '", scalar_type_name(t), "'");
+  // The kernels are real: complex input reaches them only through the composites that split it
+  // (Note [Complex convolution]); anything else gets the text of the PyTorch kernel it would reach.
+  if (is_complex(t)) {
+    const char* kernel = transposed ? (dim == 3 ? "slow_conv_transpose3d_out_cpu" : "slow_conv_transpose2d_out_cpu")
+                                    : (dim == 3 ? "compute_columns3d" : "slow_conv2d_cpu");
+    EMBER_FAIL("\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
+  }
   ops::common_device("convolution", bias.defined() ? std::vector<Tensor>{input, weight, bias}
                                                    : std::vector<Tensor>{input, weight});
   return p;
@@ -345,6 +353,55 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_op(
                                                    transposed, output_padding, groups, output_mask);
 }
 
+// The legacy type names of PyTorch's check_input_same_type_as_parameters: CPUComplexFloatType for
+// complex tensors, ember.FloatTensor for real ones.
+std::string legacy_type_name(const Tensor& t) {
+  return is_complex(t.dtype()) ? detail::str_cat("CPU", scalar_type_name(t.dtype()), "Type")
+                               : detail::str_cat("ember.", scalar_type_name(t.dtype()), "Tensor");
+}
+
+// Note [Complex convolution]: PyTorch 1.13 runs conv1d / conv2d / conv3d (and conv_transpose1d)
+// on complex tensors as three real convolutions (Gauss's trick): with a = conv(xr, wr, br),
+// b = conv(xi, wi) and c = conv(xr + xi, wr + wi, br + bi),
+//   conv(x, w, bias) = a - b + i (c - a - b).
+// It is a composite of differentiable ops, so the gradients are those of the real convolutions.
+// The other complex convolutions (conv_transpose2d / 3d, aten::convolution itself) refuse with
+// the text of the real kernel they reach, as PyTorch's do.
+Tensor complex_convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                           IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                           IntArrayRef output_padding, int64_t groups) {
+  EMBER_CHECK(input.dtype() == weight.dtype(), "Input type (", legacy_type_name(input), ") and weight type (",
+              legacy_type_name(weight), ") should be the same");
+  EMBER_CHECK(!bias || !bias->defined() || input.dtype() == bias->dtype(), "Input type (", legacy_type_name(input),
+              ") and bias type (", legacy_type_name(*bias), ") should be the same");
+  const Tensor xr = real(input), xi = imag(input), wr = real(weight), wi = imag(weight);
+  auto conv = [&](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+    return convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups);
+  };
+  Tensor a, b, c;
+  if (bias && bias->defined()) {
+    const Tensor br = real(*bias), bi = imag(*bias);
+    a = conv(xr, wr, br);
+    b = conv(xi, wi, std::nullopt);
+    c = conv(xr + xi, wr + wi, br + bi);
+  } else {
+    a = conv(xr, wr, std::nullopt);
+    b = conv(xi, wi, std::nullopt);
+    c = conv(xr + xi, wr + wi, std::nullopt);
+  }
+  return ember::complex(a - b, c - a - b);
+}
+
+// The convolution of a composite: complex input through the real ones (above).
+Tensor convolution_of(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                      IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                      IntArrayRef output_padding, int64_t groups) {
+  if (input.is_complex()) {
+    return complex_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  return convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+}
+
 // conv1d / conv2d / conv_transpose2d accept one unbatched sample (no N dim), as PyTorch.
 template <class F>
 Tensor batchify(const Tensor& input, int64_t spatial, const char* name, F&& run) {
@@ -359,8 +416,8 @@ Tensor conv_nd_impl(int64_t spatial, const char* name, const Tensor& input, cons
                     const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                     IntArrayRef dilation, int64_t groups) {
   return batchify(input, spatial, name, [&](const Tensor& x) {
-    return convolution(x, weight, bias, stride, padding, dilation, false,
-                       std::vector<int64_t>(static_cast<size_t>(spatial), 0), groups);
+    return convolution_of(x, weight, bias, stride, padding, dilation, false,
+                          std::vector<int64_t>(static_cast<size_t>(spatial), 0), groups);
   });
 }
 
@@ -402,7 +459,7 @@ Tensor conv_nd_str_impl(int64_t spatial, const char* name, const Tensor& input, 
         xin = cat({xin, zeros(extra, TensorOptions(xin.dtype()).device(xin.device()))}, 2 + i);
       }
     }
-    return convolution(xin, weight, bias, stride, pad_l, dilation, false, zeros_, groups);
+    return convolution_of(xin, weight, bias, stride, pad_l, dilation, false, zeros_, groups);
   });
 }
 
@@ -480,8 +537,13 @@ Tensor conv_transpose_nd_impl(const Tensor& input, const Tensor& weight,
                               const int64_t& groups, const IntArrayRef& dilation) {
   return batchify(input, Spatial, Spatial == 1 ? "conv_transpose1d" : "conv_transpose3d",
                   [&](const Tensor& x) {
-                    return convolution(x, weight, bias, stride, padding, dilation, true,
-                                       output_padding, groups);
+                    // PyTorch 1.13 splits complex input in conv_transpose1d only.
+                    if constexpr (Spatial == 1) {
+                      return convolution_of(x, weight, bias, stride, padding, dilation, true, output_padding,
+                                            groups);
+                    } else {
+                      return convolution(x, weight, bias, stride, padding, dilation, true, output_padding, groups);
+                    }
                   });
 }
 

@@ -5,10 +5,9 @@
 
 namespace ember::ops::linalg {
 
-void check_float(const char* api, const Tensor& t) {
+void check_float_or_complex(const char* api, const Tensor& t) {
   const ScalarType d = t.dtype();
-  // Complex input reaches here only in the ops whose kernels are real-only (docs/complex.md).
-  EMBER_CHECK(!is_complex(d), api, ": complex input is not supported yet. Got ", scalar_type_name(d));
+  if (is_complex(d)) return;  // complex64 / complex128: ember has no complex32
   EMBER_CHECK(is_floating(d), api, ": Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(d));
   EMBER_CHECK(d == kFloat32 || d == kFloat64, api, ": Low precision dtypes not supported. Got ",
@@ -24,15 +23,6 @@ void check_square(const char* api, const Tensor& t, const char* name) {
   EMBER_CHECK(t.size(-1) == t.size(-2), api, ": ", name,
               " must be batches of square matrices, but they are ", t.size(-2), " by ", t.size(-1),
               " matrices");
-}
-
-void check_float_square(const char* api, const Tensor& t, const char* name) {
-  check_square(api, t, name);
-  check_float(api, t);
-}
-
-void check_float_or_complex(const char* api, const Tensor& t) {
-  if (!is_complex(t.dtype())) check_float(api, t);
 }
 
 void check_float_or_complex_square(const char* api, const Tensor& t, const char* name) {

@@ -19,17 +19,15 @@
 
 namespace ember::ops::linalg {
 
-/// float32 / float64 only: "<api>: Expected a floating point or complex tensor as input. Got
-/// Long", "<api>: Low precision dtypes not supported. Got Half".
-void check_float(const char* api, const Tensor& t);
 /// "<api>: The input tensor <name> must have at least 2 dimensions."
 void check_matrix(const char* api, const Tensor& t, const char* name = "A");
 /// The above and "<api>: A must be batches of square matrices, but they are 2 by 3 matrices".
 void check_square(const char* api, const Tensor& t, const char* name = "A");
-/// check_float + check_square, the common prologue.
-void check_float_square(const char* api, const Tensor& t, const char* name = "A");
-/// The same for the ops whose kernels take complex64 / complex128 too (inv, det, solve).
+/// float32 / float64 / complex64 / complex128, the dtypes of the LAPACK kernels: "<api>: Expected
+/// a floating point or complex tensor as input. Got Long", "<api>: Low precision dtypes not
+/// supported. Got Half".
 void check_float_or_complex(const char* api, const Tensor& t);
+/// check_square + check_float_or_complex, the common prologue.
 void check_float_or_complex_square(const char* api, const Tensor& t, const char* name = "A");
 /// The conjugate transpose x^H (x^T for real x, without a copy).
 Tensor mH(const Tensor& x);

@@ -43,7 +43,7 @@ std::tuple<Tensor, Tensor> qr_impl(const Tensor& A, const std::string& mode) {
   check_matrix("linalg.qr", A);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '",
               mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
-  check_float("linalg.qr", A);
+  check_float_or_complex("linalg.qr", A);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const bool complete = mode == "complete", compute_q = mode != "r";
   const DimVector batch = batch_shape(A);
@@ -57,14 +57,15 @@ std::tuple<Tensor, Tensor> qr_impl(const Tensor& A, const std::string& mode) {
 std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full_matrices, bool compute_uv,
                                             std::optional<std::string> driver) {
   check_matrix("linalg.svd", A);
-  check_float("linalg.svd", A);
+  check_float_or_complex("linalg.svd", A);
   EMBER_CHECK(!driver.has_value(),
               "ember.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const DimVector batch = batch_shape(A);
   Tensor U = compute_uv ? empty_column_major(with_matrix(batch, m, full_matrices ? m : k), A.dtype(), A.device())
                         : empty_1d(A, A.dtype());
-  Tensor S = empty(with_vector(batch, k), TensorOptions(A.dtype()).device(A.device()));
+  // The singular values are real for complex input too.
+  Tensor S = empty(with_vector(batch, k), TensorOptions(to_real_value_type(A.dtype())).device(A.device()));
   Tensor Vh = compute_uv ? empty_column_major(with_matrix(batch, full_matrices ? n : k, n), A.dtype(), A.device())
                          : empty_1d(A, A.dtype());
   if (!S.is_meta()) {
@@ -109,14 +110,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_impl(const Tensor& A, const Ten
   const Tensor B2 = vector ? B.unsqueeze(-1) : B;
   EMBER_CHECK(A.size(-2) == B2.size(-2), vector ? "ember.linalg.lstsq: input.size(-2) should match other.size(-1)"
                                                 : "ember.linalg.lstsq: input.size(-2) should match other.size(-2)");
-  check_float("ember.linalg.lstsq", A);
+  check_float_or_complex("ember.linalg.lstsq", A);
   const std::string driver = driver_.value_or("gelsy");
   EMBER_CHECK(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss",
               "ember.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
   const int64_t m = A.size(-2), n = A.size(-1), k = B2.size(-1), mn = std::min(m, n);
   const DimVector batch = broadcast_shapes(batch_shape(A), batch_shape(B2));
-  const auto opts = TensorOptions(A.dtype()).device(A.device());
-  const double eps = A.dtype() == kFloat64 ? std::numeric_limits<double>::epsilon()
+  const ScalarType real_type = to_real_value_type(A.dtype());
+  const double eps = real_type == kFloat64 ? std::numeric_limits<double>::epsilon()
                                            : static_cast<double>(std::numeric_limits<float>::epsilon());
   const double rc = rcond.value_or(eps * static_cast<double>(std::max(m, n)));
   Tensor a = column_major_copy(A.expand(with_matrix(batch, m, n)));
@@ -124,7 +125,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_impl(const Tensor& A, const Ten
   Tensor b = empty_column_major(with_matrix(batch, std::max(m, n), k), A.dtype(), A.device());
   const bool has_rank = driver != "gels", has_sv = driver == "gelsd" || driver == "gelss";
   Tensor rank = has_rank ? empty(batch, TensorOptions(kInt64).device(A.device())) : empty_1d(A, kInt64);
-  Tensor sv = has_sv ? empty(with_vector(batch, mn), opts) : empty_1d(A, A.dtype());
+  Tensor sv = has_sv ? empty(with_vector(batch, mn), TensorOptions(real_type).device(A.device()))
+                      : empty_1d(A, real_type);
   if (!b.is_meta()) {
     b.zero_();
     b.narrow(-2, 0, m).copy_(B2.expand(with_matrix(batch, m, k)));
@@ -133,11 +135,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_impl(const Tensor& A, const Ten
     if (driver == "gels") raise_if_errors("ember.linalg.lstsq", info, A.dim() == 2);
   }
   Tensor solution = b.narrow(-2, 0, n);
-  Tensor residuals = empty_1d(A, A.dtype());
+  Tensor residuals = empty_1d(A, real_type);
   if (m > n && driver != "gelsy" && !b.is_meta()) {
     bool full_rank = true;
     if (has_rank) full_rank = (rank == n).all().item<bool>();
-    if (full_rank) residuals = b.narrow(-2, n, m - n).pow(2).sum(std::vector<int64_t>{-2});
+    if (full_rank) residuals = b.narrow(-2, n, m - n).abs().pow(2).sum(std::vector<int64_t>{-2});
   }
   if (vector) solution = solution.squeeze(-1);
   return {solution, residuals, rank, sv};
@@ -158,7 +160,7 @@ std::tuple<Tensor, Tensor, Tensor> torch_svd_impl(const Tensor& A, bool some, bo
               " dimensions instead");
   if (compute_uv) {
     auto [U, S, Vh] = linalg::svd(A, !some);
-    return {U, S, mT(Vh)};
+    return {U, S, mH(Vh)};
   }
   Tensor S = linalg::svdvals(A);
   const DimVector batch = batch_shape(A);
@@ -183,25 +185,26 @@ std::tuple<Tensor, Tensor> torch_qr_impl(const Tensor& A, bool some) {
 
 // ---- autograd ----
 // PyTorch's formulas (FunctionsManual.cpp: linalg_qr_backward, svd_backward,
-// linalg_eig_backward, linalg_lstsq_backward, pinv_backward), real case.
+// linalg_eig_backward, linalg_lstsq_backward, pinv_backward), written for complex matrices with
+// conjugate transposes (mH, which is mT on real ones: the real rules are the same code).
 namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
 
-// X - X^T.
-Tensor skew(const Tensor& X) { return X - mT(X); }
+// X - X^H.
+Tensor skew(const Tensor& X) { return X - mH(X); }
 
-// A = QR, m >= n (reduced): gA = (gQ + Q copyltu(M)) R^-T with M = gR R^T - Q^T gQ made
-// symmetric from its upper triangle.
+// A = QR, m >= n (reduced): gA = (gQ + Q copyltu(M)) R^-H with M = gR R^H - Q^H gQ made
+// Hermitian from its upper triangle (the diagonal's real part: PyTorch's syminvadj).
 Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
   const int64_t n = R.size(-1);
   Tensor M;
-  if (gR.defined()) M = matmul(gR, mT(R));
-  if (gQ.defined()) M = M.defined() ? M - matmul(mT(Q), gQ) : -matmul(mT(Q), gQ);
+  if (gR.defined()) M = matmul(gR, mH(R));
+  if (gQ.defined()) M = M.defined() ? M - matmul(mH(Q), gQ) : -matmul(mH(Q), gQ);
   const Tensor half_upper = M * triangle_mask(n, n, true, 0.5, M);
-  Tensor gA = matmul(Q, half_upper + mT(half_upper));
+  Tensor gA = matmul(Q, half_upper + mH(half_upper));
   if (gQ.defined()) gA = gA + gQ;
-  return linalg::solve_triangular(mT(R), gA, false, false, false);
+  return linalg::solve_triangular(mH(R), gA, false, false, false);
 }
 
 Tensor qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R, const std::string& mode) {
@@ -212,14 +215,14 @@ Tensor qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Te
   EMBER_CHECK(mode == "reduced" || m <= n,
               "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
   if (m >= n) return qr_backward_tall(gQ, gR, Q, R);
-  // Wide A = Q [R1 R2] with Y = Q R2: the square part sees gQ + Y gR2^T, and gY = Q gR2.
+  // Wide A = Q [R1 R2] with Y = Q R2: the square part sees gQ + Y gR2^H, and gY = Q gR2.
   const Tensor R1 = R.narrow(-1, 0, m), R2 = R.narrow(-1, m, n - m);
   Tensor gQ1 = gQ;
   Tensor gR1, gY;
   if (gR.defined()) {
     gR1 = gR.narrow(-1, 0, m);
     const Tensor gR2 = gR.narrow(-1, m, n - m);
-    const Tensor extra = matmul(matmul(Q, R2), mT(gR2));
+    const Tensor extra = matmul(matmul(Q, R2), mH(gR2));
     gQ1 = gQ.defined() ? gQ + extra : extra;
     gY = matmul(Q, gR2);
   } else {
@@ -252,23 +255,35 @@ Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Ten
   Vh = Vh.narrow(-2, 0, k);
   if (gU.defined()) gU = gU.narrow(-1, 0, k);
   if (gVh.defined()) gVh = gVh.narrow(-2, 0, k);
-  const Tensor V = mT(Vh);
+  const Tensor V = mH(Vh);
+  const Tensor UhgU = gU.defined() ? skew(matmul(mH(U), gU)) : Tensor();
+  const Tensor VhgV = gVh.defined() ? skew(matmul(Vh, mH(gVh))) : Tensor();
+  const bool complex = U.is_complex();
+  if (complex) {
+    // The loss must not depend on the vectors' phases: Im diag(U^H gU) = -Im diag(V^H gV).
+    const Tensor im_u = UhgU.defined() ? imag(diagonal_of(UhgU)) : zeros_like(S);
+    const Tensor im_v = VhgV.defined() ? imag(diagonal_of(VhgV)) : zeros_like(S);
+    EMBER_CHECK(im_u.numel() == 0 || (abs(im_u + im_v) - (1e-2 + 1e-2 * abs(im_v))).max().item<double>() <= 0,
+                "svd_backward: The singular vectors in the complex case are specified up to multiplication by "
+                "e^{i phi}. The specified loss function depends on this phase term, making it ill-defined.");
+  }
   const Tensor S2 = S * S;
   // E_ij = S_j^2 - S_i^2, 1 on the diagonal (where the numerators are 0).
   const Tensor E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_like(k, S);
   Tensor gA;
   if (gU.defined() && gVh.defined()) {
-    gA = (skew(matmul(mT(U), gU)) * S.unsqueeze(-2) + S.unsqueeze(-1) * skew(matmul(Vh, mT(gVh)))) / E;
+    gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E;
   } else if (gU.defined()) {
-    gA = skew(matmul(mT(U), gU)) * S.unsqueeze(-2) / E;
+    gA = UhgU * (S.unsqueeze(-2) / E);
   } else {
-    gA = S.unsqueeze(-1) * skew(matmul(Vh, mT(gVh))) / E;
+    gA = S.unsqueeze(-1) * (VhgV / E);
   }
   if (gS.defined()) gA = gA + diag_embed_of(gS);
+  if (complex && gU.defined() && gVh.defined()) gA = gA + diag_embed_of(diagonal_of(UhgU) / (2 * S));
   if (m > n && gU.defined()) {
     gA = matmul(U, gA);
     const Tensor gUSinv = gU / S.unsqueeze(-2);
-    gA = gA + gUSinv - matmul(U, matmul(mT(U), gUSinv));
+    gA = gA + gUSinv - matmul(U, matmul(mH(U), gUSinv));
     return matmul(gA, Vh);
   }
   if (m < n && gVh.defined()) {
@@ -345,16 +360,16 @@ std::tuple<Tensor, Tensor> eigh_autograd(const Tensor& A, const std::string& UPL
 // PyTorch's pinv_backward: the gradient of pinv(A) for any A, in the smaller dimension.
 Tensor ops::linalg::pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A) {
   const int64_t m = A.size(-2), n = A.size(-1);
-  const Tensor pinvAh = mT(pinvA), gradh = mT(grad);
+  const Tensor pinvAh = mH(pinvA), gradh = mH(grad);
   if (m <= n) {
     const Tensor K = matmul(gradh, pinvA);
     const Tensor KpinvAh = matmul(K, pinvAh);
-    return -mT(matmul(pinvA, K)) + KpinvAh - matmul(matmul(A, pinvA), KpinvAh) +
+    return -mH(matmul(pinvA, K)) + KpinvAh - matmul(matmul(A, pinvA), KpinvAh) +
            matmul(matmul(pinvAh, pinvA), gradh - matmul(K, A));
   }
   const Tensor K = matmul(pinvA, gradh);
   const Tensor pinvAhK = matmul(pinvAh, K);
-  return -mT(matmul(K, pinvA)) + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh) + pinvAhK -
+  return -mH(matmul(K, pinvA)) + matmul(matmul(gradh - matmul(A, K), pinvA), pinvAh) + pinvAhK -
          matmul(matmul(pinvAhK, pinvA), A);
 }
 
@@ -375,9 +390,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_autograd(const Tensor& A, const
     const Tensor gX = vector ? g[0].unsqueeze(-1) : g[0];
     const Tensor pinvA = linalg::pinv(a);
     Tensor gA, gB;
-    if (n.needs(0)) gA = pinv_backward(matmul(gX, mT(b)), pinvA, a);
+    if (n.needs(0)) gA = pinv_backward(matmul(gX, mH(b)), pinvA, a);
     if (n.needs(1)) {
-      gB = matmul(mT(pinvA), gX);
+      gB = matmul(mH(pinvA), gX);
       if (vector) gB = gB.squeeze(-1);
     }
     return tensor_list{gA, gB};

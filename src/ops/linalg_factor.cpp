@@ -66,10 +66,11 @@ std::tuple<Tensor, Tensor, Tensor> det_impl(const Tensor& A) {
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> slogdet_impl(const Tensor& A) {
-  check_float_square("linalg.slogdet", A);
+  check_float_or_complex_square("linalg.slogdet", A);
   auto [lu, pivots, info] = lu_factor_ex_impl(A.is_contiguous() ? mT(A) : A, true, false);
-  const auto opts = TensorOptions(A.dtype()).device(A.device());
-  Tensor sign = empty(batch_shape(A), opts), logabsdet = empty(batch_shape(A), opts);
+  // sign has A's dtype (a phase for complex A); logabsdet is real.
+  Tensor sign = empty(batch_shape(A), TensorOptions(A.dtype()).device(A.device()));
+  Tensor logabsdet = empty(batch_shape(A), TensorOptions(to_real_value_type(A.dtype())).device(A.device()));
   if (!sign.is_meta()) cpu::lapack::slogdet_from_lu(lu, pivots, sign, logabsdet);
   return {sign, logabsdet, lu, pivots};
 }
@@ -111,7 +112,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_impl(const Tensor& A, const 
   Tensor info = empty_int(batch_shape(lu), A.device());
   if (!x.is_meta()) {
     cpu::lapack::getrf(lu, pivots, info);
-    cpu::lapack::getrs(lu, pivots, x, transpose);
+    cpu::lapack::getrs(lu, pivots, x, transpose ? 'T' : 'N');
     if (check_errors) raise_if_errors("ember.linalg.solve_ex", info, lu.dim() == 2);
   }
   Tensor result = left ? x : mT(x);
@@ -120,7 +121,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_impl(const Tensor& A, const 
 }
 
 std::tuple<Tensor, Tensor> cholesky_ex_impl(const Tensor& A, bool upper, bool check_errors) {
-  check_float_square("linalg.cholesky", A);
+  check_float_or_complex_square("linalg.cholesky", A);
   Tensor L = column_major_copy(A);
   Tensor info = empty_int(batch_shape(A), A.device());
   if (!L.is_meta()) {
@@ -136,7 +137,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack_impl(const Tensor& LU, const Tensor
   EMBER_CHECK(!unpack_pivots || pivots.dtype() == kInt32,
               "ember.lu_unpack: LU_pivots is expected to be a contiguous tensor of ember.int32 dtype.\n"
               "Note: this function is intended to be used with the output produced by ember.linalg.lu_factor");
-  check_float("ember.lu_unpack", LU);
+  check_float_or_complex("ember.lu_unpack", LU);
   const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
   const DimVector batch = batch_shape(LU);
   const auto opts = TensorOptions(LU.dtype()).device(LU.device());
@@ -157,16 +158,18 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack_impl(const Tensor& LU, const Tensor
 }
 
 Tensor lu_solve_impl(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
-  check_float_square("linalg.lu_solve", LU, "LU");
+  check_square("linalg.lu_solve", LU, "LU");
+  check_float_or_complex("linalg.lu_solve", LU);
   check_matrix("linalg.lu_solve", B, "B");
   check_same_dtype("linalg.lu_solve", LU, B, "LU", "B");
   EMBER_CHECK(pivots.dtype() == kInt32, "linalg.lu_solve: pivots should be a Tensor of scalar type ember.int32");
   const int64_t n = LU.size(-1);
   EMBER_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "linalg.lu_solve: Incompatible shapes of A and B for the equation ",
               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
-  // X A = B  <=>  A^T X^T = B^T: solve with the other transposition of the same LU.
-  const Tensor B_ = left ? B : mT(B);
-  const bool trans = left ? adjoint : !adjoint;
+  // X op(A) = B  <=>  op(A)^H X^H = B^H: solve with the other transposition of the same LU
+  // ('C' is A^H, A^T for real A).
+  const Tensor B_ = left ? B : mH(B);
+  const char trans = left == adjoint ? 'C' : 'N';
   auto [lu, x] = broadcast_solve_operands(LU, B_);
   DimVector piv_shape = batch_shape(lu);
   piv_shape.push_back(n);
@@ -174,11 +177,11 @@ Tensor lu_solve_impl(const Tensor& LU, const Tensor& pivots, const Tensor& B, bo
     Tensor piv = pivots.expand(piv_shape).contiguous();
     cpu::lapack::getrs(lu, piv, x, trans);
   }
-  return left ? x : mT(x);
+  return left ? x : mH(x);
 }
 
 Tensor solve_triangular_impl(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
-  check_float_square("linalg.solve_triangular", A);
+  check_float_or_complex_square("linalg.solve_triangular", A);
   check_matrix("linalg.solve_triangular", B, "B");
   check_same_dtype("linalg.solve_triangular", A, B);
   const int64_t n = A.size(-1);
@@ -220,8 +223,10 @@ std::tuple<Tensor, Tensor> slogdet_composite(const Tensor& A) {
 
 Tensor logdet_impl(const Tensor& A) {
   check_square("logdet", A);
-  check_float("logdet", A);
+  check_float_or_complex("logdet", A);
   auto [sign, logabsdet] = linalg::slogdet(A);
+  // Complex: log(det) = log(sign) + log|det| (the principal branch).
+  if (A.is_complex()) return log(sign) + logabsdet;
   // log(det): -inf where det is 0, nan where it is negative.
   return where(sign == -1, full({}, std::numeric_limits<double>::quiet_NaN(), TensorOptions(A.dtype())), logabsdet);
 }
@@ -248,20 +253,23 @@ Tensor cholesky_impl(const Tensor& A, bool upper) {
   return linalg::cholesky(A, upper);
 }
 
-// A = L L^T: X = L^-T L^-1 B by two triangular solves.
-Tensor cholesky_solve_impl(const Tensor& B, const Tensor& L, bool upper) {
+// A = L L^H: X = L^-H L^-1 B by two triangular solves. A primitive (CholeskySolveBackward0),
+// as in PyTorch, whose rule treats L as a full matrix: the gradient of the triangular solves
+// would be zero above L's diagonal where PyTorch's is not.
+Tensor cholesky_solve_impl(const Tensor& B, const Tensor& L, const bool& upper) {
   check_matrix("cholesky_solve", B, "B");
   check_matrix("cholesky_solve", L, "A");
   EMBER_CHECK(B.size(-2) == L.size(-1),
               "Incompatible matrix sizes for cholesky_solve: each A matrix is ", L.size(-1), " by ",
               L.size(-1), " but each b matrix is ", B.size(-2), " by ", B.size(-1));
-  const Tensor Lo = upper ? mT(L) : L;
+  const Tensor Lo = upper ? mH(L) : L;
   Tensor y = linalg::solve_triangular(Lo, B, false, true, false);
-  return linalg::solve_triangular(mT(Lo), y, true, true, false);
+  return linalg::solve_triangular(mH(Lo), y, true, true, false);
 }
 
-Tensor cholesky_inverse_impl(const Tensor& L, bool upper) {
-  check_float_square("cholesky_inverse", L);
+Tensor cholesky_inverse_impl(const Tensor& L, const bool& upper) {
+  check_square("cholesky_inverse", L);
+  check_float_or_complex("cholesky_inverse", L);
   return cholesky_solve_impl(eye_like(L.size(-1), L).expand(L.sizes()), L, upper);
 }
 
@@ -319,9 +327,8 @@ Tensor det_backward(const Tensor& g, const Tensor& det, const Tensor& A) {
   const bool singular = !det.is_meta() && (det == 0).any().item<bool>();
   // Complex: the conjugate Wirtinger gradient, g conj(det) A^{-H}.
   if (!singular) return (g * conj_if_complex(det)).unsqueeze(-1).unsqueeze(-1) * mH(linalg::inv(A));
-  EMBER_CHECK(!A.is_complex(), "linalg.det: the gradient at a singular complex matrix is not supported");
   auto [U, S, Vh] = linalg::svd(A, false);
-  const Tensor alpha = linalg::det(U) * linalg::det(Vh) * g;
+  const Tensor alpha = conj_if_complex(linalg::det(U) * linalg::det(Vh)) * g;
   const int64_t n = S.size(-1);
   const Tensor off = 1 - eye_like(n, S);
   const Tensor others = (S.unsqueeze(-2) * off + eye_like(n, S)).prod(-1);
@@ -340,18 +347,28 @@ std::tuple<Tensor, Tensor, Tensor> det_autograd(const Tensor& A) {
   return outs;
 }
 
-// d log|det A| = A^-T; the sign is piecewise constant.
+// d log|det A| = A^-H (real: A^-T, and the sign is piecewise constant). Complex A: the sign is a
+// phase whose differential is sign i Im tr(A^-1 dA), so gA = (g_abs - i Im(conj(g_sign) sign))
+// A^-H (PyTorch's slogdet_backward).
 std::tuple<Tensor, Tensor, Tensor, Tensor> slogdet_autograd(const Tensor& A) {
   autograd::Recorder r("LinalgSlogdetBackward0", A);
   auto outs = r.forward([&] { return dispatch::call<slogdet_impl>(OpId::_linalg_slogdet, A); });
   if (!r) return outs;
-  const size_t A_ = r.save(A);
+  const bool complex = A.is_complex();
+  const size_t A_ = r.save(A), sign_ = 1;
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
-    if (!g[1].defined()) return tensor_list{Tensor()};
+    const bool has_sign = complex && g[0].defined();
+    if (!g[1].defined() && !has_sign) return tensor_list{Tensor()};
     const Tensor a = n.saved(A_);
     if (a.size(-1) == 0) return tensor_list{zeros_like(a)};
-    return tensor_list{g[1].unsqueeze(-1).unsqueeze(-1) * mT(linalg::inv(a))};
-  }, {false, true, false, false});
+    Tensor coef = g[1];
+    if (has_sign) {
+      const Tensor phase = ember::complex(zeros_like(imag(g[0])), -imag(conj_physical(g[0]) * n.saved(sign_)));
+      coef = coef.defined() ? phase + coef : phase;
+    }
+    return tensor_list{coef.unsqueeze(-1).unsqueeze(-1) * mH(linalg::inv(a))};
+  }, {complex, true, false, false});
+  if (complex) ops::save_output_at(r, std::get<0>(outs), sign_);
   return outs;
 }
 
@@ -379,8 +396,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_autograd(const Tensor& A, co
   return outs;
 }
 
-// Murray (2016): gA = sym(L^-T Phi(L^T gL) L^-1), Phi = the lower triangle with its diagonal
-// halved.
+// Murray (2016), PyTorch's cholesky_backward: P = tril(L^H gL), gA = L^-H Phi L^-1 with
+// Phi = (P + tril(P, -1)^H) / 2 (Hermitian off the diagonal, half P's diagonal on it).
 std::tuple<Tensor, Tensor> cholesky_ex_autograd(const Tensor& A, const bool& upper, const bool& check_errors) {
   autograd::Recorder r("LinalgCholeskyExBackward0", A);
   auto outs = r.forward([&] { return dispatch::call<cholesky_ex_impl>(OpId::linalg_cholesky_ex, A, upper, check_errors); });
@@ -389,21 +406,20 @@ std::tuple<Tensor, Tensor> cholesky_ex_autograd(const Tensor& A, const bool& upp
   r.finish(outs, [=](OpNode& n, const tensor_list& g) {
     Tensor L = n.saved(L_), gL = g[0];
     if (upper) {
-      L = mT(L);
-      gL = mT(gL);
+      L = mH(L);
+      gL = mH(gL);
     }
     const int64_t k = L.size(-1);
-    const Tensor phi = matmul(mT(L), gL) * triangle_mask(k, k, false, 0.5, L);
-    // gA = L^-T phi L^-1 (two triangular solves), symmetrised.
-    const Tensor y = linalg::solve_triangular(mT(L), phi, true, true, false);
-    const Tensor full = linalg::solve_triangular(L, y, false, false, false);
-    return tensor_list{(full + mT(full)) * 0.5};
+    const Tensor P = matmul(mH(L), gL);
+    const Tensor phi = (P * triangle_mask(k, k, false, 1.0, L) + mH(P * triangle_mask(k, k, false, 0.0, L))) * 0.5;
+    const Tensor y = linalg::solve_triangular(mH(L), phi, true, true, false);
+    return tensor_list{linalg::solve_triangular(L, y, false, false, false)};
   });
   ops::save_output_at(r, std::get<0>(outs), L_);
   return outs;
 }
 
-// X = A^-1 B for triangular A: gB = A^-T gX (triangular), gA = -gB X^T kept on A's triangle.
+// X = A^-1 B for triangular A: gB = A^-H gX (triangular), gA = -gB X^H kept on A's triangle.
 Tensor solve_triangular_autograd(const Tensor& A, const Tensor& B, const bool& upper, const bool& left,
                                  const bool& unitriangular) {
   autograd::Recorder r("LinalgSolveTriangularBackward0", A, B);
@@ -414,11 +430,11 @@ Tensor solve_triangular_autograd(const Tensor& A, const Tensor& B, const bool& u
   const size_t A_ = r.save(A), X_ = 1;
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor a = n.saved(A_);
-    const Tensor gB = linalg::solve_triangular(mT(a), g[0], !upper, left, unitriangular);
+    const Tensor gB = linalg::solve_triangular(mH(a), g[0], !upper, left, unitriangular);
     Tensor gA;
     if (n.needs(0)) {
       const Tensor x = n.saved(X_);
-      gA = left ? -matmul(gB, mT(x)) : -matmul(mT(x), gB);
+      gA = left ? -matmul(gB, mH(x)) : -matmul(mH(x), gB);
       const int64_t k = a.size(-1);
       gA = gA * triangle_mask(k, k, upper, unitriangular ? 0.0 : 1.0, a);
     }
@@ -462,7 +478,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack_autograd(const Tensor& LU, const Te
   return outs;
 }
 
-// A = P L U (square): gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T, gL and gU the
+// A = P L U (square): gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H, gL and gU the
 // triangles of the gradient of the packed LU (PyTorch's linalg_lu_backward).
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_autograd(const Tensor& A, const bool& pivot, const bool& check_errors) {
   autograd::Recorder r("LinalgLuFactorExBackward0", A);
@@ -480,10 +496,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_autograd(const Tensor& A, const 
     const int64_t k = lu.size(-1);
     const Tensor gL = g[0] * triangle_mask(k, k, false, 0.0, lu);
     const Tensor gU = g[0] * triangle_mask(k, k, true, 1.0, lu);
-    const Tensor gR = matmul(mT(L), gL) * triangle_mask(k, k, false, 0.0, lu) +
-                      matmul(gU, mT(U)) * triangle_mask(k, k, true, 1.0, lu);
-    Tensor gA = linalg::solve_triangular(mT(L), gR, true, true, true);
-    gA = linalg::solve_triangular(mT(U), gA, false, false, false);
+    const Tensor gR = matmul(mH(L), gL) * triangle_mask(k, k, false, 0.0, lu) +
+                      matmul(gU, mH(U)) * triangle_mask(k, k, true, 1.0, lu);
+    Tensor gA = linalg::solve_triangular(mH(L), gR, true, true, true);
+    gA = linalg::solve_triangular(mH(U), gA, false, false, false);
     return tensor_list{matmul(P, gA)};
   }, {true, false, false});
   ops::save_output_at(r, std::get<0>(outs), LU_);
@@ -491,7 +507,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_autograd(const Tensor& A, const 
   return outs;
 }
 
-// X = A^-1 B: gB = A^-T gX, through the same LU (the other transposition).
+// X = A^-1 B: gB = A^-H gX, through the same LU (the other transposition).
 Tensor lu_solve_autograd(const Tensor& LU, const Tensor& pivots, const Tensor& B, const bool& left,
                          const bool& adjoint) {
   autograd::Recorder r("LinalgLuSolveBackward0", LU, B);
@@ -520,6 +536,50 @@ EMBER_REGISTER_AUTOGRAD(_linalg_solve_ex, &solve_ex_autograd);
 EMBER_REGISTER_AUTOGRAD(linalg_cholesky_ex, &cholesky_ex_autograd);
 EMBER_REGISTER_AUTOGRAD(linalg_solve_triangular, &solve_triangular_autograd);
 EMBER_REGISTER_AUTOGRAD(lu_unpack, &lu_unpack_autograd);
+
+namespace {
+// PyTorch's cholesky_solve_backward / cholesky_inverse_backward: with C = gB X^H + X gB^H
+// (gB = A^-1 gX, A = L L^H), gL = -C L (lower) or -L C (upper).
+Tensor cholesky_factor_grad(const Tensor& common, const Tensor& L, bool upper) {
+  return upper ? -matmul(L, common) : -matmul(common, L);
+}
+
+Tensor cholesky_solve_autograd(const Tensor& B, const Tensor& L, const bool& upper) {
+  autograd::Recorder r("CholeskySolveBackward0", B, L);
+  Tensor out = r.forward([&] { return dispatch::call<cholesky_solve_impl>(OpId::cholesky_solve, B, L, upper); });
+  if (!r) return out;
+  const size_t L_ = r.save(L), X_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    if (!g[0].defined()) return tensor_list{Tensor(), Tensor()};
+    const Tensor l = n.saved(L_);
+    const Tensor gB = cholesky_solve(g[0], l, upper);
+    Tensor gL;
+    if (n.needs(1)) {
+      const Tensor common = matmul(gB, mH(n.saved(X_)));
+      gL = cholesky_factor_grad(common + mH(common), l, upper);
+    }
+    return tensor_list{n.needs(0) ? gB : Tensor(), gL};
+  });
+  ops::save_output_at(r, out, X_);
+  return out;
+}
+
+Tensor cholesky_inverse_autograd(const Tensor& L, const bool& upper) {
+  autograd::Recorder r("CholeskyInverseBackward0", L);
+  Tensor out = r.forward([&] { return dispatch::call<cholesky_inverse_impl>(OpId::cholesky_inverse, L, upper); });
+  if (!r) return out;
+  const size_t L_ = r.save(L), inverse_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Tensor inv = n.saved(inverse_);
+    return tensor_list{cholesky_factor_grad(matmul(inv, matmul(g[0] + mH(g[0]), inv)), n.saved(L_), upper)};
+  });
+  ops::save_output_at(r, out, inverse_);
+  return out;
+}
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(cholesky_solve, &cholesky_solve_autograd);
+EMBER_REGISTER_AUTOGRAD(cholesky_inverse, &cholesky_inverse_autograd);
 
 
 // ---- frontends (schema order) and boxed registration ----

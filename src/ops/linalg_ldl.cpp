@@ -30,9 +30,8 @@ void raise_ldl_errors(const char* api, const Tensor& info, bool is_matrix) {
 }
 
 std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex_impl(const Tensor& A, bool hermitian, bool check_errors) {
-  (void)hermitian;  // the same factorization for real matrices
   check_square("ember.linalg.ldl_factor_ex", A);
-  check_float("ember.linalg.ldl_factor_ex", A);
+  check_float_or_complex("ember.linalg.ldl_factor_ex", A);
   const DimVector batch = batch_shape(A);
   Tensor ld = column_major_copy(A);
   DimVector piv_shape = batch;
@@ -40,7 +39,7 @@ std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex_impl(const Tensor& A, bool herm
   Tensor pivots = empty_int(piv_shape, A.device());
   Tensor info = empty_int(batch, A.device());
   if (!ld.is_meta()) {
-    cpu::lapack::sytrf(ld, pivots, info);
+    cpu::lapack::sytrf(ld, pivots, info, hermitian);
     if (check_errors) raise_ldl_errors("ember.linalg.ldl_factor_ex", info, A.dim() == 2);
   }
   return {ld, pivots, info};
@@ -53,11 +52,10 @@ std::tuple<Tensor, Tensor> ldl_factor_impl(const Tensor& A, bool hermitian) {
 }
 
 Tensor ldl_solve_impl(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
-  (void)hermitian;
   const char* api = "ember.linalg.ldl_solve";
   check_square(api, LD, "LD");
   check_matrix(api, B, "B");
-  check_float(api, LD);
+  check_float_or_complex(api, LD);
   EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == LD.size(-1), api,
               ": Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
               size_str(pivots.sizes()), " instead");
@@ -74,14 +72,14 @@ Tensor ldl_solve_impl(const Tensor& LD, const Tensor& pivots, const Tensor& B, b
   piv_shape.push_back(LD.size(-1));
   Tensor x = column_major_copy(B.expand(b_shape));
   if (!x.is_meta()) {
-    cpu::lapack::sytrs(column_major_copy(LD.expand(ld_shape)), pivots.expand(piv_shape).contiguous(), x);
+    cpu::lapack::sytrs(column_major_copy(LD.expand(ld_shape)), pivots.expand(piv_shape).contiguous(), x, hermitian);
   }
   return x;
 }
 
 std::tuple<Tensor, Tensor> geqrf_impl(const Tensor& self) {
   EMBER_CHECK(self.dim() >= 2, "ember.geqrf: input must have at least 2 dimensions.");
-  check_float("ember.geqrf", self);
+  check_float_or_complex("ember.geqrf", self);
   Tensor a = column_major_copy(self);
   DimVector tau_shape = batch_shape(self);
   tau_shape.push_back(std::min(self.size(-2), self.size(-1)));
@@ -112,7 +110,7 @@ Tensor ormqr_impl(const Tensor& self, const Tensor& tau, const Tensor& other, bo
   EMBER_CHECK(self.dtype() == tau.dtype() && self.dtype() == other.dtype(), api,
               ": Expected input, tau and other to have the same dtype, but got ", scalar_type_name(self.dtype()),
               ", ", scalar_type_name(tau.dtype()), " and ", scalar_type_name(other.dtype()));
-  check_float(api, self);
+  check_float_or_complex(api, self);
   Tensor c = column_major_copy(other);
   if (!c.is_meta()) cpu::lapack::ormqr(column_major_copy(self), tau.contiguous(), c, left, transpose);
   return c;

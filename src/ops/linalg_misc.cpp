@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "../dispatch/boxing.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/view.h"
 #include "linalg_common.h"
@@ -57,7 +58,7 @@ Tensor matrix_power_impl(const Tensor& A, int64_t n) {
 // polynomials per matrix (Bader, Blanes, Casas); the values agree to rounding.
 Tensor matrix_exp_impl(const Tensor& A) {
   check_square("linalg.matrix_exp", A);
-  check_float("linalg.matrix_exp", A);
+  check_float_or_complex("linalg.matrix_exp", A);
   const int64_t n = A.size(-1);
   if (A.numel() == 0) return A.clone();
   int s = 0;
@@ -100,7 +101,8 @@ Tensor torch_cross_impl(const Tensor& self, const Tensor& other, std::optional<i
 
 Tensor vecdot_impl(const Tensor& x, const Tensor& y, int64_t dim) {
   check_same_dtype("linalg.vecdot", x, y, "x", "y");
-  return sum(x * y, std::vector<int64_t>{dim});
+  // The Hermitian inner product: x is conjugated (a no-op on real x).
+  return sum(conj_if_complex(x) * y, std::vector<int64_t>{dim});
 }
 
 // The cheapest order of a chain of matrices (dynamic programming over p[i] x p[i+1] shapes).
@@ -223,7 +225,7 @@ namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
 
-// d exp(A)^T-adjoint: the top-right block of exp([[A^T, G], [0, A^T]]) (PyTorch's
+// The adjoint of d exp at A: the top-right block of exp([[A^H, G], [0, A^H]]) (PyTorch's
 // linalg_matrix_exp_differential with adjoint=true).
 Tensor matrix_exp_autograd(const Tensor& A) {
   autograd::Recorder r("LinalgMatrixExpBackward0", A);
@@ -231,7 +233,7 @@ Tensor matrix_exp_autograd(const Tensor& A) {
   if (!r) return out;
   const size_t A_ = r.save(A);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    const Tensor a = mT(n.saved(A_));
+    const Tensor a = mH(n.saved(A_));
     const int64_t k = a.size(-1);
     const Tensor top = cat({a, g[0]}, -1);
     const Tensor bottom = cat({zeros_like(a), a}, -1);

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "../dispatch/boxing.h"
+#include "ember/ops/complex.h"
+#include "ember/ops/math.h"
 #include "ember/ops/view.h"
 #include "linalg_common.h"
 #include "reduce_common.h"
@@ -32,11 +34,12 @@ std::string ord_text(const Scalar& ord) {
 
 Tensor vector_norm_impl(const Tensor& self, const Scalar& ord, std::optional<std::vector<int64_t>> dim,
                         bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_CHECK(is_floating(self.dtype()),
+  EMBER_CHECK(is_floating(self.dtype()) || is_complex(self.dtype()),
               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(self.dtype()));
   if (dtype) {
-    EMBER_CHECK(is_floating(*dtype), "linalg.vector_norm: dtype should be floating point or complex. Got ",
+    EMBER_CHECK(is_floating(*dtype) || is_complex(*dtype),
+                "linalg.vector_norm: dtype should be floating point or complex. Got ",
                 scalar_type_name(*dtype));
     EMBER_CHECK(promote_types(self.dtype(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input ",
                 "(", scalar_type_name(self.dtype()), ") should be convertible without narrowing to the specified dtype (",
@@ -93,7 +96,7 @@ std::array<int64_t, 2> matrix_dims(const Tensor& A, IntArrayRef dim) {
 // Reductions of the singular values (2, -2, nuc) over the two dims.
 Tensor svd_norm(const Tensor& A, std::array<int64_t, 2> d, bool keepdim, std::optional<ScalarType> dtype,
                 const char* how) {
-  check_float("linalg.matrix_norm", A);
+  check_float_or_complex("linalg.matrix_norm", A);
   const auto perm = backshift(d[0], d[1], A.dim());
   const Tensor x = (dtype ? ops::cast(A, *dtype) : A).permute(perm);
   const Tensor sv = linalg::svdvals(x);
@@ -109,7 +112,8 @@ Tensor matrix_norm_impl(const Tensor& A, const Scalar& ord, IntArrayRef dim, boo
   const double o = ord.to_double(), abs_ord = std::abs(o);
   EMBER_CHECK(abs_ord == 2 || abs_ord == 1 || std::isinf(abs_ord), "linalg.matrix_norm: Order ", ord_text(ord),
               " not supported.");
-  EMBER_CHECK(is_floating(A.dtype()), "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got ",
+  EMBER_CHECK(is_floating(A.dtype()) || is_complex(A.dtype()),
+              "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(A.dtype()));
   if (abs_ord == 2) return svd_norm(A, d, keepdim, dtype, o > 0 ? "max" : "min");
   // 1: the largest column sum of |A|; inf: the largest row sum.
@@ -167,7 +171,9 @@ Tensor frobenius_norm_dim_impl(const Tensor& self, IntArrayRef dim, bool keepdim
   const int64_t ndim = std::max<int64_t>(self.dim(), 1);
   EMBER_CHECK(wrap_dim(dim[0], ndim) != wrap_dim(dim[1], ndim), "Expected dims to be different, got [", dim[0], ", ",
               dim[1], "] instead");
-  return sqrt(sum(self * self, dim.vec(), keepdim));
+  // |x|^2 = Re(conj(x) x) for complex x: the norm is real.
+  const Tensor sq = self.is_complex() ? real(conj_physical(self) * self) : self * self;
+  return sqrt(sum(sq, dim.vec(), keepdim));
 }
 
 Tensor nuclear_norm_dim_impl(const Tensor& self, IntArrayRef dim, bool keepdim) {
@@ -189,11 +195,12 @@ double epsilon_of(ScalarType t) {
 
 std::pair<Tensor, Tensor> atol_rtol(const Tensor& A, const std::optional<Tensor>& atol_opt,
                                     const std::optional<Tensor>& rtol_opt) {
-  const auto opts = TensorOptions(A.dtype()).device(A.device());
+  // The tolerances are real (float64 as PyTorch's), the default rtol from A's real precision.
+  const auto opts = TensorOptions(kFloat64).device(A.device());
   const Tensor atol = atol_opt && atol_opt->defined() ? *atol_opt : zeros({}, opts);
   if (rtol_opt && rtol_opt->defined()) return {atol, *rtol_opt};
   const Tensor default_rtol =
-      full({}, epsilon_of(A.dtype()) * static_cast<double>(std::max(A.size(-1), A.size(-2))), opts);
+      full({}, epsilon_of(to_real_value_type(A.dtype())) * static_cast<double>(std::max(A.size(-1), A.size(-2))), opts);
   if (atol_opt && atol_opt->defined()) return {atol, where(*atol_opt > 0, zeros({}, opts), default_rtol)};
   return {atol, default_rtol};
 }
@@ -203,42 +210,44 @@ std::optional<Tensor> as_tensor(std::optional<double> v, const Tensor& A) {
   return full({}, *v, TensorOptions(kFloat64).device(A.device()));
 }
 
+// A primitive (LinalgPinvBackward0), as in PyTorch: its rule is pinv_backward for any A, also
+// when hermitian=True computes it by eigh.
 Tensor pinv_tensor_impl(const Tensor& A, const std::optional<Tensor>& atol_opt, const std::optional<Tensor>& rtol_opt,
-                        bool hermitian) {
+                        const bool& hermitian) {
   check_matrix("linalg.pinv", A);
-  check_float("linalg.pinv", A);
+  check_float_or_complex("linalg.pinv", A);
   auto [atol, rtol] = atol_rtol(A, atol_opt, rtol_opt);
   if (A.numel() == 0) {
     DimVector s(A.sizes().begin(), A.sizes().end());
     std::swap(s[s.size() - 1], s[s.size() - 2]);
     return empty(s, TensorOptions(A.dtype()).device(A.device()));
   }
-  const Tensor zero = zeros({}, TensorOptions(A.dtype()).device(A.device()));
+  const Tensor zero = zeros({}, TensorOptions(to_real_value_type(A.dtype())).device(A.device()));
   if (!hermitian) {
     auto [U, S, Vh] = linalg::svd(A, false);
     const Tensor max_val = S.narrow(-1, 0, 1);
     const Tensor tol = maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * max_val);
     const Tensor S_pinv = ops::cast(where(S > tol, 1 / S, zero), A.dtype());
-    return matmul(mT(Vh) * S_pinv.unsqueeze(-2), mT(U));
+    return matmul(mH(Vh) * S_pinv.unsqueeze(-2), mH(U));
   }
   auto [S, U] = linalg::eigh(A);
   const Tensor S_abs = S.abs();
   const Tensor max_val = amax(S_abs, {-1}, true);
   const Tensor tol = maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * max_val);
   const Tensor S_pinv = ops::cast(where(S_abs > tol, 1 / S, zero), A.dtype());
-  return matmul(U * S_pinv.unsqueeze(-2), mT(U));
+  return matmul(U * S_pinv.unsqueeze(-2), mH(U));
 }
 
 Tensor pinv_float_impl(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  return pinv_tensor_impl(A, as_tensor(atol, A), as_tensor(rtol, A), hermitian);
+  return linalg::pinv(A, as_tensor(atol, A), as_tensor(rtol, A), hermitian);
 }
 
 Tensor pinv_rcond_impl(const Tensor& A, double rcond, bool hermitian) {
-  return pinv_tensor_impl(A, as_tensor(0.0, A), as_tensor(rcond, A), hermitian);
+  return linalg::pinv(A, as_tensor(0.0, A), as_tensor(rcond, A), hermitian);
 }
 
 Tensor pinv_rcond_tensor_impl(const Tensor& A, const Tensor& rcond, bool hermitian) {
-  return pinv_tensor_impl(A, as_tensor(0.0, A), rcond, hermitian);
+  return linalg::pinv(A, as_tensor(0.0, A), std::optional<Tensor>(rcond), hermitian);
 }
 
 Tensor pinverse_impl(const Tensor& A, double rcond) { return linalg::pinv(A, 0.0, rcond, false); }
@@ -246,7 +255,7 @@ Tensor pinverse_impl(const Tensor& A, double rcond) { return linalg::pinv(A, 0.0
 Tensor matrix_rank_tensor_impl(const Tensor& A, const std::optional<Tensor>& atol_opt,
                                const std::optional<Tensor>& rtol_opt, bool hermitian) {
   check_matrix("linalg.matrix_rank", A, "input");
-  check_float("linalg.matrix_rank", A);
+  check_float_or_complex("linalg.matrix_rank", A);
   auto [atol, rtol] = atol_rtol(A, atol_opt, rtol_opt);
   if (A.numel() == 0) return zeros(batch_shape(A), TensorOptions(kInt64).device(A.device()));
   const Tensor S = hermitian ? linalg::eigvalsh(A).abs() : linalg::svdvals(A);
@@ -274,12 +283,14 @@ Tensor cond_via_inverse(const Tensor& A, const std::function<Tensor(const Tensor
   auto [inverse, info] = linalg::inv_ex(A, false);
   const Tensor singular = (info > 0).unsqueeze(-1).unsqueeze(-1);
   const Tensor inv = inverse.masked_fill(singular, std::numeric_limits<double>::infinity());
-  return matrix_norm_of(A) * matrix_norm_of(inv);
+  // 0 * inf (a singular matrix of norm 0) is inf, not nan, as PyTorch's (and NumPy's).
+  return nan_to_num(matrix_norm_of(A) * matrix_norm_of(inv), std::numeric_limits<double>::infinity(),
+                    std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity());
 }
 
 Tensor cond_impl(const Tensor& A, std::optional<Scalar> p) {
   check_matrix("linalg.cond", A);
-  if (A.numel() == 0) return zeros(batch_shape(A), TensorOptions(A.dtype()).device(A.device()));
+  if (A.numel() == 0) return zeros(batch_shape(A), TensorOptions(to_real_value_type(A.dtype())).device(A.device()));
   const Scalar ord = p.value_or(Scalar(2));
   const double o = ord.to_double(), a = std::abs(o);
   EMBER_CHECK(a == 2 || a == 1 || std::isinf(a), "linalg.cond got an invalid norm type: ", ord_text(ord));
@@ -297,8 +308,14 @@ Tensor cond_impl(const Tensor& A, std::optional<Scalar> p) {
 Tensor cond_str_impl(const Tensor& A, const std::string& p) {
   check_matrix("linalg.cond", A);
   EMBER_CHECK(p == "fro" || p == "nuc", "linalg.cond got an invalid norm type: ", p);
-  if (A.numel() == 0) return zeros(batch_shape(A), TensorOptions(A.dtype()).device(A.device()));
+  if (A.numel() == 0) return zeros(batch_shape(A), TensorOptions(to_real_value_type(A.dtype())).device(A.device()));
   check_square(("linalg.cond(ord=" + p + ")").c_str(), A);
+  if (p == "nuc") {
+    // PyTorch's definition, sum(S) sum(1/S), keeps LAPACK away from the inf-filled inverse of a
+    // singular A (which gives nan here: 0 * inf).
+    const Tensor sv = linalg::svdvals(A);
+    return sum(sv, std::vector<int64_t>{-1}) * sum(reciprocal(sv), std::vector<int64_t>{-1});
+  }
   return cond_via_inverse(A, [&](const Tensor& x) { return linalg::matrix_norm(x, p); });
 }
 
@@ -330,9 +347,25 @@ Tensor vector_norm_autograd(const Tensor& self, const Scalar& ord, const std::op
   ops::save_output_at(r, out, result_);
   return out;
 }
+
+Tensor pinv_autograd(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+                     const bool& hermitian) {
+  autograd::Recorder r("LinalgPinvBackward0", A);
+  Tensor out = r.forward([&] {
+    return dispatch::call<pinv_tensor_impl>(OpId::linalg_pinv_atol_rtol_tensor, A, atol, rtol, hermitian);
+  });
+  if (!r) return out;
+  const size_t A_ = r.save(A), pinv_ = 1;
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{pinv_backward(g[0], n.saved(pinv_), n.saved(A_))};
+  });
+  ops::save_output_at(r, out, pinv_);
+  return out;
+}
 }  // namespace
 
 EMBER_REGISTER_AUTOGRAD(linalg_vector_norm, &vector_norm_autograd);
+EMBER_REGISTER_AUTOGRAD(linalg_pinv_atol_rtol_tensor, &pinv_autograd);
 
 // ---- frontends (schema order) and boxed registration ----
 

@@ -10,6 +10,7 @@
 #include "ember/ops/pointwise.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/view.h"
+#include "linalg_common.h"
 
 namespace ember {
 
@@ -48,7 +49,7 @@ Tensor weight_norm_impl(const Tensor& v_in, const Tensor& g_in, int64_t dim) {
 }
 
 // Note [householder_product by composition]: Q = H_1 H_2 ... H_k applied to the first n columns
-// of the identity, H_i = I - tau_i v_i v_i^H with v_i the i-th column of input below the
+// of the identity, H_i = I - tau_i v_i v_i^H (v_i^T for real input) with v_i the i-th column of input below the
 // diagonal and 1 on it. Applied right to left, each step is a rank-one update of an (m, n)
 // matrix, so the cost is O(k m n) like LAPACK's orgqr, and every step is an autograd-aware op.
 Tensor householder_product_impl(const Tensor& input, const Tensor& tau) {
@@ -71,7 +72,7 @@ Tensor householder_product_impl(const Tensor& input, const Tensor& tau) {
   }
   EMBER_CHECK(tau.dtype() == input.dtype(), fn, ": tau dtype ", scalar_type_name(tau.dtype()),
               " does not match input dtype ", scalar_type_name(input.dtype()));
-  EMBER_CHECK(is_floating(input.dtype()), fn,
+  EMBER_CHECK(is_floating(input.dtype()) || is_complex(input.dtype()), fn,
               ": Expected a floating point tensor, but got ", scalar_type_name(input.dtype()));
   const int64_t m = input.size(-2), n = input.size(-1), k = tau.size(-1);
   const TensorOptions opts = TensorOptions().dtype(input.dtype()).device(input.device());
@@ -85,7 +86,7 @@ Tensor householder_product_impl(const Tensor& input, const Tensor& tau) {
   for (int64_t i = k - 1; i >= 0; --i) {
     const Tensor v = V.narrow(-1, i, 1);                 // (..., m, 1)
     const Tensor t = tau.narrow(-1, i, 1).unsqueeze(-1);  // (..., 1, 1)
-    Q = Q - matmul(v * t, matmul(v.transpose(-2, -1), Q));
+    Q = Q - matmul(v * t, matmul(ops::linalg::mH(v), Q));
   }
   return Q;
 }

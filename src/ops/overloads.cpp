@@ -141,9 +141,9 @@ Tensor norm_scalar_impl(const Tensor& self, const Scalar& p) { return ember::nor
 // PyTorch computes a norm with dtype= in that dtype (a floating one).
 Tensor norm_dtype_impl(const Tensor& self, std::optional<Scalar> p, IntArrayRef dims, bool keepdim,
                        ScalarType dtype) {
-  EMBER_CHECK(is_floating(dtype), "norm(): the desired output dtype should be either floating point "
+  EMBER_CHECK(is_floating(dtype) || is_complex(dtype), "norm(): the desired output dtype should be either floating point "
               "or complex. Got ", scalar_type_name(dtype), " instead.");
-  EMBER_CHECK(is_floating(self.dtype()),
+  EMBER_CHECK(is_floating(self.dtype()) || is_complex(self.dtype()),
               "norm(): input dtype should be either floating point or complex. Got ",
               scalar_type_name(self.dtype()), " instead.");
   return ember::norm(self.to(dtype), p, dims, keepdim);

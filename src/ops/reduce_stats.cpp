@@ -3,6 +3,7 @@
 
 #include "../backends/cpu/reduce_kernels.h"
 #include "../dispatch/boxing.h"
+#include "ember/ops/math.h"
 #include "ember/ops/reduce.h"
 #include "elementwise.h"
 #include "reduce_common.h"
@@ -38,17 +39,18 @@ Tensor std_impl(const Tensor& self, std::optional<std::vector<int64_t>> dim,
 // p (PyTorch fills before looking at p), even where the formula would say inf.
 Tensor norm_impl(const Tensor& self, std::optional<Scalar> p, IntArrayRef dim, bool keepdim) {
   ops::check_not_quantized("aten::norm", {self});
-  EMBER_CHECK(is_floating(self.dtype()),
+  EMBER_CHECK(is_floating(self.dtype()) || is_complex(self.dtype()),
               "norm(): input dtype should be either floating point or complex. Got ",
               scalar_type_name(self.dtype()), " instead.");
   DimVector dims = ops::reduction_dims(dim, self.dim());
+  // A complex input's norm is real: the norm of its moduli.
   Tensor out = empty(ops::reduced_shape(self.sizes(), dims, keepdim),
-                     TensorOptions(self.dtype()).device(self.device()));
+                     TensorOptions(to_real_value_type(self.dtype())).device(self.device()));
   if (out.is_meta()) return out;
   if (self.numel() == 0) {
     out.zero_();
   } else {
-    cpu::norm_kernel(out, self, dims, p ? p->to_double() : 2.0);
+    cpu::norm_kernel(out, self.is_complex() ? self.abs() : self, dims, p ? p->to_double() : 2.0);
   }
   return out;
 }
@@ -64,19 +66,22 @@ Tensor ops::norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm
     norm = ops::unsqueeze_to(norm, dims, self.dim());
   }
   if (p == 0.0) return Tensor();  // the count of non-zeros is piecewise constant
-  if (p == 1.0) return self.sign() * grad;
+  // sgn(x) = x / |x| is sign(x) on real x and the direction of the (conjugate Wirtinger)
+  // gradient of |x| on complex x: one formula for both.
+  const auto sign_of = [](const Tensor& x) { return x.is_complex() ? sgn(x) : x.sign(); };
+  if (p == 1.0) return sign_of(self) * grad;
   if (p == 2.0) return grad * (self / norm).masked_fill(norm == 0, 0);
   if (std::isinf(p)) {
     // amax(|x|) respecting NaNs: ties and NaNs share the gradient.
     Tensor self_abs = self.abs();
     Tensor mask = self_abs.eq(norm).logical_or(self_abs != self_abs);
-    return self.sign() * ((grad / mask.sum(dims, true)) * mask);
+    return sign_of(self) * ((grad / mask.sum(dims, true)) * mask);
   }
   if (p < 1.0) {
-    Tensor self_scaled = self.sign() * self.abs().pow(p - 1).masked_fill(self == 0, 0);
+    Tensor self_scaled = sign_of(self) * self.abs().pow(p - 1).masked_fill(self == 0, 0);
     return self_scaled * grad * norm.pow(1 - p);
   }
-  Tensor self_scaled = p < 2.0 ? self.sign() * self.abs().pow(p - 1) : self * self.abs().pow(p - 2);
+  Tensor self_scaled = p < 2.0 ? sign_of(self) * self.abs().pow(p - 1) : self * self.abs().pow(p - 2);
   Tensor scale_v = (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0);
   return self_scaled * scale_v;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ember/ops/complex.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
 #include "ember/ops/index_ops.h"
@@ -445,7 +446,8 @@ Tensor cov_impl(const Tensor& self, int64_t correction, const std::optional<Tens
     norm_factor = zeros_like(norm_factor);
   }
   in = in - avg.unsqueeze(1);
-  Tensor c = in.mm((w.defined() ? in * w : in).t());
+  // X X^H: conjugated for complex input (a Hermitian covariance), as PyTorch's.
+  Tensor c = in.mm(conj_if_complex((w.defined() ? in * w : in).t()));
   return (c / norm_factor).squeeze();
 }
 
@@ -455,6 +457,10 @@ Tensor corrcoef_impl(const Tensor& self) {
   Tensor stddev = c.diagonal().sqrt();
   c = c / stddev.view({-1, 1});
   c = c / stddev.view({1, -1});
+  // Complex: the real and imaginary parts are clipped each (PyTorch's; |c| may still exceed 1).
+  if (c.is_complex()) {
+    return ember::complex(ember::clamp(real(c), Scalar(-1), Scalar(1)), ember::clamp(imag(c), Scalar(-1), Scalar(1)));
+  }
   return ember::clamp(c, Scalar(-1), Scalar(1));
 }
 

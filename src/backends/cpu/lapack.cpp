@@ -23,7 +23,9 @@
 #include "lapack_util.h"
 
 extern "C" {
-#define EMBER_LAPACK_DECL(T, p)                                                                   \
+// The routines whose arguments are the same for the four element types (Note [Complex LAPACK]);
+// Q's generator is orgqr for real matrices, ungqr (unitary Q) for complex ones.
+#define EMBER_LAPACK_DECL(T, p, q)                                                                \
   void p##getrf_(blasint* m, blasint* n, T* a, blasint* lda, blasint* ipiv, blasint* info);       \
   void p##getri_(blasint* n, T* a, blasint* lda, blasint* ipiv, T* work, blasint* lwork,          \
                  blasint* info);                                                                  \
@@ -32,15 +34,23 @@ extern "C" {
   void p##potrf_(char* uplo, blasint* n, T* a, blasint* lda, blasint* info, size_t);              \
   void p##geqrf_(blasint* m, blasint* n, T* a, blasint* lda, T* tau, T* work, blasint* lwork,     \
                  blasint* info);                                                                  \
-  void p##orgqr_(blasint* m, blasint* n, blasint* k, T* a, blasint* lda, T* tau, T* work,         \
-                 blasint* lwork, blasint* info);                                                  \
+  void p##q##gqr_(blasint* m, blasint* n, blasint* k, T* a, blasint* lda, T* tau, T* work,        \
+                  blasint* lwork, blasint* info);                                                 \
+  void p##gels_(char* trans, blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,     \
+                blasint* ldb, T* work, blasint* lwork, blasint* info, size_t);
+EMBER_LAPACK_DECL(float, s, or)
+EMBER_LAPACK_DECL(double, d, or)
+EMBER_LAPACK_DECL(std::complex<float>, c, un)
+EMBER_LAPACK_DECL(std::complex<double>, z, un)
+#undef EMBER_LAPACK_DECL
+// Real only: syevd (heevd is its complex twin, lapack_eig.cpp), and the real signatures of the
+// SVD-based routines.
+#define EMBER_LAPACK_REAL_DECL(T, p)                                                              \
   void p##gesdd_(char* jobz, blasint* m, blasint* n, T* a, blasint* lda, T* s, T* u,              \
                  blasint* ldu, T* vt, blasint* ldvt, T* work, blasint* lwork, blasint* iwork,     \
                  blasint* info, size_t);                                                          \
   void p##syevd_(char* jobz, char* uplo, blasint* n, T* a, blasint* lda, T* w, T* work,           \
                  blasint* lwork, blasint* iwork, blasint* liwork, blasint* info, size_t, size_t); \
-  void p##gels_(char* trans, blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,     \
-                blasint* ldb, T* work, blasint* lwork, blasint* info, size_t);                    \
   void p##gelsy_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
                  blasint* jpvt, T* rcond, blasint* rank, T* work, blasint* lwork, blasint* info); \
   void p##gelsd_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
@@ -48,48 +58,107 @@ extern "C" {
                  blasint* info);                                                                  \
   void p##gelss_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
                  T* s, T* rcond, blasint* rank, T* work, blasint* lwork, blasint* info);
-EMBER_LAPACK_DECL(float, s)
-EMBER_LAPACK_DECL(double, d)
-#undef EMBER_LAPACK_DECL
-// The LU routines for complex matrices (the same arguments, complex elements).
-#define EMBER_LAPACK_LU_DECL(T, p)                                                                \
-  void p##getrf_(blasint* m, blasint* n, T* a, blasint* lda, blasint* ipiv, blasint* info);       \
-  void p##getri_(blasint* n, T* a, blasint* lda, blasint* ipiv, T* work, blasint* lwork,          \
+EMBER_LAPACK_REAL_DECL(float, s)
+EMBER_LAPACK_REAL_DECL(double, d)
+#undef EMBER_LAPACK_REAL_DECL
+// The complex SVD-based routines take a real workspace rwork and real singular values / rcond.
+#define EMBER_LAPACK_COMPLEX_DECL(T, R, p)                                                        \
+  void p##gesdd_(char* jobz, blasint* m, blasint* n, T* a, blasint* lda, R* s, T* u,              \
+                 blasint* ldu, T* vt, blasint* ldvt, T* work, blasint* lwork, R* rwork,           \
+                 blasint* iwork, blasint* info, size_t);                                          \
+  void p##gelsy_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
+                 blasint* jpvt, R* rcond, blasint* rank, T* work, blasint* lwork, R* rwork,       \
                  blasint* info);                                                                  \
-  void p##getrs_(char* trans, blasint* n, blasint* nrhs, T* a, blasint* lda, blasint* ipiv, T* b, \
-                 blasint* ldb, blasint* info, size_t);
-EMBER_LAPACK_LU_DECL(std::complex<float>, c)
-EMBER_LAPACK_LU_DECL(std::complex<double>, z)
-#undef EMBER_LAPACK_LU_DECL
+  void p##gelsd_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
+                 R* s, R* rcond, blasint* rank, T* work, blasint* lwork, R* rwork,                \
+                 blasint* iwork, blasint* info);                                                  \
+  void p##gelss_(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b, blasint* ldb,   \
+                 R* s, R* rcond, blasint* rank, T* work, blasint* lwork, R* rwork, blasint* info);
+EMBER_LAPACK_COMPLEX_DECL(std::complex<float>, float, c)
+EMBER_LAPACK_COMPLEX_DECL(std::complex<double>, double, z)
+#undef EMBER_LAPACK_COMPLEX_DECL
 }
 
 namespace ember::cpu::lapack {
 
 namespace {
 
-// One name per routine for both precisions.
-#define EMBER_LAPACK_PICK(name)                        \
-  inline auto name##_fn(float) { return &s##name##_; } \
-  inline auto name##_fn(double) { return &d##name##_; }
-EMBER_LAPACK_PICK(getrf)
-EMBER_LAPACK_PICK(getri)
-EMBER_LAPACK_PICK(getrs)
-inline auto getrf_fn(std::complex<float>) { return &cgetrf_; }
-inline auto getrf_fn(std::complex<double>) { return &zgetrf_; }
-inline auto getri_fn(std::complex<float>) { return &cgetri_; }
-inline auto getri_fn(std::complex<double>) { return &zgetri_; }
-inline auto getrs_fn(std::complex<float>) { return &cgetrs_; }
-inline auto getrs_fn(std::complex<double>) { return &zgetrs_; }
-EMBER_LAPACK_PICK(potrf)
-EMBER_LAPACK_PICK(geqrf)
-EMBER_LAPACK_PICK(orgqr)
-EMBER_LAPACK_PICK(gesdd)
-EMBER_LAPACK_PICK(syevd)
-EMBER_LAPACK_PICK(gels)
-EMBER_LAPACK_PICK(gelsy)
-EMBER_LAPACK_PICK(gelsd)
-EMBER_LAPACK_PICK(gelss)
+// Note [Complex LAPACK]: one name per routine for the four element types, so each kernel is
+// written once over T. The complex routines that need a real workspace (gesdd, gelsy, gelsd,
+// gelss) get a uniform signature with an rwork argument, which the real ones ignore; orgqr's
+// complex twin is ungqr (Q is unitary), ormqr's unmqr (lapack_more.cpp).
+#define EMBER_LAPACK_PICK(name, cname)                              \
+  inline auto name##_fn(float) { return &s##name##_; }              \
+  inline auto name##_fn(double) { return &d##name##_; }             \
+  inline auto name##_fn(std::complex<float>) { return &c##cname##_; } \
+  inline auto name##_fn(std::complex<double>) { return &z##cname##_; }
+EMBER_LAPACK_PICK(getrf, getrf)
+EMBER_LAPACK_PICK(getri, getri)
+EMBER_LAPACK_PICK(getrs, getrs)
+EMBER_LAPACK_PICK(potrf, potrf)
+EMBER_LAPACK_PICK(geqrf, geqrf)
+EMBER_LAPACK_PICK(orgqr, ungqr)
+EMBER_LAPACK_PICK(gels, gels)
 #undef EMBER_LAPACK_PICK
+// Real only: heevd (lapack_eig.cpp) is the complex routine.
+inline auto syevd_fn(float) { return &ssyevd_; }
+inline auto syevd_fn(double) { return &dsyevd_; }
+
+#define EMBER_LAPACK_RWORK(T, R, p)                                                                \
+  inline void gesdd_x(char* jobz, blasint* m, blasint* n, T* a, blasint* lda, R* s, T* u,         \
+                      blasint* ldu, T* vt, blasint* ldvt, T* work, blasint* lwork, R* rwork,      \
+                      blasint* iwork, blasint* info) {                                             \
+    EMBER_LAPACK_CALL_GESDD(p)                                                                     \
+  }                                                                                                \
+  inline void gelsy_x(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,            \
+                      blasint* ldb, blasint* jpvt, R* rc, blasint* rank, T* work, blasint* lwork,  \
+                      R* rwork, blasint* info) {                                                   \
+    EMBER_LAPACK_CALL_GELSY(p)                                                                     \
+  }                                                                                                \
+  inline void gelsd_x(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,            \
+                      blasint* ldb, R* s, R* rc, blasint* rank, T* work, blasint* lwork, R* rwork, \
+                      blasint* iwork, blasint* info) {                                             \
+    EMBER_LAPACK_CALL_GELSD(p)                                                                     \
+  }                                                                                                \
+  inline void gelss_x(blasint* m, blasint* n, blasint* nrhs, T* a, blasint* lda, T* b,            \
+                      blasint* ldb, R* s, R* rc, blasint* rank, T* work, blasint* lwork, R* rwork, \
+                      blasint* info) {                                                             \
+    EMBER_LAPACK_CALL_GELSS(p)                                                                     \
+  }
+// Real: rwork unused.
+#define EMBER_LAPACK_CALL_GESDD(p) \
+  (void)rwork;                     \
+  p##gesdd_(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info, 1);
+#define EMBER_LAPACK_CALL_GELSY(p) \
+  (void)rwork;                     \
+  p##gelsy_(m, n, nrhs, a, lda, b, ldb, jpvt, rc, rank, work, lwork, info);
+#define EMBER_LAPACK_CALL_GELSD(p) \
+  (void)rwork;                     \
+  p##gelsd_(m, n, nrhs, a, lda, b, ldb, s, rc, rank, work, lwork, iwork, info);
+#define EMBER_LAPACK_CALL_GELSS(p) \
+  (void)rwork;                     \
+  p##gelss_(m, n, nrhs, a, lda, b, ldb, s, rc, rank, work, lwork, info);
+EMBER_LAPACK_RWORK(float, float, s)
+EMBER_LAPACK_RWORK(double, double, d)
+#undef EMBER_LAPACK_CALL_GESDD
+#undef EMBER_LAPACK_CALL_GELSY
+#undef EMBER_LAPACK_CALL_GELSD
+#undef EMBER_LAPACK_CALL_GELSS
+#define EMBER_LAPACK_CALL_GESDD(p) \
+  p##gesdd_(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork, info, 1);
+#define EMBER_LAPACK_CALL_GELSY(p) \
+  p##gelsy_(m, n, nrhs, a, lda, b, ldb, jpvt, rc, rank, work, lwork, rwork, info);
+#define EMBER_LAPACK_CALL_GELSD(p) \
+  p##gelsd_(m, n, nrhs, a, lda, b, ldb, s, rc, rank, work, lwork, rwork, iwork, info);
+#define EMBER_LAPACK_CALL_GELSS(p) \
+  p##gelss_(m, n, nrhs, a, lda, b, ldb, s, rc, rank, work, lwork, rwork, info);
+EMBER_LAPACK_RWORK(std::complex<float>, float, c)
+EMBER_LAPACK_RWORK(std::complex<double>, double, z)
+#undef EMBER_LAPACK_CALL_GESDD
+#undef EMBER_LAPACK_CALL_GELSY
+#undef EMBER_LAPACK_CALL_GELSD
+#undef EMBER_LAPACK_CALL_GELSS
+#undef EMBER_LAPACK_RWORK
 
 // Zeroes the strict lower (upper = true keeps the upper) or strict upper triangle.
 template <class T>
@@ -133,10 +202,10 @@ void getri(const Tensor& lu, const Tensor& pivots, const Tensor& info) {
   });
 }
 
-void getrs(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool transpose) {
+void getrs(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, char op) {
   const Batch a(lu), b(rhs);
   visit_real_or_complex(lu, [&]<class T>() {
-    char trans = transpose ? 'T' : 'N';
+    char trans = op;
     blasint n = to_blas(a.rows), nrhs = to_blas(b.cols), lda = std::max<blasint>(1, n),
             ldb = lda, inf = 0;
     if (n == 0 || nrhs == 0) return;
@@ -149,7 +218,7 @@ void getrs(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool trans
 
 void potrf(const Tensor& a, const Tensor& info, bool upper) {
   const Batch b(a);
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
     char uplo = upper ? 'U' : 'L';
     blasint n = to_blas(b.rows), lda = std::max<blasint>(1, n);
     for (int64_t i = 0; i < b.count; ++i) {
@@ -166,7 +235,7 @@ void geqrf_orgqr(const Tensor& a, const Tensor& q, const Tensor& r) {
   const Batch b(a);
   const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
   const int64_t qcols = q.defined() ? q.size(-1) : 0, rrows = r.size(-2);
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
     // Scratch m x max(n, qcols): the factored A, then (its first qcols columns) Q.
     const int64_t wcols = std::max(n, qcols);
     std::vector<T> work_a(static_cast<size_t>(std::max<int64_t>(1, m * wcols)));
@@ -216,7 +285,12 @@ void gesdd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, 
   const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
   const bool vectors = u.defined();
   const int64_t ucols = vectors ? u.size(-1) : 0, vrows = vectors ? vh.size(-2) : 0;
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
+    using R = real_t<T>;
+    // The complex routine's real workspace (LAPACK's documented bound for each jobz).
+    const int64_t mx = std::max(m, n);
+    std::vector<R> rwork(static_cast<size_t>(
+        !is_complex_v<T> ? 1 : std::max<int64_t>({1, 7 * k, 5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k})));
     char jobz = !vectors ? 'N' : (ucols == m && vrows == n) ? 'A' : 'S';
     blasint bm = to_blas(m), bn = to_blas(n), lda = std::max<blasint>(1, bm),
             ldu = std::max<blasint>(1, bm), ldvt = std::max<blasint>(1, to_blas(vrows)), inf = 0,
@@ -225,8 +299,8 @@ void gesdd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, 
     T query{};
     T dummy_u{}, dummy_vt{};
     if (k > 0) {
-      gesdd_fn(T{})(&jobz, &bm, &bn, nullptr, &lda, nullptr, &dummy_u, &ldu, &dummy_vt, &ldvt,
-                    &query, &lwork, iwork.data(), &inf, 1);
+      gesdd_x(&jobz, &bm, &bn, nullptr, &lda, nullptr, &dummy_u, &ldu, &dummy_vt, &ldvt, &query, &lwork,
+              rwork.data(), iwork.data(), &inf);
     }
     lwork = work_size(query);
     std::vector<T> work(static_cast<size_t>(lwork));
@@ -245,8 +319,8 @@ void gesdd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, 
         }
         continue;
       }
-      gesdd_fn(T{})(&jobz, &bm, &bn, ptr<T>(a) + i * b.stride(), &lda, ptr<T>(s) + i * k, up, &ldu,
-                    vp, &ldvt, work.data(), &lwork, iwork.data(), ip, 1);
+      gesdd_x(&jobz, &bm, &bn, ptr<T>(a) + i * b.stride(), &lda, ptr<R>(s) + i * k, up, &ldu, vp, &ldvt,
+              work.data(), &lwork, rwork.data(), iwork.data(), ip);
     }
   });
 }
@@ -278,14 +352,18 @@ void gels(const std::string& driver, const Tensor& a, const Tensor& rhs, double 
           const Tensor& rank, const Tensor& s, const Tensor& info) {
   const Batch ba(a), bb(rhs);
   const int64_t m = ba.rows, n = ba.cols, k = std::min(m, n);
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
+    using R = real_t<T>;
     blasint bm = to_blas(m), bn = to_blas(n), nrhs = to_blas(bb.cols),
             lda = std::max<blasint>(1, bm), ldb = std::max<blasint>(1, to_blas(bb.rows)), inf = 0,
             lwork = -1, rk = 0;
-    T rc = static_cast<T>(rcond), query{};
+    R rc = static_cast<R>(rcond);
+    T query{};
     char trans = 'N';
     std::vector<blasint> jpvt(static_cast<size_t>(std::max<int64_t>(1, n)));
-    std::vector<T> sv(static_cast<size_t>(std::max<int64_t>(1, k)));
+    std::vector<R> sv(static_cast<size_t>(std::max<int64_t>(1, k)));
+    // The complex drivers' real workspace: gelsy 2n, gelss 5 min(m, n), gelsd from its query.
+    std::vector<R> rwork(static_cast<size_t>(std::max<int64_t>({1, 2 * n, 5 * k})));
     // gelsd's integer workspace (LAPACK's documented bound; its query answers it too).
     blasint iq = 1;
     std::vector<blasint> iwork(1);
@@ -293,15 +371,16 @@ void gels(const std::string& driver, const Tensor& a, const Tensor& rhs, double 
       if (driver == "gels") {
         gels_fn(T{})(&trans, &bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, &query, &lwork, &inf, 1);
       } else if (driver == "gelsy") {
-        gelsy_fn(T{})(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, jpvt.data(), &rc, &rk, &query,
-                      &lwork, &inf);
+        gelsy_x(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, jpvt.data(), &rc, &rk, &query, &lwork,
+                rwork.data(), &inf);
       } else if (driver == "gelsd") {
-        gelsd_fn(T{})(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, sv.data(), &rc, &rk, &query,
-                      &lwork, &iq, &inf);
+        gelsd_x(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, sv.data(), &rc, &rk, &query, &lwork,
+                rwork.data(), &iq, &inf);
         iwork.resize(static_cast<size_t>(std::max<blasint>(1, iq)));
+        if (is_complex_v<T>) rwork.resize(std::max(rwork.size(), static_cast<size_t>(std::ceil(rwork[0]))));
       } else {
-        gelss_fn(T{})(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, sv.data(), &rc, &rk, &query,
-                      &lwork, &inf);
+        gelss_x(&bm, &bn, &nrhs, nullptr, &lda, nullptr, &ldb, sv.data(), &rc, &rk, &query, &lwork,
+                rwork.data(), &inf);
       }
     }
     lwork = work_size(query);
@@ -316,62 +395,65 @@ void gels(const std::string& driver, const Tensor& a, const Tensor& rhs, double 
         if (driver == "gels") {
           gels_fn(T{})(&trans, &bm, &bn, &nrhs, ap, &lda, bp, &ldb, work.data(), &lwork, &inf, 1);
         } else if (driver == "gelsy") {
-          gelsy_fn(T{})(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, jpvt.data(), &rc, &rk, work.data(),
-                        &lwork, &inf);
+          gelsy_x(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, jpvt.data(), &rc, &rk, work.data(), &lwork,
+                  rwork.data(), &inf);
         } else if (driver == "gelsd") {
-          gelsd_fn(T{})(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, sv.data(), &rc, &rk, work.data(),
-                        &lwork, iwork.data(), &inf);
+          gelsd_x(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, sv.data(), &rc, &rk, work.data(), &lwork,
+                  rwork.data(), iwork.data(), &inf);
         } else {
-          gelss_fn(T{})(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, sv.data(), &rc, &rk, work.data(),
-                        &lwork, &inf);
+          gelss_x(&bm, &bn, &nrhs, ap, &lda, bp, &ldb, sv.data(), &rc, &rk, work.data(), &lwork,
+                  rwork.data(), &inf);
         }
-      } else if (k > 0 && driver != "gels" && driver != "gelsy") {
-        // No right-hand sides: the singular values (and the rank) still come from A's SVD.
-        blasint one = 1, ldb1 = std::max<blasint>(1, std::max(bm, bn));
-        std::vector<T> b1(static_cast<size_t>(ldb1), T(0));
-        std::vector<T> w1(1);
-        blasint lq = -1;
-        T q1{};
-        gelss_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, sv.data(), &rc, &rk, &q1, &lq, &inf);
-        lq = work_size(q1);
-        w1.resize(static_cast<size_t>(lq));
-        gelss_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, sv.data(), &rc, &rk, w1.data(),
-                      &lq, &inf);
-      } else if (k > 0 && driver == "gelsy") {
-        // The rank needs the factorization even without right-hand sides.
+      } else if (k > 0 && driver != "gels") {
+        // No right-hand sides: the rank (and gelsd / gelss's singular values) still need A's
+        // factorization; one zero column stands in (gelss for gelsd: the same values).
         blasint one = 1, ldb1 = std::max<blasint>(1, std::max(bm, bn)), lq = -1;
         std::vector<T> b1(static_cast<size_t>(ldb1), T(0));
         T q1{};
-        gelsy_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, jpvt.data(), &rc, &rk, &q1, &lq, &inf);
+        if (driver == "gelsy") {
+          gelsy_x(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, jpvt.data(), &rc, &rk, &q1, &lq, rwork.data(), &inf);
+        } else {
+          gelss_x(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, sv.data(), &rc, &rk, &q1, &lq, rwork.data(), &inf);
+        }
         lq = work_size(q1);
         std::vector<T> w1(static_cast<size_t>(lq));
-        gelsy_fn(T{})(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, jpvt.data(), &rc, &rk, w1.data(),
-                      &lq, &inf);
+        if (driver == "gelsy") {
+          gelsy_x(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, jpvt.data(), &rc, &rk, w1.data(), &lq,
+                  rwork.data(), &inf);
+        } else {
+          gelss_x(&bm, &bn, &one, ap, &lda, b1.data(), &ldb1, sv.data(), &rc, &rk, w1.data(), &lq,
+                  rwork.data(), &inf);
+        }
       }
       ptr<blasint>(info)[i] = inf;
       if (rank.defined()) ptr<int64_t>(rank)[i] = rk;
-      if (s.defined()) std::copy(sv.begin(), sv.begin() + k, ptr<T>(s) + i * k);
+      if (s.defined()) std::copy(sv.begin(), sv.begin() + k, ptr<R>(s) + i * k);
     }
   });
 }
 
 void trsm(const Tensor& a, const Tensor& rhs, bool upper, bool left, bool transpose, bool unit) {
   const Batch ba(a), bb(rhs);
-  visit_real(a, [&]<class T>() {
+  visit_real_or_complex(a, [&]<class T>() {
     const blasint m = to_blas(bb.rows), n = to_blas(bb.cols), lda = std::max<blasint>(1, to_blas(ba.rows)),
                   ldb = std::max<blasint>(1, m);
     if (m == 0 || n == 0) return;
+    const auto side = left ? CblasLeft : CblasRight;
+    const auto uplo = upper ? CblasUpper : CblasLower;
+    const auto tr = !transpose ? CblasNoTrans : is_complex_v<T> ? CblasConjTrans : CblasTrans;
+    const auto diag = unit ? CblasUnit : CblasNonUnit;
+    const T one(1);
     for (int64_t i = 0; i < bb.count; ++i) {
-      const auto side = left ? CblasLeft : CblasRight;
-      const auto uplo = upper ? CblasUpper : CblasLower;
-      const auto tr = transpose ? CblasTrans : CblasNoTrans;
-      const auto diag = unit ? CblasUnit : CblasNonUnit;
+      T* ap = ptr<T>(a) + i * ba.stride();
+      T* bp = ptr<T>(rhs) + i * bb.stride();
       if constexpr (std::is_same_v<T, double>) {
-        cblas_dtrsm(CblasColMajor, side, uplo, tr, diag, m, n, 1.0, ptr<T>(a) + i * ba.stride(), lda,
-                    ptr<T>(rhs) + i * bb.stride(), ldb);
+        cblas_dtrsm(CblasColMajor, side, uplo, tr, diag, m, n, one, ap, lda, bp, ldb);
+      } else if constexpr (std::is_same_v<T, float>) {
+        cblas_strsm(CblasColMajor, side, uplo, tr, diag, m, n, one, ap, lda, bp, ldb);
+      } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+        cblas_ctrsm(CblasColMajor, side, uplo, tr, diag, m, n, &one, ap, lda, bp, ldb);
       } else {
-        cblas_strsm(CblasColMajor, side, uplo, tr, diag, m, n, 1.0f, ptr<T>(a) + i * ba.stride(),
-                    lda, ptr<T>(rhs) + i * bb.stride(), ldb);
+        cblas_ztrsm(CblasColMajor, side, uplo, tr, diag, m, n, &one, ap, lda, bp, ldb);
       }
     }
   });
@@ -391,24 +473,28 @@ void det_from_lu(const Tensor& lu, const Tensor& pivots, const Tensor& det) {
   });
 }
 
+// sign: real or complex as the matrices (the product of the diagonal's phases, with the
+// permutation's parity); logabsdet: always real.
 void slogdet_from_lu(const Tensor& lu, const Tensor& pivots, const Tensor& sign,
                      const Tensor& logabsdet) {
   const Batch b(lu);
   const int64_t n = b.rows;
-  visit_real(lu, [&]<class T>() {
+  visit_real_or_complex(lu, [&]<class T>() {
+    using R = real_t<T>;
     for (int64_t i = 0; i < b.count; ++i) {
       const T* a = ptr<T>(lu) + i * b.stride();
       const int32_t* piv = ptr<int32_t>(pivots) + i * n;
-      T s = T(1), l = T(0);
+      T s = T(1);
+      R l = R(0);
       for (int64_t j = 0; j < n; ++j) {
         const T v = a[j + j * n];
+        const R av = std::abs(v);
         if (piv[j] != j + 1) s = -s;
-        if (v < T(0)) s = -s;
-        if (v == T(0)) s = T(0);
-        l += std::log(std::abs(v));
+        s = av == R(0) ? T(0) : s * (v / av);
+        l += std::log(av);
       }
       ptr<T>(sign)[i] = s;
-      ptr<T>(logabsdet)[i] = l;
+      ptr<R>(logabsdet)[i] = l;
     }
   });
 }
@@ -418,7 +504,7 @@ void lu_unpack(const Tensor& lu, const Tensor& pivots, const Tensor& p, const Te
                const Tensor& u) {
   const Batch b(lu);
   const int64_t m = b.rows, n = b.cols, k = std::min(m, n);
-  visit_real(lu, [&]<class T>() {
+  visit_real_or_complex(lu, [&]<class T>() {
     std::vector<int64_t> perm(static_cast<size_t>(m));
     for (int64_t i = 0; i < b.count; ++i) {
       const T* a = ptr<T>(lu) + i * b.stride();

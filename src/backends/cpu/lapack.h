@@ -5,7 +5,10 @@
 // matrix column-major and the matrices one after another (t.mT() is contiguous), as
 // ops::linalg::column_major_copy / empty_column_major make them. Their results are returned in
 // that layout too, which is also the layout PyTorch's results have (strides (1, rows)).
-// Only float32 and float64 reach these kernels (the ops check first).
+// float32, float64, complex64 and complex128 reach these kernels (the ops check first) except
+// syevd (real only; heevd in lapack_eig.h is its complex twin). For complex matrices the
+// "transpose" of orgqr / trsm / getrs is the conjugate transpose, and the singular values,
+// rcond and log|det| are real (Note [Complex LAPACK] in lapack.cpp).
 #pragma once
 
 #include <string>
@@ -18,8 +21,9 @@ namespace ember::cpu::lapack {
 void getrf(const Tensor& a, const Tensor& pivots, const Tensor& info);
 /// The inverse from getrf's LU, in place (square; batches whose info is non-zero are left as is).
 void getri(const Tensor& lu, const Tensor& pivots, const Tensor& info);
-/// Solves op(A) X = B in place of b ([..., n, k]); lu / pivots from getrf, the same batch.
-void getrs(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose);
+/// Solves op(A) X = B in place of b ([..., n, k]); lu / pivots from getrf, the same batch. op is
+/// LAPACK's TRANS: 'N', 'T' (A^T) or 'C' (A^H; A^T for real matrices).
+void getrs(const Tensor& lu, const Tensor& pivots, const Tensor& b, char op);
 /// Cholesky in place (the other triangle zeroed); info as getrf's.
 void potrf(const Tensor& a, const Tensor& info, bool upper);
 /// QR of a ([..., m, n], overwritten). q: [..., m, m or k] or undefined (mode 'r'); r: [..., m or
@@ -36,7 +40,8 @@ void syevd(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Ten
 /// s [..., min(m, n)] filled where the driver computes them (else undefined).
 void gels(const std::string& driver, const Tensor& a, const Tensor& b, double rcond,
           const Tensor& rank, const Tensor& s, const Tensor& info);
-/// Triangular solve in place of b by BLAS trsm: op(A) X = B (left) or X op(A) = B (right).
+/// Triangular solve in place of b by BLAS trsm: op(A) X = B (left) or X op(A) = B (right), op
+/// the conjugate transpose when `transpose` (the transpose for real matrices).
 void trsm(const Tensor& a, const Tensor& b, bool upper, bool left, bool transpose, bool unit);
 /// det (and sign / log|det| below) of square matrices from getrf's LU and pivots.
 void det_from_lu(const Tensor& lu, const Tensor& pivots, const Tensor& det);

@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "ember/error.h"
@@ -60,6 +61,20 @@ inline void visit_real_or_complex(const Tensor& t, F&& f) {
     visit_real(t, std::forward<F>(f));
   }
 }
+
+// The real type under T (float for std::complex<float>), and whether T is complex.
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class T>
+struct real_of<std::complex<T>> {
+  using type = T;
+};
+template <class T>
+using real_t = typename real_of<T>::type;
+template <class T>
+inline constexpr bool is_complex_v = !std::is_same_v<T, real_t<T>>;
 
 // The element count of a workspace query's answer (LAPACK returns it as a floating number,
 // complex for the complex routines).

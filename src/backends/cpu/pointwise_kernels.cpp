@@ -93,7 +93,7 @@ void masked_fill_typed(const ElementwiseLoop& loop, T value) {
 
 void masked_fill_kernel(const Tensor& self, const Tensor& mask, const Scalar& value) {
   ElementwiseLoop loop({self, mask});
-  dispatch_types(kAllTypes, self.dtype(), "masked_fill", [&]<class T>() {
+  dispatch_types(kAllTypesAndComplex, self.dtype(), "masked_fill", [&]<class T>() {
     const T v = value.to<T>();
     if (mask.dtype() == kBool) {
       masked_fill_typed<T, bool>(loop, v);

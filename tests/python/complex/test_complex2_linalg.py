@@ -146,10 +146,3 @@ def test_complex_eigh(dtype):
         (torch.linalg.eigvalsh(At) ** 2).sum().backward()
         (ember.linalg.eigvalsh(Ae) ** 2).sum().backward()
         close(Ae.grad, At.grad, 1e-8)
-
-
-def test_complex_refused_where_the_kernels_are_real_only():
-    z = E(rand(3, 3, dtype=torch.complex64))
-    for f in [ember.linalg.cholesky, ember.linalg.qr, ember.linalg.svd, ember.linalg.slogdet]:
-        with pytest.raises(RuntimeError, match="complex input is not supported yet. Got ComplexFloat"):
-            f(z)
