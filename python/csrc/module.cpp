@@ -36,6 +36,7 @@ void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 void init_nn_nnutils(py::module_& m);  // nn_nnutils.cpp
 void init_namesa(py::module_& m);  // namesa.cpp
 void init_namesb(py::module_& m);  // namesb.cpp
+void init_names8(py::module_& m);  // names8.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -72,6 +73,7 @@ PYBIND11_MODULE(_C, m) {
   init_quantization_workflow(m);
   init_optim(m);
   init_autograd(m);
+  init_names8(m);
   init_shared_memory(m);
   init_quantized_ops_conv(m);
   init_safetensors(m);
