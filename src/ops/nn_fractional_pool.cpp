@@ -60,11 +60,17 @@ void check_args(const Tensor& self, IntArrayRef k, IntArrayRef out, const Tensor
     EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, ",
                 "but got", self.sizes(), " with dimension ", i, " being empty.");
   }
+  // PyTorch's texts and order: 2-d checks height then width (the window may end at the input's
+  // end); 3-d (fractional_max_pool3d_out) checks time, width, height, and wants the window to end
+  // strictly inside.
   static const char* dims[3] = {"time", "height", "width"};
-  for (int i = 0; i < D; ++i) {
+  const int order2[2] = {0, 1}, order3[3] = {0, 2, 1};
+  for (int j = 0; j < D; ++j) {
+    const int i = D == 2 ? order2[j] : order3[j];
     const char* what = dims[3 - D + i];
     const int64_t in = self.size(nd - D + i);
-    EMBER_CHECK(out[static_cast<size_t>(i)] + k[static_cast<size_t>(i)] - 1 <= in, name, "(): pool ", what, " ",
+    const int64_t end = out[static_cast<size_t>(i)] + k[static_cast<size_t>(i)] - 1;
+    EMBER_CHECK(D == 2 ? end <= in : end < in, D == 2 ? name : name + "_out", "(): pool ", what, " ",
                 k[static_cast<size_t>(i)], " too large relative to input ", what, " ", in);
   }
   const int64_t N = nd == D + 2 ? self.size(0) : 1, C = self.size(nd - D - 1);

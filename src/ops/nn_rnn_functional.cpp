@@ -3,11 +3,9 @@
 // A padded input [T, B, I] (or [B, T, I] with batch_first) is packed data whose batch sizes are
 // all B (Note [The recurrence over packed data]).
 //
-// Note [namesb entry points without op rows]: these (and fractional max pooling, grid_sampler_3d)
-// were C++ functions bound to Python directly in session 10; session 11 gave them their rows of
-// ops.def. The recurrences are Composite rows, as in PyTorch (CompositeImplicitAutograd): they run
-// with autograd through the ops they call, and __torch_function__ sees aten::gru.input etc.;
-// fractional max pooling and grid_sampler_3d are Primitive rows with their backward rows.
+// They are Composite rows, as in PyTorch (CompositeImplicitAutograd): they run with autograd
+// through the ops they call, and __torch_function__ sees aten::gru.input etc. (Until session 11
+// they, fractional max pooling and grid_sampler_3d were bound to Python without op rows.)
 #include "ember/ops/rnn_functional.h"
 
 #include <string>
