@@ -334,14 +334,22 @@ class LOBPCG:
     # The search basis S = [X, P, W]: X the estimates, P the previous step's directions, W the
     # preconditioned residuals of the unconverged pairs; columns [nc, ns) are the active ones.
 
+    def _counts(self):
+        return (self.ivars["converged_end"], self.ivars["converged_count"], self.iparams["n"],
+                self.bparams["largest"])
+
+    def _ritz_of_x(self):
+        """The first step's Rayleigh-Ritz: the eigenpairs of X's B-orthonormalized quadratic form."""
+        Ri = self._rayleigh_ritz(self.X)
+        E, Z = _eigh_ordered(_qform(_qform(self.A, self.X), Ri), self.bparams["largest"])
+        return E, ember.matmul(Ri, Z)
+
     def _update_basic(self):
         mm = ember.matmul
-        ns, nc = self.ivars["converged_end"], self.ivars["converged_count"]
-        n, largest = self.iparams["n"], self.bparams["largest"]
+        ns, nc, n, largest = self._counts()
         if self.ivars["istep"] == 0:
-            Ri = self._rayleigh_ritz(self.X)
-            E, Z = _eigh_ordered(_qform(_qform(self.A, self.X), Ri), largest)
-            self.X[:] = mm(self.X, mm(Ri, Z))
+            E, RiZ = self._ritz_of_x()
+            self.X[:] = mm(self.X, RiZ)
             self.E[:] = E
             np = 0
             self.update_residual()
@@ -366,12 +374,11 @@ class LOBPCG:
 
     def _update_ortho(self):
         mm = ember.matmul
-        ns, nc = self.ivars["converged_end"], self.ivars["converged_count"]
-        n, largest = self.iparams["n"], self.bparams["largest"]
+        ns, nc, n, largest = self._counts()
         if self.ivars["istep"] == 0:
-            Ri = self._rayleigh_ritz(self.X)
-            E, Z = _eigh_ordered(_qform(_qform(self.A, self.X), Ri), largest)
-            self.X = mm(self.X, mm(Ri, Z))
+            # (PyTorch's ortho method leaves E at zeros on this first step; so does ember)
+            _, RiZ = self._ritz_of_x()
+            self.X = mm(self.X, RiZ)
             self.update_residual()
             np = 0
             nc = self.update_converged_count()

@@ -93,3 +93,16 @@ def test_a_hook_removing_itself_and_hook_result_checks():
     t2.register_hook(lambda g: ember.ones(3))
     with pytest.raises(RuntimeError, match="has changed the size of value"):
         (t2 * 1).sum().backward()
+
+
+def test_unpickled_tensors_have_an_empty_dict_as_torch():
+    import copy
+    import pickle
+
+    for lib in (torch, ember):
+        t = lib.ones(2, requires_grad=True)
+        t.register_hook(lambda g: g)
+        assert copy.deepcopy(t)._backward_hooks is None
+        assert pickle.loads(pickle.dumps(lib.ones(2, requires_grad=True)))._backward_hooks == OrderedDict()
+        assert pickle.loads(pickle.dumps(lib.nn.Parameter(lib.ones(2))))._backward_hooks == OrderedDict()
+        assert pickle.loads(pickle.dumps(lib.ones(2)))._backward_hooks == OrderedDict()
