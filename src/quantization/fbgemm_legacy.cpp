@@ -214,6 +214,40 @@ Tensor pack_quantized_impl(const Tensor& input) {
   return p;
 }
 
+// The int8 GEMM with FBGEMM's requantization to float (one scalar kernel: integer products are
+// exact in any order, the float steps follow FBGEMM's ReQuantizeForFloat).
+void linear_int8_kernel(const float* x, int64_t M, int64_t K, const int8_t* w, int64_t N, const int32_t* col_offsets,
+                     float w_scale, int32_t w_zp, const float* bias, float* y) {
+  // The activation's own range, quantized to uint8 [0, 255] (zero point included in the range).
+  float mn = 0, mx = 0;
+  if (M * K > 0) {
+    mn = *std::min_element(x, x + M * K);
+    mx = *std::max_element(x, x + M * K);
+  }
+  const auto [a_scale, a_zp] = quantization::choose_quantization_params(mn, mx, 0, 255, false);
+  const float inv = 1.0f / a_scale;
+  parallel_for(0, M, 1, [&](int64_t begin, int64_t end) {
+    std::vector<int32_t> qa(static_cast<size_t>(K));
+    for (int64_t m = begin; m < end; ++m) {
+      int32_t row_offset = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        qa[static_cast<size_t>(k)] = quantize_value<true>(x[m * K + k], inv, a_zp, 0, 255);
+        row_offset += qa[static_cast<size_t>(k)];
+      }
+      for (int64_t n = 0; n < N; ++n) {
+        int32_t acc = 0;
+        const int8_t* wr = w + n * K;
+        for (int64_t k = 0; k < K; ++k) acc += qa[static_cast<size_t>(k)] * static_cast<int32_t>(wr[k]);
+        // FBGEMM's ReQuantizeForFloat: the zero points' cross terms removed, then scaled
+        const int32_t raw = acc - a_zp * col_offsets[n] - row_offset * w_zp;
+        float res = static_cast<float>(raw) * a_scale * w_scale;
+        res += bias[n];
+        y[m * N + n] = res;
+      }
+    }
+  });
+}
+
 Tensor linear_int8_impl(const Tensor& input, const Tensor& weight, const Tensor& packed, const Tensor& col_offsets,
                         const Scalar& weight_scale, const Scalar& weight_zero_point, const Tensor& bias) {
   static bool warned = false;
@@ -246,7 +280,7 @@ Tensor linear_int8_impl(const Tensor& input, const Tensor& weight, const Tensor&
   const Tensor x = input.contiguous(), b = bias.contiguous(), co = col_offsets.contiguous();
   int64_t M = 1;
   for (int64_t d = 0; d + 1 < input.dim(); ++d) M *= input.size(d);
-  fbgemm_ref::linear_int8_ref(x.data_ptr<float>(), M, K,
+  linear_int8_kernel(x.data_ptr<float>(), M, K,
                               reinterpret_cast<const int8_t*>(packed.data_ptr<uint8_t>() + kHeader), N,
                               co.data_ptr<int32_t>(), static_cast<float>(weight_scale.to_double()),
                               static_cast<int32_t>(weight_zero_point.to_int()), b.data_ptr<float>(),
@@ -306,41 +340,6 @@ Tensor linear_fp16_impl(const Tensor& input, const Tensor& packed_weight, const 
 
 }  // namespace
 
-namespace fbgemm_ref {
-
-void linear_int8_ref(const float* x, int64_t M, int64_t K, const int8_t* w, int64_t N, const int32_t* col_offsets,
-                     float w_scale, int32_t w_zp, const float* bias, float* y) {
-  // The activation's own range, quantized to uint8 [0, 255] (zero point included in the range).
-  float mn = 0, mx = 0;
-  if (M * K > 0) {
-    mn = *std::min_element(x, x + M * K);
-    mx = *std::max_element(x, x + M * K);
-  }
-  const auto [a_scale, a_zp] = quantization::choose_quantization_params(mn, mx, 0, 255, false);
-  const float inv = 1.0f / a_scale;
-  parallel_for(0, M, 1, [&](int64_t begin, int64_t end) {
-    std::vector<int32_t> qa(static_cast<size_t>(K));
-    for (int64_t m = begin; m < end; ++m) {
-      int32_t row_offset = 0;
-      for (int64_t k = 0; k < K; ++k) {
-        qa[static_cast<size_t>(k)] = quantize_value<true>(x[m * K + k], inv, a_zp, 0, 255);
-        row_offset += qa[static_cast<size_t>(k)];
-      }
-      for (int64_t n = 0; n < N; ++n) {
-        int32_t acc = 0;
-        const int8_t* wr = w + n * K;
-        for (int64_t k = 0; k < K; ++k) acc += qa[static_cast<size_t>(k)] * static_cast<int32_t>(wr[k]);
-        // FBGEMM's ReQuantizeForFloat: the zero points' cross terms removed, then scaled
-        const int32_t raw = acc - a_zp * col_offsets[n] - row_offset * w_zp;
-        float res = static_cast<float>(raw) * a_scale * w_scale;
-        res += bias[n];
-        y[m * N + n] = res;
-      }
-    }
-  });
-}
-
-}  // namespace fbgemm_ref
 
 // ---- frontends ----
 

@@ -51,10 +51,4 @@ Tensor quantized_rnn_relu_cell(const Tensor& input, const Tensor& hx, EMBER_QUAN
 Tensor quantized_rnn_tanh_cell(const Tensor& input, const Tensor& hx, EMBER_QUANTIZED_CELL_ARGS);
 #undef EMBER_QUANTIZED_CELL_ARGS
 
-namespace fbgemm_ref {
-/// The scalar reference of the int8 GEMM with its requantization to float (tests compare).
-void linear_int8_ref(const float* x, int64_t M, int64_t K, const int8_t* w, int64_t N, const int32_t* col_offsets,
-                     float w_scale, int32_t w_zp, const float* bias, float* y);
-}  // namespace fbgemm_ref
-
 }  // namespace ember

@@ -1,5 +1,5 @@
 // names8's ops from C++: segment_reduce (values PyTorch 1.13 gives, its backward, meta, errors),
-// choose_qparams_optimized, the fbgemm int8 linear against its integer definition, and the
+// choose_qparams_optimized, the fbgemm int8 linear against FBGEMM's steps written out, and the
 // quantized cells' shapes.
 #include <cmath>
 #include <limits>
@@ -75,28 +75,28 @@ TEST(Fbgemm, Int8LinearIsItsIntegerDefinition) {
   const Tensor x = from_values({1.0, -2.0, 0.5, 0.0, 3.0, -1.0}, {2, 3});
   const Tensor b = from_values({0.1, -0.2}, {2});
   const Tensor y = fbgemm_linear_int8_weight_fp32_activation(x, q, packed, col, scale, zp, b);
-  // the activation's uint8 parameters over [min(x, 0), max(x, 0)] = [-2, 3]
-  const double a_scale = static_cast<double>(static_cast<float>(5.0 / 255.0));
-  const int a_zp = static_cast<int>(std::nearbyint(2.0 / a_scale));
-  const std::vector<double> xs = testing::values(x), qs = testing::values(q);
-  std::vector<double> want;
+  // FBGEMM's steps in float, written out: the activation's uint8 parameters over
+  // [min(x, 0), max(x, 0)] = [-2, 3], x * (1 / scale) + zero_point fused and rounded half to even
+  // (at x = 0.5 the float inverse and a division round to different sides of 127.5), int32
+  // products without the zero points' cross terms, then scaled and biased.
+  const float a_scale = static_cast<float>(5.0 / 255.0);
+  const int32_t a_zp = 102;  // round(2 / a_scale)
+  const float inv = 1.0f / a_scale;
+  const std::vector<double> xs = testing::values(x), qs = testing::values(q), bs = testing::values(b);
+  const Tensor yc = y.contiguous();
   for (int m = 0; m < 2; ++m) {
     for (int n = 0; n < 2; ++n) {
-      double acc = 0;
+      int32_t raw = 0;
       for (int k = 0; k < 3; ++k) {
-        const double xq = std::clamp(std::nearbyint(xs[m * 3 + k] / a_scale + a_zp), 0.0, 255.0);
-        acc += (xq - a_zp) * (qs[n * 3 + k] - static_cast<double>(zp));
+        const float xq = std::clamp(std::nearbyint(std::fma(static_cast<float>(xs[m * 3 + k]), inv,
+                                                            static_cast<float>(a_zp))), 0.0f, 255.0f);
+        raw += (static_cast<int32_t>(xq) - a_zp) * (static_cast<int32_t>(qs[n * 3 + k]) - static_cast<int32_t>(zp));
       }
-      want.push_back(acc * a_scale * scale + testing::values(b)[n]);
+      float want = static_cast<float>(raw) * a_scale * static_cast<float>(scale);
+      want += static_cast<float>(bs[n]);
+      EXPECT_EQ(yc.data_ptr<float>()[m * 2 + n], want) << m << ", " << n;
     }
   }
-  expect_values(y, {2, 2}, want, 1e-5, 1e-5);
-  // the reference kernel on the same bytes gives the same floats
-  std::vector<float> ref(4);
-  const Tensor xc = x.contiguous(), bc = b.contiguous();
-  fbgemm_ref::linear_int8_ref(xc.data_ptr<float>(), 2, 3, q.data_ptr<int8_t>(), 2, col.data_ptr<int32_t>(),
-                              static_cast<float>(scale), static_cast<int32_t>(zp), bc.data_ptr<float>(), ref.data());
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(y.contiguous().data_ptr<float>()[i], ref[static_cast<size_t>(i)]);
   expect_error([&] { fbgemm_linear_int8_weight_fp32_activation(x, q, zeros({8}, kUInt8), col, scale, zp, b); },
                "expected a packed weight made by fbgemm_pack_quantized_matrix");
 }

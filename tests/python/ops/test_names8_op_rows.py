@@ -137,3 +137,18 @@ def test_recurrences_are_composite_rows(name):
     got = op.input(e(x), ehx, [e(p) for p in params], True, 1, 0.0, False, False, False)
     np.testing.assert_allclose(got[0].numpy(), getattr(torch.ops.aten, name).input(
         x, hx, params, True, 1, 0.0, False, False, False)[0].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_meta_inputs():
+    def m(*s):
+        return ember.empty(*s, device="meta")
+
+    assert tuple(ember.grid_sampler_3d(m(1, 2, 3, 3, 3), m(1, 2, 2, 2, 3), 0, 0, False).shape) == (1, 2, 2, 2, 2)
+    gi, gg = ember.ops.aten.grid_sampler_3d_backward(m(1, 2, 2, 2, 2), m(1, 2, 3, 3, 3), m(1, 2, 2, 2, 3), 0, 0,
+                                                     False, [True, True])
+    assert gi.is_meta and tuple(gg.shape) == (1, 2, 2, 2, 3)
+    out, idx = ember.ops.aten.fractional_max_pool2d(m(1, 2, 6, 6), [2, 2], [3, 3], m(1, 2, 2))
+    assert out.is_meta and idx.dtype == ember.int64 and tuple(idx.shape) == (1, 2, 3, 3)
+    g = ember.ops.aten.fractional_max_pool3d_backward(m(1, 2, 3, 3, 3), m(1, 2, 6, 6, 6), [2, 2, 2], [3, 3, 3],
+                                                      ember.empty(1, 2, 3, 3, 3, dtype=ember.int64, device="meta"))
+    assert g.is_meta and tuple(g.shape) == (1, 2, 6, 6, 6)
