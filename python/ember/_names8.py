@@ -2,26 +2,25 @@
 (Note [Tensor._backward_hooks] in python/csrc/names8.cpp) and ember.lobpcg (Python, as
 torch._lobpcg). segment_reduce, choose_qparams_optimized, the fbgemm_* functions and the
 quantized cells are op rows: ember's table exposes them."""
-import weakref
 from collections import OrderedDict
 
 from . import _C
 from .overrides import handle_torch_function, has_torch_function_unary
 from .utils import hooks as _hooks
 
-# id(tensor) -> [its _backward_hooks object, the C++ handle of the hook that runs a leaf's dict,
-# a weak reference whose callback drops the entry with the tensor]. (Keyed by id: a tensor's ==
-# is elementwise, so it cannot key a WeakKeyDictionary.)
-_state = {}
+_register_hook_dict = _C._names8._register_hook_dict
+# The tensor's own __dict__ holds [its _backward_hooks object, the id of the C++ hook that runs
+# a leaf's dict] under this key (the property of the same name shadows it): owned by the
+# tensor, so the GC sees the hooks; deepcopy and pickling leave it out.
+STATE_KEY = "_backward_hooks"
 
 
 def _entry(t, create):
-    entry = _state.get(id(t))
+    d = t.__dict__
+    entry = d.get(STATE_KEY)
     if entry is None and create:
-        key = id(t)
-        entry = _state[key] = [None, None, weakref.ref(t, lambda _r, k=key: _state.pop(k, None))]
+        entry = d[STATE_KEY] = [None, None]
     return entry
-_register_hook_dict = _C._names8._register_hook_dict
 
 
 def _get_backward_hooks(self):
@@ -32,7 +31,7 @@ def _get_backward_hooks(self):
 def _set_backward_hooks(self, value):
     entry = _entry(self, True)
     if entry[1] is not None:
-        entry[1].remove()
+        _C._names8._remove_leaf_hook(self, entry[1])
         entry[1] = None
     entry[0] = value
     # A leaf's hooks are the dict assigned last; a non-leaf's grad_fn keeps the dict

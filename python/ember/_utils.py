@@ -103,11 +103,19 @@ def _get_obj_state(obj):
     getstate_fn = getattr(obj, "__getstate__", None)
     if getstate_fn:
         return getstate_fn()
+    state = _dict_without_hooks(obj)
     slots_to_save = copyreg._slotnames(obj.__class__)
     if slots_to_save:
-        return (obj.__dict__, {name: getattr(obj, name) for name in slots_to_save
-                               if hasattr(obj, name)})
-    return obj.__dict__
+        return (state, {name: getattr(obj, name) for name in slots_to_save if hasattr(obj, name)})
+    return state
+
+
+def _dict_without_hooks(obj):
+    """obj.__dict__ without Tensor._backward_hooks' entry: hooks are not copied or serialized
+    (PyTorch's Note [Don't serialize hooks])."""
+    from ._names8 import STATE_KEY
+    d = obj.__dict__
+    return {k: v for k, v in d.items() if k != STATE_KEY} if STATE_KEY in d else d
 
 
 def _set_obj_state(obj, state):

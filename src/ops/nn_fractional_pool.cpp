@@ -217,6 +217,13 @@ Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& s
                                                     kernel_size, output_size, indices);
 }
 
+// PyTorch's structured kernels name their out= overload when a quantized input finds no kernel.
+[[maybe_unused]] static const bool quantized_error_names = [] {
+  dispatch::set_quantized_error_name(OpId::fractional_max_pool2d, "aten::fractional_max_pool2d.output");
+  dispatch::set_quantized_error_name(OpId::fractional_max_pool3d, "aten::fractional_max_pool3d.output");
+  return true;
+}();
+
 EMBER_REGISTER_OP(fractional_max_pool2d, &fractional_max_pool2d);
 EMBER_REGISTER_OP(fractional_max_pool3d, &fractional_max_pool3d);
 EMBER_REGISTER_OP(fractional_max_pool2d_backward, &fractional_max_pool2d_backward);
