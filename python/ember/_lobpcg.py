@@ -189,9 +189,6 @@ def lobpcg(A: Tensor, k: Optional[int] = None, B: Optional[Tensor] = None, X: Op
                    ortho_bparams)
 
 
-lobpcg.__module__ = "ember"
-
-
 def _lobpcg(A, k, B, X, n, iK, niter, tol, largest, method, tracker, ortho_iparams, ortho_fparams,
             ortho_bparams):
     assert A.shape[-2] == A.shape[-1], A.shape

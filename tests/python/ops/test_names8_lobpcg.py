@@ -89,3 +89,7 @@ def test_errors_match_torch():
     assert str(ee.value) == str(te.value)
     with pytest.raises(ValueError, match="B != I"):
         ember.lobpcg(e(A).requires_grad_(), k=1, B=e(spd(12, 1)), X=ember.randn(12, 1, dtype=ember.float64))[0].sum().backward()
+
+
+def test_lives_in_its_module_as_torch():
+    assert ember.lobpcg.__module__ == torch.lobpcg.__module__.replace("torch", "ember") == "ember._lobpcg"
