@@ -67,6 +67,12 @@ struct PyTensorHook {
   GilRef hook;
   Tensor operator()(const Tensor& grad) const;
 };
+/// A tensor's Python hooks in one dict (Tensor._backward_hooks), run in order as one hook
+/// (names8.cpp, Note [Tensor._backward_hooks]).
+struct PyTensorHookDict {
+  GilRef dict;
+  Tensor operator()(const Tensor& grad) const;
+};
 /// A post-accumulate-grad hook calling a Python callable.
 struct PyPostAccumulateHook {
   GilRef hook;

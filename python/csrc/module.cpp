@@ -35,8 +35,8 @@ void init_nn_seq(py::module_& m);  // nn_seq.cpp
 void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 void init_nn_nnutils(py::module_& m);  // nn_nnutils.cpp
 void init_namesa(py::module_& m);  // namesa.cpp
-void init_namesb(py::module_& m);  // namesb.cpp
 void init_library(py::module_& m);  // library.cpp
+void init_names8(py::module_& m);  // names8.cpp
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -64,7 +64,6 @@ PYBIND11_MODULE(_C, m) {
   init_nn_cnn(m);
   init_nn_seq(m);
   init_nn_rnn(m);
-  init_namesb(m);
   init_nn_nnutils(m);
   init_nn_quantized(m);
   init_nn_quantized_more(m);
@@ -74,6 +73,7 @@ PYBIND11_MODULE(_C, m) {
   init_quantization_workflow(m);
   init_optim(m);
   init_autograd(m);
+  init_names8(m);
   init_shared_memory(m);
   init_quantized_ops_conv(m);
   init_safetensors(m);

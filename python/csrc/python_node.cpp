@@ -226,6 +226,7 @@ int traverse_tensor_hooks(const std::vector<Node::TensorHookEntry>& hooks, visit
                           void* arg) {
   for (const auto& h : hooks) {
     if (const auto* f = h.fn.target<PyTensorHook>()) EMBER_VISIT(f->hook.ptr());
+    if (const auto* f = h.fn.target<PyTensorHookDict>()) EMBER_VISIT(f->dict.ptr());
   }
   return 0;
 }

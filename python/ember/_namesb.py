@@ -5,7 +5,7 @@ incomplete gamma functions, ember.linalg's diagonal / vander / ldl_*, torch.lu a
 in PyTorch 1.13 defaults `reduction` to 0 (none)."""
 from . import _C, linalg, special
 from ._tensor import Tensor
-from .overrides import handle_torch_function, has_torch_function, has_torch_function_unary
+from .overrides import handle_torch_function, has_torch_function_unary
 
 _fn = _C._op_functions
 
@@ -92,57 +92,8 @@ def _reduction_none_by_default(name):
     return fn
 
 
-# ---- entry points without op rows (Note [namesb entry points without op rows]) ----
-_INPUT_ARGS = ("input", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional",
-               "batch_first")
-_DATA_ARGS = ("data", "batch_sizes", "hx", "params", "has_biases", "num_layers", "dropout", "train",
-              "bidirectional")
-
-
-def _recurrence(name):
-    nb = _C._namesb
-    lstm = name == "lstm"
-
-    def fn(*args, **kwargs):
-        # the .data overload has the batch sizes (a tensor) where .input has hx (lstm: a list) or
-        # params (a list)
-        probe = args[1] if lstm and len(args) > 1 else args[2] if len(args) > 2 else None
-        is_data = "batch_sizes" in kwargs or "data" in kwargs or (
-            probe is not None and isinstance(probe, Tensor) and not (lstm and isinstance(probe, (list, tuple))))
-        names = _DATA_ARGS if is_data else _INPUT_ARGS
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
-        missing = [n for n in names if n not in bound]
-        if missing:
-            raise TypeError(f"{name}() missing required arguments: {', '.join(missing)}")
-        values = [bound[n] for n in names]
-        tensors = tuple(v for v in values if isinstance(v, Tensor))
-        if has_torch_function(tensors):
-            return handle_torch_function(fn, tensors, *args, **kwargs)
-        for n in ("hx", "params"):
-            i = names.index(n)
-            if isinstance(values[i], (list, tuple)):
-                values[i] = list(values[i])
-        return getattr(nb, f"{name}_{'data' if is_data else 'input'}")(*values)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__module__ = "ember"
-    return fn
-
-
-def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
-    """Samples a volume at grid points (trilinear or nearest; zeros / border / reflection padding)."""
-    if has_torch_function_unary(input):
-        return handle_torch_function(grid_sampler_3d, (input, grid), input, grid, interpolation_mode,
-                                     padding_mode, align_corners)
-    return _C._namesb.grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners)
-
-
-grid_sampler_3d.__module__ = "ember"
-
-functions = {"lu": lu, "_lu_with_info": _lu_with_info, "_rowwise_prune": _rowwise_prune,
-             "grid_sampler_3d": grid_sampler_3d}
-functions.update({n: _recurrence(n) for n in ("gru", "lstm", "rnn_tanh", "rnn_relu")})
+# (torch.gru / lstm / rnn_tanh / rnn_relu and grid_sampler_3d are op rows: ember's table has them)
+functions = {"lu": lu, "_lu_with_info": _lu_with_info, "_rowwise_prune": _rowwise_prune}
 functions.update({n: _reduction_none_by_default(n) for n in (
     "binary_cross_entropy_with_logits", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
     "triplet_margin_loss")})

@@ -274,7 +274,7 @@ class Tensor(_C.TensorBase):
                 for slot in slots_to_save:
                     if hasattr(self, slot):
                         setattr(new_tensor, slot, deepcopy(getattr(self, slot), memo))
-            new_tensor.__dict__ = deepcopy(self.__dict__, memo)
+            new_tensor.__dict__ = deepcopy(_utils._dict_without_hooks(self), memo)
             if new_tensor.__dict__.get("_is_param", False):
                 _C._nn._mark_parameter(new_tensor)  # a custom-class parameter stays one
             memo[id(self)] = new_tensor

@@ -31,7 +31,8 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
                        metadata=None):
     tensor = _rebuild_tensor(storage, storage_offset, size, stride)
     tensor.requires_grad = requires_grad
-    # backward_hooks is always empty (PyTorch's Note [Don't serialize hooks]): nothing to set.
+    # (an empty OrderedDict: PyTorch's Note [Don't serialize hooks])
+    tensor._backward_hooks = backward_hooks
     return tensor
 
 
@@ -58,6 +59,7 @@ def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, re
         raise RuntimeError("Can't deserialize quantized tensor with qscheme {}".format(qscheme))
     tensor.set_(storage, storage_offset, size, stride)
     tensor.requires_grad = requires_grad
+    tensor._backward_hooks = backward_hooks
     return tensor
 
 
@@ -86,7 +88,9 @@ def _rebuild_wrapper_subclass(cls, dtype, size, stride, storage_offset, layout, 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     from .nn.parameter import Parameter
-    return Parameter(data, requires_grad)
+    param = Parameter(data, requires_grad)
+    param._backward_hooks = backward_hooks
+    return param
 
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
@@ -99,11 +103,19 @@ def _get_obj_state(obj):
     getstate_fn = getattr(obj, "__getstate__", None)
     if getstate_fn:
         return getstate_fn()
+    state = _dict_without_hooks(obj)
     slots_to_save = copyreg._slotnames(obj.__class__)
     if slots_to_save:
-        return (obj.__dict__, {name: getattr(obj, name) for name in slots_to_save
-                               if hasattr(obj, name)})
-    return obj.__dict__
+        return (state, {name: getattr(obj, name) for name in slots_to_save if hasattr(obj, name)})
+    return state
+
+
+def _dict_without_hooks(obj):
+    """obj.__dict__ without Tensor._backward_hooks' entry: hooks are not copied or serialized
+    (PyTorch's Note [Don't serialize hooks])."""
+    from ._names8 import STATE_KEY
+    d = obj.__dict__
+    return {k: v for k, v in d.items() if k != STATE_KEY} if STATE_KEY in d else d
 
 
 def _set_obj_state(obj, state):

@@ -135,6 +135,11 @@ inline Stack box_result(std::tuple<Tensor, Tensor, Tensor> ts) {
   return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts))),
           Value(std::move(std::get<2>(ts)))};
 }
+/// fbgemm_linear_quantize_weight's (packed, col_offsets, scale, zero_point).
+inline Stack box_result(std::tuple<Tensor, Tensor, double, int64_t> ts) {
+  return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts))), Value(std::get<2>(ts)),
+          Value(std::get<3>(ts))};
+}
 inline Stack box_result(std::tuple<Tensor, Tensor, Tensor, Tensor> ts) {
   return {Value(std::move(std::get<0>(ts))), Value(std::move(std::get<1>(ts))),
           Value(std::move(std::get<2>(ts))), Value(std::move(std::get<3>(ts)))};

@@ -1,9 +1,8 @@
 // fractional_max_pool2d / 3d and their backward (PyTorch 1.13's algorithm and texts): each
 // plane's window starts come from its random samples (generate_intervals below) and the max of
 // each window is taken (a NaN wins, the first maximum otherwise). The values are then gathered
-// at those flat indices, so autograd records a gather, whose backward adds the gradient at the
-// recorded index exactly as PyTorch's fractional_max_pool backward does (Note [namesb entry
-// points without op rows], nn_rnn_functional.cpp).
+// at those flat indices (the CPU kernel's values, returned as computed). The backward rows add the
+// gradient at the recorded index, as PyTorch's fractional_max_pool backward does.
 #include "ember/ops/fractional_pool.h"
 
 #include <cmath>
@@ -15,7 +14,12 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
 
+#include "../autograd/record.h"
+#include "../dispatch/boxing.h"
+
 namespace ember {
+
+using dispatch::OpId;
 
 namespace {
 
@@ -56,11 +60,17 @@ void check_args(const Tensor& self, IntArrayRef k, IntArrayRef out, const Tensor
     EMBER_CHECK(self.size(i) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, ",
                 "but got", self.sizes(), " with dimension ", i, " being empty.");
   }
+  // PyTorch's texts and order: 2-d checks height then width (the window may end at the input's
+  // end); 3-d (fractional_max_pool3d_out) checks time, width, height, and wants the window to end
+  // strictly inside.
   static const char* dims[3] = {"time", "height", "width"};
-  for (int i = 0; i < D; ++i) {
+  const int order2[2] = {0, 1}, order3[3] = {0, 2, 1};
+  for (int j = 0; j < D; ++j) {
+    const int i = D == 2 ? order2[j] : order3[j];
     const char* what = dims[3 - D + i];
     const int64_t in = self.size(nd - D + i);
-    EMBER_CHECK(out[static_cast<size_t>(i)] + k[static_cast<size_t>(i)] - 1 <= in, name, "(): pool ", what, " ",
+    const int64_t end = out[static_cast<size_t>(i)] + k[static_cast<size_t>(i)] - 1;
+    EMBER_CHECK(D == 2 ? end <= in : end < in, D == 2 ? name : name + "_out", "(): pool ", what, " ",
                 k[static_cast<size_t>(i)], " too large relative to input ", what, " ", in);
   }
   const int64_t N = nd == D + 2 ? self.size(0) : 1, C = self.size(nd - D - 1);
@@ -149,9 +159,7 @@ std::tuple<Tensor, Tensor> fractional(const Tensor& self, IntArrayRef k, IntArra
     fractional_forward<T, D>(in.data_ptr<T>(), s.data_ptr<T>(), scratch.data_ptr<T>(), idx.data_ptr<int64_t>(),
                              planes, isz, osz, pool);
   });
-  const int64_t nd = self.dim();
-  Tensor out = self.flatten(nd - D, nd - 1).gather(nd - D, idx.flatten(nd - D, nd - 1)).view(shape);
-  return {out, idx};
+  return {scratch, idx};
 }
 
 template <int D>
@@ -167,25 +175,118 @@ Tensor fractional_backward(const Tensor& grad_output, const Tensor& self, IntArr
       .view(self.sizes());
 }
 
+std::tuple<Tensor, Tensor> fractional2d_impl(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size,
+                                             const Tensor& random_samples) {
+  return fractional<2>(self, kernel_size, output_size, random_samples);
+}
+std::tuple<Tensor, Tensor> fractional3d_impl(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size,
+                                             const Tensor& random_samples) {
+  return fractional<3>(self, kernel_size, output_size, random_samples);
+}
+Tensor fractional2d_backward_impl(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                  IntArrayRef output_size, const Tensor& indices) {
+  (void)kernel_size;
+  return fractional_backward<2>(grad_output, self, output_size, indices);
+}
+Tensor fractional3d_backward_impl(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                  IntArrayRef output_size, const Tensor& indices) {
+  (void)kernel_size;
+  return fractional_backward<3>(grad_output, self, output_size, indices);
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size,
                                                  IntArrayRef output_size, const Tensor& random_samples) {
-  return fractional<2>(self, kernel_size, output_size, random_samples);
+  return dispatch::call<fractional2d_impl>(OpId::fractional_max_pool2d, self, kernel_size, output_size,
+                                           random_samples);
 }
 std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size,
                                                  IntArrayRef output_size, const Tensor& random_samples) {
-  return fractional<3>(self, kernel_size, output_size, random_samples);
+  return dispatch::call<fractional3d_impl>(OpId::fractional_max_pool3d, self, kernel_size, output_size,
+                                           random_samples);
 }
 Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
                                       IntArrayRef output_size, const Tensor& indices) {
-  (void)kernel_size;
-  return fractional_backward<2>(grad_output, self, output_size, indices);
+  return dispatch::call<fractional2d_backward_impl>(OpId::fractional_max_pool2d_backward, grad_output, self,
+                                                    kernel_size, output_size, indices);
 }
 Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
                                       IntArrayRef output_size, const Tensor& indices) {
-  (void)kernel_size;
-  return fractional_backward<3>(grad_output, self, output_size, indices);
+  return dispatch::call<fractional3d_backward_impl>(OpId::fractional_max_pool3d_backward, grad_output, self,
+                                                    kernel_size, output_size, indices);
 }
+
+// PyTorch's structured kernels name their out= overload when a quantized input finds no kernel.
+[[maybe_unused]] static const bool quantized_error_names = [] {
+  dispatch::set_quantized_error_name(OpId::fractional_max_pool2d, "aten::fractional_max_pool2d.output");
+  dispatch::set_quantized_error_name(OpId::fractional_max_pool3d, "aten::fractional_max_pool3d.output");
+  return true;
+}();
+
+EMBER_REGISTER_OP(fractional_max_pool2d, &fractional_max_pool2d);
+EMBER_REGISTER_OP(fractional_max_pool3d, &fractional_max_pool3d);
+EMBER_REGISTER_OP(fractional_max_pool2d_backward, &fractional_max_pool2d_backward);
+EMBER_REGISTER_OP(fractional_max_pool3d_backward, &fractional_max_pool3d_backward);
+
+// ---- autograd ----
+
+namespace {
+
+// d self = the output's gradient added at the recorded indices (the backward op).
+template <int D>
+std::tuple<Tensor, Tensor> fractional_autograd(const Tensor& self, const IntArrayRef& kernel_size,
+                                               const IntArrayRef& output_size, const Tensor& random_samples) {
+  constexpr auto impl = D == 2 ? &fractional2d_impl : &fractional3d_impl;
+  constexpr OpId id = D == 2 ? OpId::fractional_max_pool2d : OpId::fractional_max_pool3d;
+  autograd::Recorder r(D == 2 ? "FractionalMaxPool2DBackward0" : "FractionalMaxPool3DBackward0", self);
+  auto outs = r.forward([&] { return dispatch::call<impl>(id, self, kernel_size, output_size, random_samples); });
+  if (!r) return outs;
+  const size_t self_ = r.save(self);
+  const size_t indices_ = self_ + 1;  // saved after finish
+  const std::vector<int64_t> k(kernel_size.begin(), kernel_size.end()), o(output_size.begin(), output_size.end());
+  r.finish(outs, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
+    if (!g[0].defined()) return autograd::tensor_list{Tensor()};
+    return autograd::tensor_list{D == 2 ? fractional_max_pool2d_backward(g[0], n.saved(self_), k, o, n.saved(indices_))
+                                        : fractional_max_pool3d_backward(g[0], n.saved(self_), k, o, n.saved(indices_))};
+  });
+  r.save_output(std::get<1>(outs));
+  return outs;
+}
+
+// PyTorch's derivatives: grad_output gets the gradient gathered at the indices
+// (max_pool_double_backward), self none (zeros).
+template <int D>
+Tensor fractional_backward_autograd(const Tensor& grad_output, const Tensor& self, const IntArrayRef& kernel_size,
+                                    const IntArrayRef& output_size, const Tensor& indices) {
+  constexpr auto impl = D == 2 ? &fractional2d_backward_impl : &fractional3d_backward_impl;
+  constexpr OpId id = D == 2 ? OpId::fractional_max_pool2d_backward : OpId::fractional_max_pool3d_backward;
+  autograd::Recorder r(D == 2 ? "FractionalMaxPool2DBackwardBackward0" : "FractionalMaxPool3DBackwardBackward0",
+                       grad_output, self);
+  Tensor out = r.forward([&] { return dispatch::call<impl>(id, grad_output, self, kernel_size, output_size, indices); });
+  if (!r) return out;
+  const size_t indices_ = r.save(indices);
+  const DimVector self_sizes(self.sizes().begin(), self.sizes().end());
+  const ScalarType self_dtype = self.dtype();
+  const Device self_device = self.device();
+  return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
+    const Tensor idx = n.saved(indices_);
+    const int64_t nd = g[0].dim();
+    Tensor gg;
+    if (n.needs(0)) {
+      gg = g[0].flatten(nd - D, nd - 1).gather(nd - D, idx.flatten(idx.dim() - D, idx.dim() - 1)).view(idx.sizes());
+    }
+    Tensor gs;
+    if (n.needs(1)) gs = zeros(self_sizes, TensorOptions(self_dtype).device(self_device));
+    return autograd::tensor_list{gg, gs};
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_AUTOGRAD(fractional_max_pool2d, &fractional_autograd<2>);
+EMBER_REGISTER_AUTOGRAD(fractional_max_pool3d, &fractional_autograd<3>);
+EMBER_REGISTER_AUTOGRAD(fractional_max_pool2d_backward, &fractional_backward_autograd<2>);
+EMBER_REGISTER_AUTOGRAD(fractional_max_pool3d_backward, &fractional_backward_autograd<3>);
 
 }  // namespace ember

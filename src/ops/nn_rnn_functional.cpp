@@ -3,11 +3,9 @@
 // A padded input [T, B, I] (or [B, T, I] with batch_first) is packed data whose batch sizes are
 // all B (Note [The recurrence over packed data]).
 //
-// Note [namesb entry points without op rows]: these (and fractional max pooling, grid_sampler_3d)
-// are C++ functions bound to Python directly, not rows of ops.def: adding rows late in session 10
-// meant rebuilding every op family on a machine shared by five builds. They run with autograd
-// through the ops they call; __torch_function__ sees their Python names (ember._namesb), while
-// __torch_dispatch__ sees only those ops. Rows can be added later without changing callers.
+// They are Composite rows, as in PyTorch (CompositeImplicitAutograd): they run with autograd
+// through the ops they call, and __torch_function__ sees aten::gru.input etc. (Until session 11
+// they, fractional max pooling and grid_sampler_3d were bound to Python without op rows.)
 #include "ember/ops/rnn_functional.h"
 
 #include <string>
@@ -15,7 +13,11 @@
 
 #include "ember/nn/modules/rnn.h"
 
+#include "../dispatch/boxing.h"
+
 namespace ember {
+
+using dispatch::OpId;
 
 namespace {
 
@@ -64,21 +66,43 @@ std::tuple<Tensor, Tensor, Tensor> run_data(const char* mode, const Tensor& data
 
 }  // namespace
 
-#define EMBER_RNN_FUNCTIONAL(name, Mode)                                                              \
-  std::tuple<Tensor, Tensor> name(const Tensor& input, const Tensor& hx, ArrayRef<Tensor> params,    \
-                                  bool has_biases, int64_t num_layers, double dropout, bool train,   \
-                                  bool bidirectional, bool batch_first) {                            \
-    auto [out, hn, cn] = run_input(Mode, input, hx, Tensor(), params, has_biases, num_layers, dropout, \
-                                   train, bidirectional, batch_first);                               \
-    return {out, hn};                                                                                \
-  }                                                                                                  \
-  std::tuple<Tensor, Tensor> name(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,   \
-                                  ArrayRef<Tensor> params, bool has_biases, int64_t num_layers,      \
-                                  double dropout, bool train, bool bidirectional) {                  \
-    auto [out, hn, cn] = run_data(Mode, data, batch_sizes, hx, Tensor(), params, has_biases,          \
-                                  num_layers, dropout, train, bidirectional);                        \
-    return {out, hn};                                                                                \
-  }
+// The two overloads' function types (for picking one in EMBER_REGISTER_OP).
+using RnnInputFn = std::tuple<Tensor, Tensor> (*)(const Tensor&, const Tensor&, ArrayRef<Tensor>, bool, int64_t,
+                                                  double, bool, bool, bool);
+using RnnDataFn = std::tuple<Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, ArrayRef<Tensor>, bool,
+                                                 int64_t, double, bool, bool);
+
+#define EMBER_RNN_FUNCTIONAL(name, Mode)                                                                 \
+  namespace {                                                                                           \
+  std::tuple<Tensor, Tensor> name##_input_impl(const Tensor& input, const Tensor& hx, ArrayRef<Tensor> params, \
+                                               bool has_biases, int64_t num_layers, double dropout,     \
+                                               bool train, bool bidirectional, bool batch_first) {      \
+    auto [out, hn, cn] = run_input(Mode, input, hx, Tensor(), params, has_biases, num_layers, dropout,    \
+                                   train, bidirectional, batch_first);                                  \
+    return {out, hn};                                                                                   \
+  }                                                                                                     \
+  std::tuple<Tensor, Tensor> name##_data_impl(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, \
+                                              ArrayRef<Tensor> params, bool has_biases, int64_t num_layers, \
+                                              double dropout, bool train, bool bidirectional) {         \
+    auto [out, hn, cn] = run_data(Mode, data, batch_sizes, hx, Tensor(), params, has_biases, num_layers,  \
+                                  dropout, train, bidirectional);                                       \
+    return {out, hn};                                                                                   \
+  }                                                                                                     \
+  }                                                                                                     \
+  std::tuple<Tensor, Tensor> name(const Tensor& input, const Tensor& hx, ArrayRef<Tensor> params,       \
+                                  bool has_biases, int64_t num_layers, double dropout, bool train,      \
+                                  bool bidirectional, bool batch_first) {                               \
+    return dispatch::call<name##_input_impl>(OpId::name##_input, input, hx, params, has_biases, num_layers, \
+                                             dropout, train, bidirectional, batch_first);               \
+  }                                                                                                     \
+  std::tuple<Tensor, Tensor> name(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,      \
+                                  ArrayRef<Tensor> params, bool has_biases, int64_t num_layers,         \
+                                  double dropout, bool train, bool bidirectional) {                     \
+    return dispatch::call<name##_data_impl>(OpId::name##_data, data, batch_sizes, hx, params, has_biases, \
+                                            num_layers, dropout, train, bidirectional);                 \
+  }                                                                                                     \
+  EMBER_REGISTER_OP(name##_input, static_cast<RnnInputFn>(&name));                                     \
+  EMBER_REGISTER_OP(name##_data, static_cast<RnnDataFn>(&name));
 EMBER_RNN_FUNCTIONAL(gru, "GRU")
 EMBER_RNN_FUNCTIONAL(rnn_tanh, "RNN_TANH")
 EMBER_RNN_FUNCTIONAL(rnn_relu, "RNN_RELU")
@@ -88,21 +112,41 @@ namespace {
 void check_lstm_hx(ArrayRef<Tensor> hx) {
   EMBER_CHECK(hx.size() == 2, "lstm: expected two hidden states (h_0, c_0), got ", hx.size());
 }
+
+std::tuple<Tensor, Tensor, Tensor> lstm_input_impl(const Tensor& input, ArrayRef<Tensor> hx, ArrayRef<Tensor> params,
+                                                   bool has_biases, int64_t num_layers, double dropout, bool train,
+                                                   bool bidirectional, bool batch_first) {
+  check_lstm_hx(hx);
+  return run_input("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train, bidirectional,
+                   batch_first);
+}
+std::tuple<Tensor, Tensor, Tensor> lstm_data_impl(const Tensor& data, const Tensor& batch_sizes, ArrayRef<Tensor> hx,
+                                                  ArrayRef<Tensor> params, bool has_biases, int64_t num_layers,
+                                                  double dropout, bool train, bool bidirectional) {
+  check_lstm_hx(hx);
+  return run_data("LSTM", data, batch_sizes, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
+                  bidirectional);
+}
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, ArrayRef<Tensor> hx, ArrayRef<Tensor> params,
                                         bool has_biases, int64_t num_layers, double dropout, bool train,
                                         bool bidirectional, bool batch_first) {
-  check_lstm_hx(hx);
-  return run_input("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train, bidirectional,
-                   batch_first);
+  return dispatch::call<lstm_input_impl>(OpId::lstm_input, input, hx, params, has_biases, num_layers, dropout,
+                                         train, bidirectional, batch_first);
 }
 std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& data, const Tensor& batch_sizes, ArrayRef<Tensor> hx,
                                         ArrayRef<Tensor> params, bool has_biases, int64_t num_layers,
                                         double dropout, bool train, bool bidirectional) {
-  check_lstm_hx(hx);
-  return run_data("LSTM", data, batch_sizes, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
-                  bidirectional);
+  return dispatch::call<lstm_data_impl>(OpId::lstm_data, data, batch_sizes, hx, params, has_biases, num_layers,
+                                        dropout, train, bidirectional);
 }
+
+using LstmInputFn = std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, ArrayRef<Tensor>, ArrayRef<Tensor>, bool,
+                                                            int64_t, double, bool, bool, bool);
+using LstmDataFn = std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, ArrayRef<Tensor>,
+                                                           ArrayRef<Tensor>, bool, int64_t, double, bool, bool);
+EMBER_REGISTER_OP(lstm_input, static_cast<LstmInputFn>(&lstm));
+EMBER_REGISTER_OP(lstm_data, static_cast<LstmDataFn>(&lstm));
 
 }  // namespace ember

@@ -30,6 +30,8 @@
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
 #include "ember/ops/grid_sample3d.h"
+#include "ember/autograd/autograd.h"
+#include "ember/grad_mode.h"
 #include "ember/ops/index_ops.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_ops.h"
@@ -457,6 +459,44 @@ Tensor grid_sampler_3d_impl(const Tensor& input, const Tensor& grid, int64_t int
   return acc;
 }
 
+// Note [grid_sampler_3d's backward]: the sampler's forward is written with differentiable ops
+// (gathers and weights), and its backward row differentiates exactly that graph: it re-runs the
+// forward on detached copies with autograd on and takes their gradients. The numbers are those of
+// the gathers' and weights' own rules (ember's gradients before the row existed).
+std::tuple<Tensor, Tensor> grid_sampler_3d_backward_impl(const Tensor& grad_output, const Tensor& input,
+                                                         const Tensor& grid, int64_t interpolation_mode,
+                                                         int64_t padding_mode, bool align_corners,
+                                                         IntArrayRef output_mask) {
+  EMBER_CHECK(output_mask.size() == 2, "grid_sampler_3d_backward(): expected output_mask of 2 values, but got ",
+              output_mask.size());
+  const bool want_input = output_mask[0] != 0, want_grid = output_mask[1] != 0;
+  if (input.is_meta() || grid.is_meta() || grad_output.is_meta()) {
+    return {want_input ? empty_like(input) : Tensor(), want_grid ? empty_like(grid) : Tensor()};
+  }
+  // autograd is back on for the inner graph (the caller may run below it)
+  dispatch::LocalState& st = dispatch::local_state();
+  const KeySet prev = st.excluded;
+  st.excluded = prev - KeySet(DispatchKey::Autograd);
+  struct Restore {
+    dispatch::LocalState& st;
+    KeySet prev;
+    ~Restore() { st.excluded = prev; }
+  } restore{st, prev};
+  AutoGradMode on(true);
+  const Tensor x = input.detach().requires_grad_(want_input);
+  const Tensor g = grid.detach().requires_grad_(want_grid);
+  const Tensor out = grid_sampler_3d_impl(x, g, interpolation_mode, padding_mode, align_corners);
+  autograd::tensor_list wrt;
+  if (want_input) wrt.push_back(x);
+  if (want_grid) wrt.push_back(g);
+  if (wrt.empty()) return {Tensor(), Tensor()};
+  const autograd::tensor_list grads = autograd::grad({out}, wrt, {grad_output.detach()}, false, false, true);
+  Tensor gi = want_input ? grads[0] : Tensor(), gg = want_grid ? grads[want_input ? 1 : 0] : Tensor();
+  if (want_input && !gi.defined()) gi = zeros_like(input);
+  if (want_grid && !gg.defined()) gg = zeros_like(grid);
+  return {gi, gg};
+}
+
 Tensor grid_sampler_impl(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                          int64_t padding_mode, bool align_corners) {
   if (input.dim() == 5) return grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners);
@@ -535,10 +575,16 @@ Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpol
   return dispatch::call<grid_sampler_2d_impl>(OpId::grid_sampler_2d, input, grid,
                                               interpolation_mode, padding_mode, align_corners);
 }
-// (no op row of its own: Note [namesb entry points without op rows], nn_rnn_functional.cpp)
 Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                        int64_t padding_mode, bool align_corners) {
-  return grid_sampler_3d_impl(input, grid, interpolation_mode, padding_mode, align_corners);
+  return dispatch::call<grid_sampler_3d_impl>(OpId::grid_sampler_3d, input, grid, interpolation_mode, padding_mode,
+                                              align_corners);
+}
+std::tuple<Tensor, Tensor> grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
+                                                    int64_t interpolation_mode, int64_t padding_mode,
+                                                    bool align_corners, IntArrayRef output_mask) {
+  return dispatch::call<grid_sampler_3d_backward_impl>(OpId::grid_sampler_3d_backward, grad_output, input, grid,
+                                                       interpolation_mode, padding_mode, align_corners, output_mask);
 }
 Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
   return dispatch::call<affine_grid_generator_impl>(OpId::affine_grid_generator, theta, size,
@@ -646,5 +692,50 @@ Tensor interpolate(const Tensor& input, std::optional<std::vector<int64_t>> size
   }
   return out;
 }
+
+// ---- grid_sampler_3d's autograd ----
+
+namespace {
+
+Tensor grid_sampler_3d_autograd(const Tensor& input, const Tensor& grid, const int64_t& interpolation_mode,
+                                const int64_t& padding_mode, const bool& align_corners) {
+  autograd::Recorder r("GridSampler3DBackward0", input, grid);
+  Tensor out = r.forward([&] {
+    return dispatch::call<grid_sampler_3d_impl>(OpId::grid_sampler_3d, input, grid, interpolation_mode,
+                                                padding_mode, align_corners);
+  });
+  if (!r) return out;
+  const size_t input_ = r.save(input), grid_ = r.save(grid);
+  return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
+    const std::vector<int64_t> mask{n.needs(0) ? 1 : 0, n.needs(1) ? 1 : 0};
+    auto [gi, gg] = grid_sampler_3d_backward(g[0], n.saved(input_), n.saved(grid_), interpolation_mode,
+                                             padding_mode, align_corners, mask);
+    return autograd::tensor_list{gi, gg};
+  });
+}
+
+// PyTorch defines no derivative for the backward: its NotImplemented node.
+std::tuple<Tensor, Tensor> grid_sampler_3d_backward_autograd(const Tensor& grad_output, const Tensor& input,
+                                                             const Tensor& grid, const int64_t& interpolation_mode,
+                                                             const int64_t& padding_mode, const bool& align_corners,
+                                                             const IntArrayRef& output_mask) {
+  autograd::Recorder r("NotImplemented", grad_output, input, grid);
+  auto outs = r.forward([&] {
+    return dispatch::call<grid_sampler_3d_backward_impl>(OpId::grid_sampler_3d_backward, grad_output, input, grid,
+                                                         interpolation_mode, padding_mode, align_corners,
+                                                         output_mask);
+  });
+  if (!r) return outs;
+  return r.finish(outs, [](autograd::OpNode&, const autograd::tensor_list&) -> autograd::tensor_list {
+    EMBER_FAIL("derivative for aten::grid_sampler_3d_backward is not implemented");
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_OP(grid_sampler_3d, &grid_sampler_3d);
+EMBER_REGISTER_OP(grid_sampler_3d_backward, &grid_sampler_3d_backward);
+EMBER_REGISTER_AUTOGRAD(grid_sampler_3d, &grid_sampler_3d_autograd);
+EMBER_REGISTER_AUTOGRAD(grid_sampler_3d_backward, &grid_sampler_3d_backward_autograd);
 
 }  // namespace ember

@@ -1,5 +1,5 @@
 """torch.nn.functional names PyTorch writes in Python over other functions: gumbel_softmax,
-_threshold (threshold's own name), and the fractional max pools (over ember._C._namesb's)."""
+_threshold (threshold's own name), and the fractional max pools (over the fractional_max_pool2d / 3d op rows)."""
 import warnings
 
 from .. import _C
@@ -42,7 +42,7 @@ def _fractional(n, input, kernel_size, output_size, output_ratio, _random_sample
         n_batch = 1 if input.dim() == n + 1 else input.size(0)
         _random_samples = _C._op_functions["rand"](n_batch, input.size(-n - 1), n, dtype=input.dtype,
                                                     device=input.device)
-    op = getattr(_C._namesb, f"fractional_max_pool{n}d")
+    op = _C._op_functions[f"fractional_max_pool{n}d"]
     return op(input, list(_ntuple(kernel_size, n)), list(_ntuple(output_size, n)), _random_samples)
 
 

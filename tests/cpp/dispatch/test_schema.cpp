@@ -94,6 +94,7 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       "SymInt[]?",    "SymInt[]",     "SymInt?",    "int[]?",     "int[3]",      "int[6]",
       "SymInt[3]",    "float[]?",
       "bool[3]",  // convolution_backward's output_mask (bool[3]: boxed as ints)
+      "bool[2]",  // grid_sampler_3d_backward's output_mask (likewise)
       // objects of C++ classes (Value kind Object): the quantized ops' packed params
       "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
       "__torch__.torch.classes.quantized.Conv3dPackedParamsBase",

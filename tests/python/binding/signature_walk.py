@@ -49,6 +49,14 @@ TORCH_QUIRKS = {
        for form in ("required", "every", "keywords")},
     **{("function", n, "out"): "ember's " + n + " row of ops.def has no out= overload"
        for n in ("geqrf", "igamma", "igammac", "ormqr")},
+    # names8: Debian's torch 1.13 is built without FBGEMM and refuses these; ember computes them
+    # (tests/python/ops/test_names8_qparams_fbgemm.py checks them against their definition)
+    **{("function", n, form): "torch 1.13 here is built without FBGEMM; ember computes " + n
+       for n in ("fbgemm_linear_quantize_weight", "fbgemm_pack_quantized_matrix", "fbgemm_linear_int8_weight",
+                 "fbgemm_linear_int8_weight_fp32_activation", "fbgemm_pack_gemm_matrix_fp16",
+                 "fbgemm_linear_fp16_weight", "fbgemm_linear_fp16_weight_fp32_activation", "quantized_lstm_cell",
+                 "quantized_gru_cell", "quantized_rnn_relu_cell", "quantized_rnn_tanh_cell")
+       for form in ("required", "every", "keywords")},
     ("method", "copy_", "keywords"):
         "torch 1.13's Tensor.copy_ binding calls its argument 'other' (the stub says 'src')",
     ("function", "slice_scatter", "required"):

@@ -76,13 +76,6 @@ EXCLUDED = {
     "torch.miopen_rnn": "ROCm-only",
     "torch.miopen_convolution_add_relu": "ROCm-only",
     "torch.miopen_convolution_relu": "ROCm-only",
-    "torch.fbgemm_linear_fp16_weight": "fbgemm internals (deprecated in torch)",
-    "torch.fbgemm_linear_fp16_weight_fp32_activation": "fbgemm internals (deprecated in torch)",
-    "torch.fbgemm_linear_int8_weight": "fbgemm internals (deprecated in torch)",
-    "torch.fbgemm_linear_int8_weight_fp32_activation": "fbgemm internals (deprecated in torch)",
-    "torch.fbgemm_linear_quantize_weight": "fbgemm internals (deprecated in torch)",
-    "torch.fbgemm_pack_gemm_matrix_fp16": "fbgemm internals (deprecated in torch)",
-    "torch.fbgemm_pack_quantized_matrix": "fbgemm internals (deprecated in torch)",
     "Tensor.is_nested": "nested tensors (a prototype in torch 1.13)",
     "Tensor.chalf": "complex32 (ComplexHalf): experimental in torch 1.13, which warns that most ops lack it",
 
@@ -123,7 +116,7 @@ EXCLUDED = {
 RANDOM_WORDS = ("rand", "normal", "bernoulli", "dropout", "multinomial", "poisson", "exponential_",
                 "geometric_", "cauchy_", "log_normal_", "uniform_", "random_", "rrelu", "empty",
                 "gumbel", "fractional_max_pool", "kaiming", "xavier", "orthogonal_", "sparse_",
-                "trunc_normal_", "new_empty", "binomial", "lowrank")
+                "trunc_normal_", "new_empty", "binomial", "lowrank", "lobpcg")
 
 # Results that are addresses or otherwise differ by nature between two libraries: run, not compared.
 RUNS_ONLY = {"Tensor.data_ptr", "Tensor._cdata", "Tensor.storage", "Tensor.untyped_storage"}
