@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "../dispatch/boxing.h"
+#include "ember/dispatch.h"
 #include "ember/half.h"
 #include "ember/ops/factory.h"
 
@@ -90,8 +92,26 @@ Tensor byte_unpack_impl(const Tensor& packed_in) {
 
 // ---- 4-bit ----
 
+// Note [choose_qparams_optimized by name]
+// optimized_qparams takes each row's range from aten::choose_qparams_optimized (torch's greedy
+// histogram search), a row of another part of the op table. It is called by name through the
+// dispatcher, so this file does not depend on where that op is built; a build without it says
+// so instead of packing with another range.
+std::pair<float, float> optimized_range(const Tensor& row, int64_t nbins, double ratio, int bits) {
+  const char* name = "aten::choose_qparams_optimized";
+  EMBER_CHECK(!op_overloads(name).empty(), "embedding_bag_4bit_prepack: optimized_qparams=True "
+              "needs aten::choose_qparams_optimized, which this build of ember does not have");
+  Stack out = find_op(name).call({Value(row), Value(row.numel()), Value(nbins), Value(ratio),
+                                  Value(static_cast<int64_t>(bits))});
+  EMBER_CHECK(out.size() == 2 && out[0].to_tensor().numel() == 1 &&
+                  out[1].to_tensor().numel() == 1,
+              "Expected choose_qparams_optimized to return min/max tensors of size 1");
+  // (xmax, xmin), in that order
+  return {out[1].to_tensor().item().to<float>(), out[0].to_tensor().item().to<float>()};
+}
+
 Tensor nbit_prepack_impl(const Tensor& weight, const bool& optimized_qparams,
-                         const int64_t& /*nbins*/, const double& /*ratio*/) {
+                         const int64_t& nbins, const double& ratio) {
   constexpr int kBits = 4, kPerByte = 2;
   EMBER_CHECK(weight.dtype() == kFloat32 || weight.dtype() == kFloat16,
               "'qembeddingbag_nbit_prepack' only support float32 or float16.");
@@ -99,10 +119,6 @@ Tensor nbit_prepack_impl(const Tensor& weight, const bool& optimized_qparams,
                                  "columns], got ", weight.dim(), " dimensions");
   EMBER_CHECK(weight.size(1) % kPerByte == 0,
               "qembeddingbag_4bit_prepack only works for the number of columns a multiple of 2");
-  // PyTorch's optimized_qparams searches each row's range with choose_qparams_optimized
-  // (greedy histogram search); ember does not have that function yet.
-  EMBER_CHECK(!optimized_qparams, "embedding_bag_4bit_prepack: optimized_qparams=True needs "
-                                  "choose_qparams_optimized, which ember does not have yet");
   const Tensor w = weight.to(kFloat32).contiguous();
   const int64_t rows = w.size(0), D = w.size(1), packed_cols = D / kPerByte;
   const int64_t cols = packed_cols + 4;
@@ -112,8 +128,13 @@ Tensor nbit_prepack_impl(const Tensor& weight, const bool& optimized_qparams,
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = in + r * D;
     uint8_t* orow = o + r * cols;
-    float xmin = D ? *std::min_element(row, row + D) : 0.0f;
-    const float xmax = D ? *std::max_element(row, row + D) : 0.0f;
+    float xmin = 0.0f, xmax = 0.0f;
+    if (optimized_qparams) {
+      std::tie(xmin, xmax) = optimized_range(w.select(0, r), nbins, ratio, kBits);
+    } else if (D) {
+      xmin = *std::min_element(row, row + D);
+      xmax = *std::max_element(row, row + D);
+    }
     xmin = static_cast<float>(Half(xmin));
     const float range = xmax - xmin;
     Half scale = range == 0 ? Half(1.0f) : Half(range / ((1 << kBits) - 1));

@@ -19,7 +19,8 @@ Tensor embedding_bag_byte_prepack(const Tensor& weight);
 /// uint8 [..., D + 8] -> float32 [..., D]: code * scale + bias.
 Tensor embedding_bag_byte_unpack(const Tensor& weight);
 /// weight: float32 / float16 [N, D] (D even) -> uint8 [N, D / 2 + 4]; with optimized_qparams
-/// the row's range comes from choose_qparams_optimized(row, D, nbins, ratio, 4).
+/// the row's range comes from aten::choose_qparams_optimized(row, D, nbins, ratio, 4), called
+/// through the op table (RuntimeError when the build has no such op).
 Tensor embedding_bag_4bit_prepack(const Tensor& weight, bool optimized_qparams = false,
                                   int64_t nbins = 200, double ratio = 0.16);
 /// uint8 [N, D / 2 + 4] -> float32 [N, D].

@@ -245,3 +245,20 @@ def test_embedding_ops_are_seen_by_dispatch_modes():
         EQ.embedding_bag_byte_rowwise_offsets(p, ember.tensor([0, 1]), ember.tensor([0]))
     assert any("embedding_bag_byte_prepack" in s for s in seen)
     assert any("embedding_bag_byte_rowwise_offsets" in s for s in seen)
+
+
+@pytest.mark.skipif(not hasattr(ember, "choose_qparams_optimized"),
+                    reason="aten::choose_qparams_optimized is another part's op, not in this build")
+def test_4bit_prepack_optimized_qparams_matches_torch():
+    w = rand(6, 16, seed=12, scale=1.5)
+    pt = TQ.embedding_bag_4bit_prepack(w, True)
+    pe = EQ.embedding_bag_4bit_prepack(tensor_to_ember(w), True)
+    assert same(pe, pt)
+    assert same(EQ.embedding_bag_4bit_prepack(tensor_to_ember(w), True, 100, 0.3),
+                TQ.embedding_bag_4bit_prepack(w, True, 100, 0.3))
+
+
+@pytest.mark.skipif(hasattr(ember, "choose_qparams_optimized"), reason="the op exists here")
+def test_4bit_prepack_optimized_qparams_without_the_search_op_says_so():
+    with pytest.raises(RuntimeError, match="needs aten::choose_qparams_optimized"):
+        EQ.embedding_bag_4bit_prepack(ember.randn(3, 4), True)
