@@ -5,7 +5,9 @@
 // and _C._quantized_lstm / _quantized_gru, the multi-layer functions behind ember.quantized_lstm
 // / quantized_gru (Note [Lists of packed objects] in ember/quantized/rnn.h).
 #include "nn_cnn.h"
+#include "quantization.h"
 
+#include "ember/nn/qat/embedding_ops.h"
 #include "ember/nn/quantized/linear_relu_dynamic.h"
 #include "ember/nn/quantized/prelu.h"
 #include "ember/nn/quantized/rnn.h"
@@ -460,7 +462,83 @@ void bind_linear_relu_dynamic(py::module_& nnqd_mod) {
       py::arg("mod"), "The dynamic quantized LinearReLU of a float (fused) module."));
 }
 
+template <class T, class Cls>
+void bind_qat_embedding_common(Cls& cls) {
+  cls.def_static("from_float", [](py::handle mod) {
+    return module_to_py(T::from_float(*module_arg(mod)));
+  }, py::arg("mod"));
+  cls.def("to_float", [](T& self) { return module_to_py(self.to_float()); });
+  cls.def("extra_repr", [](const T& self) { return self.T::extra_repr(); });
+}
+
+std::optional<int64_t> opt_int(py::handle o) {
+  if (o.is_none()) return std::nullopt;
+  return o.cast<int64_t>();
+}
+std::optional<double> opt_double(py::handle o) {
+  if (o.is_none()) return std::nullopt;
+  return o.cast<double>();
+}
+Tensor weight_or_undefined(py::handle o) { return o.is_none() ? Tensor() : unpack(o.ptr()); }
+
 }  // namespace
+
+// nn.qat.Embedding / EmbeddingBag (C++ ember::nn::qat, ember/nn/qat/embedding_ops.h) in
+// _C._nnqat, after the QAT classes exist.
+void init_nn_qat_embedding(py::module_& m) {
+  namespace nnqat = ember::nn::qat;
+  py::module_ qat = m.attr("_nnqat").cast<py::module_>();
+  py::class_<nnqat::Embedding, PyLayer<nnqat::Embedding>, nn::Embedding,
+             std::shared_ptr<nnqat::Embedding>>
+      emb(qat, "Embedding");
+  emb.def("__init__",
+          [](VH& v_h, int64_t num, int64_t dim, py::handle padding_idx, py::handle max_norm,
+             double norm_type, bool scale_grad_by_freq, bool sparse, py::handle weight,
+             py::object device, py::object dtype, py::handle qconfig) {
+            construct_layer<nnqat::Embedding>(v_h, num, dim, opt_int(padding_idx),
+                                              opt_double(max_norm), norm_type,
+                                              scale_grad_by_freq, sparse,
+                                              weight_or_undefined(weight),
+                                              qconfig_from_py(qconfig),
+                                              tensor_options(device, dtype));
+          },
+          py::detail::is_new_style_constructor(), py::arg("num_embeddings"),
+          py::arg("embedding_dim"), py::arg("padding_idx") = none, py::arg("max_norm") = none,
+          py::arg("norm_type") = 2.0, py::arg("scale_grad_by_freq") = false,
+          py::arg("sparse") = false, py::arg("_weight") = none, py::arg("device") = none,
+          py::arg("dtype") = none, py::arg("qconfig") = none);
+  emb.def("forward", [](nnqat::Embedding& self, const Tensor& input) {
+    return self.nnqat::Embedding::forward(input);
+  }, py::arg("input"));
+  bind_qat_embedding_common<nnqat::Embedding>(emb);
+
+  py::class_<nnqat::EmbeddingBag, PyLayer<nnqat::EmbeddingBag>, nn::EmbeddingBag,
+             std::shared_ptr<nnqat::EmbeddingBag>>
+      bag(qat, "EmbeddingBag");
+  bag.def("__init__",
+          [](VH& v_h, int64_t num, int64_t dim, py::handle max_norm, double norm_type,
+             bool scale_grad_by_freq, const std::string& mode, bool sparse, py::handle weight,
+             bool include_last_offset, py::handle padding_idx, py::handle qconfig,
+             py::object device, py::object dtype) {
+            construct_layer<nnqat::EmbeddingBag>(v_h, num, dim, opt_double(max_norm), norm_type,
+                                                 scale_grad_by_freq, mode, sparse,
+                                                 weight_or_undefined(weight), include_last_offset,
+                                                 opt_int(padding_idx), qconfig_from_py(qconfig),
+                                                 tensor_options(device, dtype));
+          },
+          py::detail::is_new_style_constructor(), py::arg("num_embeddings"),
+          py::arg("embedding_dim"), py::arg("max_norm") = none, py::arg("norm_type") = 2.0,
+          py::arg("scale_grad_by_freq") = false, py::arg("mode") = "mean",
+          py::arg("sparse") = false, py::arg("_weight") = none,
+          py::arg("include_last_offset") = false, py::arg("padding_idx") = none,
+          py::arg("qconfig") = none, py::arg("device") = none, py::arg("dtype") = none);
+  bag.def("forward", [](nnqat::EmbeddingBag& self, const Tensor& input, py::handle offsets,
+                        py::handle per_sample_weights) {
+    return self.nnqat::EmbeddingBag::forward(input, opt_tensor(offsets),
+                                             opt_tensor(per_sample_weights));
+  }, py::arg("input"), py::arg("offsets") = none, py::arg("per_sample_weights") = none);
+  bind_qat_embedding_common<nnqat::EmbeddingBag>(bag);
+}
 
 void init_nn_quantized_rnn(py::module_& m) {
   bind_cell_params(m);
