@@ -6,7 +6,8 @@
 //   the cells: "_packed_weight_ih" / "_packed_weight_hh", LinearPackedParamsBase objects (the
 //     float biases live in the packed objects; `bias_ih` / `bias_hh` are plain attributes).
 //
-//   auto q = ember::nn::quantized::dynamic::LSTM::from_float(float_lstm_with_qconfig);
+//   namespace nnqd = ember::nn::quantized::dynamic;
+//   auto q = std::dynamic_pointer_cast<nnqd::LSTM>(nnqd::RNNBase::from_float(float_lstm));
 //   auto [out, hc] = q->forward(x);   // DynamicQuantizedLSTM(10, 20, num_layers=2)
 #pragma once
 
