@@ -13,4 +13,7 @@
 #include "ember/quantized/conv_nd.h"
 #include "ember/quantized/norm.h"
 #include "ember/quantized/elementwise.h"
+#include "ember/quantized/embedding.h"
+#include "ember/quantized/prelu.h"
+#include "ember/quantized/rnn.h"
 #include "ember/quantized/tensor.h"

@@ -69,6 +69,7 @@ is_conj = _complex._is_conj_function  # noqa: E402
 _conj_copy = _C._op_functions["_conj_copy"]  # noqa: E402  (torch._conj_copy)
 from .functional import chain_matmul  # noqa: E402,F401
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402,F401  (Python, as torch._lowrank)
+from ._qrnn import quantized_lstm, quantized_gru  # noqa: E402,F401  (dynamic quantized RNNs, aten::quantized_lstm / gru)
 Tensor.allclose = allclose
 from ._nnutils_tensor import _install as _nnutils_install  # noqa: E402  (dot, mv, mT, mH)
 _nnutils_install(globals(), Tensor)

@@ -128,7 +128,9 @@ std::tuple<Tensor, Tensor> fq_per_channel_cachemask_impl(const Tensor& self, con
   const bool float_zp = zero_point.dtype() != kInt32;
   const Tensor zf = zero_point.to(kFloat64).contiguous();
   const double* z = zf.data_ptr<double>();
-  for (int64_t c = 0; c < zf.numel(); ++c)
+  // torch 1.13 checks integer zero points only: float ones (per_channel_affine_float_qparams,
+  // -min / scale of a row) may lie outside [quant_min, quant_max].
+  for (int64_t c = 0; c < zf.numel() && !float_zp; ++c)
     check_zero_point_in(static_cast<int64_t>(std::nearbyint(z[c])), qmin, qmax);
   const Tensor sf = scale.to(kFloat32).contiguous();
   Tensor x = self.contiguous();

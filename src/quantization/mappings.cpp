@@ -17,12 +17,16 @@
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/rnn.h"
 #include "ember/nn/quantized/activation_more.h"
 #include "ember/nn/quantized/conv.h"
 #include "ember/nn/quantized/conv_more.h"
 #include "ember/nn/quantized/norm_more.h"
 #include "ember/nn/quantized/linear.h"
 #include "ember/nn/quantized/modules.h"
+#include "ember/nn/quantized/linear_relu_dynamic.h"
+#include "ember/nn/quantized/prelu.h"
+#include "ember/nn/quantized/rnn.h"
 #include "ember/quantization/stubs.h"
 
 namespace ember::quantization {
@@ -100,6 +104,7 @@ ModuleMapping get_default_static_quant_module_mappings() {
   m.add<QuantStub>(from_float<nnq::Quantize>())
       .add<DeQuantStub>(from_float<nnq::DeQuantize>())
       .add<nn::BatchNorm2d>(from_float<nnq::BatchNorm2d>())
+      .add<nn::PReLU>(from_float<nnq::PReLU>())
       .add<nn::BatchNorm3d>(from_float<nnq::BatchNorm3d>())
       .add<nn::Conv1d>(from_float<nnq::Conv1d>())
       .add<nn::Conv2d>(from_float<nnq::Conv2d>())
@@ -161,8 +166,13 @@ ModuleMapping get_default_qat_module_mappings() {
 
 ModuleMapping get_default_dynamic_quant_module_mappings() {
   ModuleMapping m;
-  m.add<nn::Linear>(from_float<nnq::dynamic::Linear>())
-      .add<nni::LinearReLU>(from_float<nnq::dynamic::Linear>());
+  m.add<nn::GRUCell>(from_float<nnq::dynamic::GRUCell>())
+      .add<nn::Linear>(from_float<nnq::dynamic::Linear>())
+      .add<nn::LSTM>(from_float<nnq::dynamic::LSTM>())
+      .add<nn::GRU>(from_float<nnq::dynamic::GRU>())
+      .add<nn::LSTMCell>(from_float<nnq::dynamic::LSTMCell>())
+      .add<nn::RNNCell>(from_float<nnq::dynamic::RNNCell>())
+      .add<nni::LinearReLU>(from_float<nnq::dynamic::LinearReLU>());
   return m;
 }
 

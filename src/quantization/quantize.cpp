@@ -8,6 +8,7 @@
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/rnn.h"
 #include "ember/nn/quantized/modules.h"
 #include "ember/quantization/fake_quantize.h"
 #include "ember/quantization/observer.h"
@@ -384,8 +385,8 @@ std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& 
   const bool known = dtype == kQInt8 || dtype == kFloat16 || dtype == kQUInt8;
   // torch's texts for dtypes it does not know; ember's limitation for those it does.
   auto check_supported = [&] {
-    EMBER_CHECK(dtype == kQInt8, "quantize_dynamic: ember quantizes Linear layers to qint8 only "
-                                 "(no float16 dynamic Linear, no quantized Embedding), got ",
+    EMBER_CHECK(dtype == kQInt8, "quantize_dynamic: ember quantizes Linear and recurrent layers to qint8 "
+                                 "only (no float16 weights, no quantized Embedding), got ",
                 dtype_repr(dtype));
   };
   QConfigDict dict;
@@ -409,7 +410,12 @@ std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& 
     check_supported();
     const QConfigPtr q = default_dynamic_qconfig();
     dict.by_class = [q](nn::Module& m) -> std::optional<QConfigPtr> {
-      if (typeid(m) == typeid(nn::Linear)) return q;
+      // torch's default for qint8: Linear and the recurrent layers and cells.
+      const std::type_info& t = typeid(m);
+      if (t == typeid(nn::Linear) || t == typeid(nn::LSTM) || t == typeid(nn::GRU) ||
+          t == typeid(nn::LSTMCell) || t == typeid(nn::RNNCell) || t == typeid(nn::GRUCell)) {
+        return q;
+      }
       return std::nullopt;
     };
   }

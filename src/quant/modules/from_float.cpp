@@ -5,6 +5,8 @@
 // texts.
 #include <typeinfo>
 
+#include "from_float_util.h"
+
 #include "ember/nn/intrinsic/fused.h"
 #include "ember/nn/intrinsic/qat/modules.h"
 #include "ember/nn/modules/activation.h"
@@ -440,3 +442,11 @@ std::shared_ptr<QFunctional> QFunctional::from_float(Module& mod) {
 }
 
 }  // namespace ember::nn::quantized
+
+// ---- for the from_float of other files (from_float_util.h) ----
+namespace ember::nn::quantized::from_float_util {
+ScalarType weight_observer_dtype(Module& observer) { return observer_dtype(observer); }
+Tensor quantize_with_observer(const Tensor& float_wt, Module& observer) {
+  return quantize_observed_weight(float_wt, observer);
+}
+}  // namespace ember::nn::quantized::from_float_util

@@ -11,6 +11,7 @@ from ...nn import functional as F
 from ..nn import quantized as nnq
 from ..nn.quantized import dynamic as nnqd
 from ..nn.intrinsic import quantized as nniq
+from ..nn.intrinsic.quantized import dynamic as nniqd
 from .stubs import QuantStub, DeQuantStub
 
 __all__ = [
@@ -136,7 +137,7 @@ DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS: Dict[Callable, Any] = _table(_pairs(
     (nn, "GRU", nnqd, "GRU"),
     (nn, "LSTMCell", nnqd, "LSTMCell"),
     (nn, "RNNCell", nnqd, "RNNCell"),
-    (nni, "LinearReLU", nnqd, "Linear"),
+    (nni, "LinearReLU", nniqd, "LinearReLU"),
 ))
 
 _INCLUDE_QCONFIG_PROPAGATE_LIST: Set[Callable] = {

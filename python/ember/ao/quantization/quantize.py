@@ -167,7 +167,8 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace
 
     Replaces specified modules with dynamic weight-only quantized versions and output the
     quantized model. `qconfig_spec` is a dict {class or name: qconfig} or a set of classes and
-    names (then `dtype` picks the qconfig); ember quantizes Linear layers.
+    names (then `dtype` picks the qconfig); ember quantizes Linear and the recurrent layers
+    and cells (LSTM, GRU, LSTMCell, RNNCell, GRUCell) to qint8.
     """
     from ... import qint8, float16, quint8
     import ember
@@ -179,9 +180,11 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace
     float16_dynamic_qconfig = getattr(_qc, "float16_dynamic_qconfig", None)
     if qconfig_spec is None:
         if dtype == qint8:
-            qconfig_spec = {nn.Linear: default_dynamic_qconfig}
+            qconfig_spec = {cls: default_dynamic_qconfig for cls in (
+                nn.Linear, nn.LSTM, nn.GRU, nn.LSTMCell, nn.RNNCell, nn.GRUCell)}
         elif dtype == float16:
-            qconfig_spec = {nn.Linear: float16_dynamic_qconfig}
+            qconfig_spec = {cls: float16_dynamic_qconfig for cls in (
+                nn.Linear, nn.LSTM, nn.GRU, nn.LSTMCell, nn.RNNCell, nn.GRUCell)}
         elif dtype == quint8:
             qconfig_spec = {nn.EmbeddingBag: float_qparams_weight_only_qconfig,
                             nn.Embedding: float_qparams_weight_only_qconfig}

@@ -9,6 +9,7 @@ from ._modules_more import (  # noqa: F401
     BatchNorm3d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ELU, GroupNorm,
     InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm, LeakyReLU, Sigmoid, Softmax,
 )
+from ._qmore import PReLU  # noqa: F401
 from . import dynamic  # noqa: F401
 from . import functional  # noqa: F401
 from ....nn import MaxPool2d  # noqa: F401  (torch.ao.nn.quantized re-exports the float one)
@@ -17,6 +18,6 @@ __all__ = [
     "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
     "ConvTranspose2d", "ConvTranspose3d", "DeQuantize", "ELU", "GroupNorm",
     "Hardswish", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "LeakyReLU",
-    "Linear", "MaxPool2d", "Quantize", "ReLU6", "Sigmoid", "Softmax", "Dropout",
+    "Linear", "MaxPool2d", "PReLU", "Quantize", "ReLU6", "Sigmoid", "Softmax", "Dropout",
     "FloatFunctional", "FXFloatFunctional", "QFunctional",
 ]

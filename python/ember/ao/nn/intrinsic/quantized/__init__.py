@@ -4,3 +4,4 @@ from ...quantized._modules import ConvReLU1d, ConvReLU2d, LinearReLU, BNReLU2d  
 from ...quantized._modules_more import BNReLU3d, ConvReLU3d  # noqa: F401
 
 __all__ = ["LinearReLU", "ConvReLU1d", "ConvReLU2d", "ConvReLU3d", "BNReLU2d", "BNReLU3d"]
+from . import dynamic, modules  # noqa: F401,E402
