@@ -308,7 +308,7 @@ std::tuple<Tensor, Tensor> inv_ex_autograd(const Tensor& A, const bool& check_er
     const Tensor invH = mH(n.saved(inverse_));
     return tensor_list{-matmul(invH, matmul(g[0], invH))};
   });
-  ops::save_output_at(r, std::get<0>(outs), inverse_);
+  ops::save_output_at(r, std::get<0>(outs), inverse_, "inverse");
   return outs;
 }
 
@@ -332,11 +332,12 @@ std::tuple<Tensor, Tensor, Tensor> det_autograd(const Tensor& A) {
   autograd::Recorder r("LinalgDetBackward0", A);
   auto outs = r.forward([&] { return dispatch::call<det_impl>(OpId::_linalg_det, A); });
   if (!r) return outs;
-  const size_t A_ = r.save(A), det_ = 1;
+  // (PyTorch 1.13 also keeps the LU factorization, LU and pivots; this rule inverts A instead)
+  const size_t A_ = r.save(A, "A"), det_ = 1;
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{det_backward(g[0], n.saved(det_), n.saved(A_))};
   }, {true, false, false});
-  ops::save_output_at(r, std::get<0>(outs), det_);
+  ops::save_output_at(r, std::get<0>(outs), det_, "result");
   return outs;
 }
 
@@ -345,7 +346,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> slogdet_autograd(const Tensor& A) {
   autograd::Recorder r("LinalgSlogdetBackward0", A);
   auto outs = r.forward([&] { return dispatch::call<slogdet_impl>(OpId::_linalg_slogdet, A); });
   if (!r) return outs;
-  const size_t A_ = r.save(A);
+  const size_t A_ = r.save(A, "A");
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     if (!g[1].defined()) return tensor_list{Tensor()};
     const Tensor a = n.saved(A_);
@@ -361,7 +362,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_autograd(const Tensor& A, co
   autograd::Recorder r("LinalgSolveExBackward0", A, B);
   auto outs = r.forward([&] { return dispatch::call<solve_ex_impl>(OpId::_linalg_solve_ex, A, B, left, check_errors); });
   if (!r) return outs;
-  const size_t A_ = r.save(A), X_ = 1;
+  const size_t A_ = r.save(A, "A"), X_ = 1;
+  r.values("left", left);
   const bool vector = is_vector_rhs(A, B);
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     if (!g[0].defined()) return tensor_list{Tensor(), Tensor()};
@@ -375,7 +377,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_autograd(const Tensor& A, co
     }
     return tensor_list{gA, n.needs(1) ? gB : Tensor()};
   }, {true, false, false, false});
-  ops::save_output_at(r, std::get<0>(outs), X_);
+  ops::save_output_at(r, std::get<0>(outs), X_, "result");
   return outs;
 }
 
@@ -386,6 +388,7 @@ std::tuple<Tensor, Tensor> cholesky_ex_autograd(const Tensor& A, const bool& upp
   auto outs = r.forward([&] { return dispatch::call<cholesky_ex_impl>(OpId::linalg_cholesky_ex, A, upper, check_errors); });
   if (!r) return outs;
   const size_t L_ = 0;
+  r.values("upper", upper);
   r.finish(outs, [=](OpNode& n, const tensor_list& g) {
     Tensor L = n.saved(L_), gL = g[0];
     if (upper) {
@@ -399,7 +402,7 @@ std::tuple<Tensor, Tensor> cholesky_ex_autograd(const Tensor& A, const bool& upp
     const Tensor full = linalg::solve_triangular(L, y, false, false, false);
     return tensor_list{(full + mT(full)) * 0.5};
   });
-  ops::save_output_at(r, std::get<0>(outs), L_);
+  ops::save_output_at(r, std::get<0>(outs), L_, "L");
   return outs;
 }
 
@@ -411,7 +414,8 @@ Tensor solve_triangular_autograd(const Tensor& A, const Tensor& B, const bool& u
     return dispatch::call<solve_triangular_impl>(OpId::linalg_solve_triangular, A, B, upper, left, unitriangular);
   });
   if (!r) return out;
-  const size_t A_ = r.save(A), X_ = 1;
+  const size_t A_ = r.save(A, "self"), X_ = 1;
+  r.values("left", left, "unitriangular", unitriangular, "upper", upper);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor a = n.saved(A_);
     const Tensor gB = linalg::solve_triangular(mT(a), g[0], !upper, left, unitriangular);
@@ -424,7 +428,7 @@ Tensor solve_triangular_autograd(const Tensor& A, const Tensor& B, const bool& u
     }
     return tensor_list{gA, n.needs(1) ? gB : Tensor()};
   });
-  ops::save_output_at(r, out, X_);
+  ops::save_output_at(r, out, X_, "result");
   return out;
 }
 
@@ -471,6 +475,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_autograd(const Tensor& A, const 
   });
   if (!r) return outs;
   const size_t LU_ = 0, piv_ = 1;
+  r.values("pivot", pivot);
   const bool square = A.size(-1) == A.size(-2);
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     EMBER_CHECK_NOT_IMPLEMENTED(square, "the derivative of linalg.lu_factor (and linalg.lu) is implemented for "
@@ -486,8 +491,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_autograd(const Tensor& A, const 
     gA = linalg::solve_triangular(mT(U), gA, false, false, false);
     return tensor_list{matmul(P, gA)};
   }, {true, false, false});
-  ops::save_output_at(r, std::get<0>(outs), LU_);
-  ops::save_output_at(r, std::get<1>(outs), piv_);
+  ops::save_output_at(r, std::get<0>(outs), LU_, "LU");
+  ops::save_output_at(r, std::get<1>(outs), piv_, "pivots");
   return outs;
 }
 
@@ -502,7 +507,8 @@ Tensor lu_solve_autograd(const Tensor& LU, const Tensor& pivots, const Tensor& B
   EMBER_CHECK_NOT_IMPLEMENTED(!r.needs(0),
                               "the derivative of linalg.lu_solve with respect to LU is not implemented; "
                               "differentiate through linalg.solve instead");
-  const size_t LU_ = r.save(LU), piv_ = r.save(pivots);
+  const size_t LU_ = r.save(LU, "LU"), piv_ = r.save(pivots, "pivots");
+  r.values("adjoint", adjoint, "left", left);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{Tensor(), linalg::lu_solve(n.saved(LU_), n.saved(piv_), g[0], left, !adjoint)};
   });
