@@ -48,8 +48,8 @@ namespace ember::autograd {
 /// are those of PyTorch's derivatives.yaml (its argument names, `result` / `result0`... for
 /// outputs, `<arg>_sym_sizes` etc. where it saves geometry) and are static strings: naming costs
 /// nothing per call. A node keeps each value once: a rule reads its non-tensor values from the
-/// node (`n.value(i)`) instead of capturing copies, so exposing them allocates nothing more
-/// than capturing them did. A saved tensor without a name (null) is internal and not shown.
+/// node (`n.value(i)`) instead of capturing copies: the node's one vector of values stands in
+/// for the closure's copies (bench_autograd unchanged). An unnamed saved tensor is not shown.
 class OpNode final : public Node {
  public:
   using Formula = std::function<tensor_list(OpNode& node, const tensor_list& grads)>;
