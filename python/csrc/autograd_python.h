@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "ember/autograd/node.h"
+#include "ember/autograd/saved_tensor_hooks.h"
 
 namespace ember::python {
 
@@ -81,6 +82,11 @@ struct PyPostAccumulateHook {
 /// Visits the Python objects `t`'s autograd state owns (see the Note); call only for a tensor
 /// whose Python object is the sole owner of its impl. Returns the first nonzero visit result.
 int traverse_autograd_state(const Tensor& t, visitproc visit, void* arg);
+
+/// A pack / unpack pair of Python callables as saved-tensor hooks (saved_tensor_hooks.cpp): what
+/// `saved_tensors_hooks` pushes and `_raw_saved_*.register_hooks` gives one saved tensor.
+std::shared_ptr<autograd::SavedTensorHooks> make_python_saved_tensor_hooks(py::object pack,
+                                                                           py::object unpack);
 
 void init_python_node(py::module_& m);
 void init_python_function(py::module_& m);

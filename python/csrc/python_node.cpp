@@ -9,11 +9,13 @@
 // the node: in a holder owned by a no-op pre-hook, dropped when the node dies.
 // A Python Function's node is different: its object is the ctx (python_function.cpp), owned by
 // the node, so attributes set on the ctx survive as long as the graph.
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
 #include "autograd/autograd_meta.h"
 #include "autograd/functions.h"
+#include "autograd/record.h"
 #include "autograd_python.h"
 #include "ember/autograd/saved_variable.h"
 
@@ -115,6 +117,95 @@ const std::shared_ptr<Node>& node_of(const CppNodeObject& self) {
   return self.node;
 }
 
+// ---- saved values (Note [Saved values of built-in nodes] in autograd/record.h) ----
+
+// `_raw_saved_<name>`: one saved tensor of a node (PyTorch's torch._C._autograd.SavedTensor).
+// It keeps the node alive, so the slot it names stays valid.
+struct SavedTensorObject {
+  std::shared_ptr<autograd::OpNode> node;
+  size_t slot = 0;
+};
+
+// A non-tensor value as PyTorch 1.13's generated getters return it: int64 values (and int
+// lists) through PyLong_FromUnsignedLong, so -1 reads 2**64 - 1 as there; Scalars signed.
+py::object saved_value_to_py(const autograd::OpNode::NamedValue& nv) {
+  const Value& v = nv.value;
+  const auto as_unsigned = [](int64_t i) {
+    return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(i)));
+  };
+  if (v.is_int() && !nv.scalar) return as_unsigned(v.to_int());
+  if (v.is_int_list()) {
+    const auto& l = v.to_int_list();
+    py::tuple t(l.size());
+    for (size_t i = 0; i < l.size(); ++i) t[i] = as_unsigned(l[i]);
+    return t;
+  }
+  if (v.is_double_list()) return py::tuple(value_to_py(v));
+  return value_to_py(v);
+}
+
+enum class SavedKind { Tensor, Raw };
+
+// What `_saved_<name>` / `_raw_saved_<name>` of this node is; null when the node has no such
+// attribute (its class got it from another node of the same name).
+py::object saved_attribute(const std::shared_ptr<Node>& node, const std::string& name, SavedKind kind) {
+  auto op = std::dynamic_pointer_cast<autograd::OpNode>(node);
+  if (!op) return py::object();
+  auto& slots = op->saved_slots();
+  const auto one = [&](size_t i) -> py::object {
+    if (kind == SavedKind::Raw) return py::cast(SavedTensorObject{op, i});
+    return py::reinterpret_steal<py::object>(wrap(op->saved(i)));
+  };
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i].name || name != slots[i].name) continue;
+    if (!slots[i].in_list) return one(i);
+    py::list items;
+    for (size_t j = i; j < slots.size() && slots[j].in_list && slots[j].name == slots[i].name; ++j)
+      items.append(one(j));
+    return py::tuple(items);
+  }
+  if (kind == SavedKind::Tensor) {
+    for (const auto& nv : op->values())
+      if (name == nv.name) return saved_value_to_py(nv);
+  }
+  return py::object();
+}
+
+// The attribute names of a node's saved values, as `dir()` lists them.
+std::vector<std::string> saved_attribute_names(const Node& node) {
+  std::vector<std::string> names;
+  auto* op = dynamic_cast<const autograd::OpNode*>(&node);
+  if (!op) return names;
+  for (const auto& s : const_cast<autograd::OpNode*>(op)->saved_slots()) {
+    if (!s.name) continue;
+    std::string n = std::string("_saved_") + s.name;
+    if (std::find(names.begin(), names.end(), n) != names.end()) continue;
+    names.push_back(n);
+    names.push_back(std::string("_raw_saved_") + s.name);
+  }
+  for (const auto& nv : op->values()) names.push_back(std::string("_saved_") + nv.name);
+  return names;
+}
+
+// Gives a node's class a property per saved value of `node` it lacks (as PyTorch's generated
+// classes have: `dir(grad_fn)` lists them, `type(grad_fn)._saved_self` is a descriptor).
+void add_saved_properties(py::object cls, const Node& node) {
+  for (const std::string& attr : saved_attribute_names(node)) {
+    py::str key(attr);
+    if (py::hasattr(cls, key)) continue;
+    const bool raw = attr.rfind("_raw_saved_", 0) == 0;
+    const std::string name = attr.substr(raw ? 11 : 7);
+    py::cpp_function getter([name, raw, attr](const CppNodeObject& self) {
+      const auto& node = node_of(self);
+      py::object r = saved_attribute(node, name, raw ? SavedKind::Raw : SavedKind::Tensor);
+      if (!r) throw py::attribute_error("'" + node->name() + "' object has no attribute '" + attr + "'");
+      return r;
+    });
+    py::object prop = py::module_::import("builtins").attr("property")(getter);
+    py::setattr(cls, key, prop);
+  }
+}
+
 std::string hook_name(const py::object& hook) {
   if (py::hasattr(hook, "__name__")) return py::str(hook.attr("__name__"));
   return "<unknown>";
@@ -182,7 +273,9 @@ py::object node_to_py(const std::shared_ptr<Node>& node) {
   auto& live = live_objects();
   if (auto it = live.find(node.get()); it != live.end())
     return py::reinterpret_borrow<py::object>(it->second);
-  py::object obj = class_for(node->name())();
+  py::object cls = class_for(node->name());
+  add_saved_properties(cls, *node);
+  py::object obj = cls();
   obj.cast<CppNodeObject&>().node = node;
   live[node.get()] = obj.ptr();
   return obj;
@@ -292,6 +385,12 @@ void init_python_node(py::module_& m) {
         remove();
       });
 
+  py::class_<SavedTensorObject>(m, "SavedTensor")
+      .def("register_hooks", [](const SavedTensorObject& self, py::function pack, py::function unpack) {
+        self.node->saved_slots()[self.slot].var.register_hooks(
+            make_python_saved_tensor_hooks(std::move(pack), std::move(unpack)));
+      });
+
   auto base = py::class_<CppNodeObject>(m, "_CppNode")
       .def(py::init<>())
       .def("name", [](const CppNodeObject& self) { return node_of(self)->name(); })
@@ -307,6 +406,7 @@ void init_python_node(py::module_& m) {
       .def("register_prehook", [](const CppNodeObject& self, py::object fn) {
         return register_node_prehook(node_of(self), std::move(fn));
       })
+      .def_property_readonly("requires_grad", [](const CppNodeObject&) { return true; })
       .def_property_readonly("_sequence_nr", [](const CppNodeObject& self) {
         return node_of(self)->sequence_nr();
       })

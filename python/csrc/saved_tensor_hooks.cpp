@@ -46,10 +46,14 @@ class PythonSavedTensorHooks final : public autograd::SavedTensorHooks {
 
 }  // namespace
 
+std::shared_ptr<autograd::SavedTensorHooks> make_python_saved_tensor_hooks(py::object pack,
+                                                                           py::object unpack) {
+  return std::make_shared<PythonSavedTensorHooks>(std::move(pack), std::move(unpack));
+}
+
 void init_saved_tensor_hooks(py::module_& m) {
   m.def("_push_saved_tensors_default_hooks", [](py::object pack, py::object unpack) {
-    autograd::push_saved_tensor_hooks(
-        std::make_shared<PythonSavedTensorHooks>(std::move(pack), std::move(unpack)));
+    autograd::push_saved_tensor_hooks(make_python_saved_tensor_hooks(std::move(pack), std::move(unpack)));
   });
   m.def("_pop_saved_tensors_default_hooks", [] { autograd::pop_saved_tensor_hooks(); });
   // PyTorch's private API: ember.autograd.graph.disable_saved_tensors_hooks restores the

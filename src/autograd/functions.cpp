@@ -32,7 +32,7 @@ tensor_list OpNode::apply(tensor_list&& grads) {
 }
 
 void OpNode::release_variables() {
-  for (auto& s : saved_) s.release();
+  for (auto& s : saved_) s.var.release();
 }
 
 // ---- un-broadcasting ----

@@ -47,23 +47,8 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   is_output_ = is_output && !t.is_leaf();
   if (auto hooks = current_saved_tensor_hooks(); hooks && !t.impl()->is_wrapped_number()) {
     // Note [Saved tensor hooks]: keep what pack returns, and the history to re-attach.
-    if (is_output_) {
-      output_nr_ = t.output_nr();
-    } else if (const auto& fn = grad_fn_of(t)) {
-      grad_fn_ = fn;
-      output_nr_ = t.output_nr();
-    } else if (requires_grad_) {
-      grad_accumulator_ = grad_accumulator(t);
-    }
-    if (requires_grad_ && !is_output_) token_ = saved_token_of(t);
-    NoGradGuard no_grad;
-    packed_ = hooks->pack(t);
-    EMBER_CHECK(t.version() == saved_version_,
-                "A saved tensor pack hook is modifying its input in place. Tensors provided as input "
-                "to pack hook can not be modified by in-place operations as this can lead to "
-                "unexpected side-effects. Please open an issue if you need to perform in-place "
-                "operations on the input to a pack hook.");
-    hooks_ = std::move(hooks);
+    if (is_output_) output_nr_ = t.output_nr();
+    pack_with(std::move(hooks), t, t);
     return;
   }
   if (is_output_) {
@@ -77,6 +62,52 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   } else {
     data_ = t;
     if (t.requires_grad()) token_ = saved_token_of(t);
+  }
+}
+
+void SavedVariable::pack_with(std::shared_ptr<SavedTensorHooks> hooks, const Tensor& t,
+                              const Tensor& packed_arg) {
+  if (!is_output_) {
+    if (const auto& fn = grad_fn_of(t)) {
+      grad_fn_ = fn;
+      output_nr_ = t.output_nr();
+    } else if (requires_grad_) {
+      grad_accumulator_ = grad_accumulator(t);
+    }
+    if (requires_grad_) token_ = saved_token_of(t);
+  }
+  const uint32_t version = packed_arg.version();
+  NoGradGuard no_grad;
+  packed_ = hooks->pack(packed_arg);
+  EMBER_CHECK(packed_arg.version() == version,
+              "A saved tensor pack hook is modifying its input in place. Tensors provided as input "
+              "to pack hook can not be modified by in-place operations as this can lead to "
+              "unexpected side-effects. Please open an issue if you need to perform in-place "
+              "operations on the input to a pack hook.");
+  hooks_ = std::move(hooks);
+}
+
+void SavedVariable::register_hooks(std::shared_ptr<SavedTensorHooks> hooks) {
+  EMBER_CHECK(hooks != nullptr, "register_hooks: expected a pair of hooks, got null");
+  EMBER_CHECK(!hooks_, "Calling register_hooks on a saved tensor whose hooks have already been set. "
+              "Hint: only one pair of hooks is allowed at a time.");
+  EMBER_CHECK(!default_constructed_,
+              "Calling register_hooks on a saved tensor with value None is forbidden");
+  EMBER_CHECK(data_.defined(),
+              "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+              "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+              "retain_graph=True if you need to backward through the graph a second time or if you "
+              "need to access saved variables after calling backward.");
+  // As PyTorch: pack sees a saved input detached (the original stays the caller's), a saved
+  // output as kept (already without history). Only what pack returned is kept from now on.
+  const Tensor data = std::move(data_);
+  data_ = Tensor();
+  try {
+    pack_with(std::move(hooks), data, is_output_ ? data : data.detach());
+  } catch (...) {
+    data_ = data;  // a failing pack hook leaves the saved tensor as it was
+    packed_.reset();
+    throw;
   }
 }
 

@@ -92,21 +92,23 @@ Tensor hardtanh_autograd(const Tensor& self, const Scalar& min_val, const Scalar
   Tensor out = r.forward(
       [&] { return dispatch::call<hardtanh_impl>(OpId::hardtanh, self, min_val, max_val); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("max_val", max_val, "min_val", min_val);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{hardtanh_backward(g[0], n.saved(self_), min_val, max_val)};
+    return tensor_list{hardtanh_backward(g[0], n.saved(self_), n.value(1).to_scalar(), n.value(0).to_scalar())};
   });
 }
 
 Tensor hardtanh__autograd(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   autograd::Recorder r("HardtanhBackward0", self);
   autograd::check_inplace_if(r, self);
-  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;
+  const size_t self_ = r ? r.save(ops::original_self(self), "self") : 0;
   r.forward(
       [&] { return dispatch::call<hardtanh__impl>(OpId::hardtanh_, self, min_val, max_val); });
   if (!r) return self;
+  r.values("max_val", max_val, "min_val", min_val);
   r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{hardtanh_backward(g[0], n.saved(self_), min_val, max_val)};
+    return tensor_list{hardtanh_backward(g[0], n.saved(self_), n.value(1).to_scalar(), n.value(0).to_scalar())};
   });
   return self;
 }
@@ -141,7 +143,7 @@ Tensor activation_autograd(const Tensor& self) {
   autograd::Recorder r(activation_grad_fn(Op), self);
   Tensor out = r.forward([&] { return dispatch::call<activation_impl<Op>>(id, self); });
   if (!r) return out;
-  r.save(self);
+  r.save(self, "self");
   return r.finish(out, [](OpNode& n, const tensor_list& g) {
     return tensor_list{activation_backward<Op>(g[0], n.saved(0))};
   });
@@ -151,7 +153,7 @@ template <ActivationOp Op, OpId id>
 Tensor activation__autograd(const Tensor& self) {
   autograd::Recorder r(activation_grad_fn(Op), self);
   autograd::check_inplace_if(r, self);
-  if (r) r.save(ops::original_self(self));  // the rule reads self's value from before the write
+  if (r) r.save(ops::original_self(self), "self");  // the rule reads self's value from before the write
   r.forward([&] { return dispatch::call<activation__impl<Op>>(id, self); });
   if (!r) return self;
   r.finish_inplace(self, [](OpNode& n, const tensor_list& g) {
@@ -165,9 +167,10 @@ Tensor gelu_autograd(const Tensor& self, const std::string& approximate) {
   autograd::Recorder r("GeluBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<gelu_impl>(OpId::gelu, self, approximate); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("approximate", approximate);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{gelu_backward(g[0], n.saved(self_), approximate)};
+    return tensor_list{gelu_backward(g[0], n.saved(self_), n.value(0).to_string_value())};
   });
 }
 

@@ -118,9 +118,10 @@ Tensor threshold_backward_autograd(const Tensor& grad_output, const Tensor& self
     return dispatch::call<threshold_backward_impl>(OpId::threshold_backward, grad_output, self, threshold);
   });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("threshold", threshold);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? threshold_backward(g[0], n.saved(self_), threshold) : Tensor(),
+    return tensor_list{n.needs(0) ? threshold_backward(g[0], n.saved(self_), n.value(0).to_scalar()) : Tensor(),
                        n.needs(1) ? zeros_like(g[0]) : Tensor()};
   });
 }
@@ -133,10 +134,11 @@ Tensor hardtanh_backward_autograd(const Tensor& grad_output, const Tensor& self,
                                                   min_val, max_val);
   });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("max_val", max_val, "min_val", min_val);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{
-        n.needs(0) ? hardtanh_backward(g[0], n.saved(self_), min_val, max_val) : Tensor(),
+        n.needs(0) ? hardtanh_backward(g[0], n.saved(self_), n.value(1).to_scalar(), n.value(0).to_scalar()) : Tensor(),
         n.needs(1) ? zeros_like(g[0]) : Tensor()};
   });
 }
@@ -147,7 +149,7 @@ Tensor tanh_backward_autograd(const Tensor& grad_output, const Tensor& output) {
   Tensor out = r.forward(
       [&] { return dispatch::call<tanh_backward_impl>(OpId::tanh_backward, grad_output, output); });
   if (!r) return out;
-  const size_t go_ = r.save_if(r.needs(1), grad_output), y_ = r.save(output);
+  const size_t go_ = r.save_if(r.needs(1), grad_output, "grad_output"), y_ = r.save(output, "output");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor y = n.saved(y_);
     return tensor_list{n.needs(0) ? tanh_backward(g[0], y) : Tensor(),
@@ -163,7 +165,7 @@ Tensor sigmoid_backward_autograd(const Tensor& grad_output, const Tensor& output
     return dispatch::call<sigmoid_backward_impl>(OpId::sigmoid_backward, grad_output, output);
   });
   if (!r) return out;
-  const size_t go_ = r.save_if(r.needs(1), grad_output), y_ = r.save(output);
+  const size_t go_ = r.save_if(r.needs(1), grad_output, "grad_output"), y_ = r.save(output, "output");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor y = n.saved(y_);
     return tensor_list{n.needs(0) ? sigmoid_backward(g[0], y) : Tensor(),
@@ -181,7 +183,8 @@ Tensor hard_activation_backward_autograd(const Tensor& grad_output, const Tensor
                        grad_output, self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, grad_output, self); });
   if (!r) return out;
-  const size_t go_ = r.save_if(swish && r.needs(1), grad_output), self_ = r.save(self);
+  const size_t go_ = r.save_if(swish && r.needs(1), grad_output, swish ? "grad_output" : nullptr);
+  const size_t self_ = r.save(self, "self");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor x = n.saved(self_);
     Tensor dx;
@@ -243,8 +246,9 @@ Tensor gelu_backward_autograd(const Tensor& grad_output, const Tensor& self, con
     return dispatch::call<gelu_backward_impl>(OpId::gelu_backward, grad_output, self, approximate);
   });
   if (!r) return out;
-  const size_t go_ = r.save_if(r.needs(1), grad_output), self_ = r.save(self);
+  const size_t go_ = r.save_if(r.needs(1), grad_output, "grad_output"), self_ = r.save(self, "self");
   const bool tanh_form = approximate == "tanh";
+  r.values("approximate", approximate);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor x = n.saved(self_);
     return tensor_list{

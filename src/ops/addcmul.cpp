@@ -98,8 +98,9 @@ Tensor addc_autograd(const Tensor& self, const Tensor& t1, const Tensor& t2, con
   Tensor out = r.forward([&] { return dispatch::call<addc_impl<K>>(id, self, t1, t2, value); });
   if (!r) return out;
   // t1's gradient reads t2, and t2's reads t1 (and t2 itself for addcdiv).
-  const size_t t1_ = r.save_if(r.needs(2), t1);
-  const size_t t2_ = r.save_if(r.needs(1) || (K == Kind::Div && r.needs(2)), t2);
+  const size_t t1_ = r.save_if(r.needs(2), t1, "tensor1");
+  const size_t t2_ = r.save_if(r.needs(1) || (K == Kind::Div && r.needs(2)), t2, "tensor2");
+  r.values("value", value);
   return r.finish(out, addc_formula<K>(t1_, t2_, value));
 }
 
@@ -108,10 +109,11 @@ Tensor addc__autograd(const Tensor& self, const Tensor& t1, const Tensor& t2, co
   constexpr OpId id = K == Kind::Mul ? OpId::addcmul_ : OpId::addcdiv_;
   autograd::Recorder r(K == Kind::Mul ? "AddcmulBackward0" : "AddcdivBackward0", self, t1, t2);
   autograd::check_inplace_if(r, self);
-  const size_t t1_ = r ? r.save_if(r.needs(2), t1) : 0;
-  const size_t t2_ = r ? r.save_if(r.needs(1) || (K == Kind::Div && r.needs(2)), t2) : 0;
+  const size_t t1_ = r ? r.save_if(r.needs(2), t1, "tensor1") : 0;
+  const size_t t2_ = r ? r.save_if(r.needs(1) || (K == Kind::Div && r.needs(2)), t2, "tensor2") : 0;
   r.forward([&] { return dispatch::call<addc__impl<K>>(id, self, t1, t2, value); });
   if (!r) return self;
+  r.values("value", value);
   r.finish_inplace(self, addc_formula<K>(t1_, t2_, value));
   return self;
 }

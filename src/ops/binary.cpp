@@ -424,8 +424,9 @@ const char* grad_fn_name(const Tensor& operand, const char* if_number, const cha
 
 // d(self + alpha*other) = grad, alpha*grad (the engine sums broadcast gradients down).
 template <int sign>
-OpNode::Formula add_sub_formula(const Scalar& alpha) {
-  return [alpha](OpNode& n, const tensor_list& g) {
+OpNode::Formula add_sub_formula() {
+  return [](OpNode& n, const tensor_list& g) {
+    const Scalar alpha = n.value(0).to_scalar();  // _saved_alpha
     Tensor other_grad;
     if (n.needs(1)) {
       other_grad = alpha.to_complex() == 1.0 && !alpha.is_bool() ? g[0]
@@ -441,7 +442,8 @@ Tensor add_sub_autograd(const Tensor& self, const Tensor& other, const Scalar& a
   autograd::Recorder r(sign > 0 ? "AddBackward0" : "SubBackward0", self, other);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, other, alpha); });
   if (!r) return out;
-  return r.finish(out, add_sub_formula<sign>(alpha));
+  r.values("alpha", alpha);
+  return r.finish(out, add_sub_formula<sign>());
 }
 
 template <OpId id, Tensor (*impl)(const Tensor&, const Tensor&, const Scalar&), int sign>
@@ -450,7 +452,8 @@ Tensor add_sub__autograd(const Tensor& self, const Tensor& other, const Scalar& 
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<impl>(id, self, other, alpha); });
   if (!r) return self;
-  r.finish_inplace(self, add_sub_formula<sign>(alpha));
+  r.values("alpha", alpha);
+  r.finish_inplace(self, add_sub_formula<sign>());
   return self;
 }
 
@@ -460,7 +463,7 @@ Tensor mul_autograd(const Tensor& self, const Tensor& other) {
   Tensor out = r.forward([&] { return dispatch::call<mul_impl>(OpId::mul_Tensor, self, other); });
   if (!r) return out;
   // self before other, when saved and when read: saved-tensor hooks see them in PyTorch's order.
-  const size_t self_ = r.save_if(r.needs(1), self), other_ = r.save_if(r.needs(0), other);
+  const size_t self_ = r.save_if(r.needs(1), self, "self"), other_ = r.save_if(r.needs(0), other, "other");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor self_v = n.saved(self_), other_v = n.saved(other_);
     return tensor_list{n.needs(0) ? g[0] * conj_if_complex(other_v) : Tensor(),
@@ -474,8 +477,8 @@ Tensor mul__autograd(const Tensor& self, const Tensor& other) {
   // self's value before the write is needed for other's gradient.
   const bool self_grad = r && r.needs(1);
   const size_t self_ =
-      r ? r.save_if(self_grad, self_grad ? ops::original_self(self) : Tensor()) : 0;
-  const size_t other_ = r ? r.save_if(r.needs(0), other) : 0;
+      r ? r.save_if(self_grad, self_grad ? ops::original_self(self) : Tensor(), "self") : 0;
+  const size_t other_ = r ? r.save_if(r.needs(0), other, "other") : 0;
   r.forward([&] { return dispatch::call<mul__impl>(OpId::mul__Tensor, self, other); });
   if (!r) return self;
   r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
@@ -503,49 +506,55 @@ OpNode::Formula div_formula(size_t self_, size_t other_, bool rounded) {
   };
 }
 
-Tensor div_autograd_common(const char* name, const Tensor& self, const Tensor& other, bool rounded,
-                           const std::function<Tensor()>& forward) {
+// `rounding_mode`: div.Tensor_mode's (DivBackward2 saves it), null for div.Tensor.
+using OptRoundingMode = std::optional<std::string>;
+Tensor div_autograd_common(const char* name, const Tensor& self, const Tensor& other,
+                           const OptRoundingMode* rounding_mode, const std::function<Tensor()>& forward) {
+  const bool rounded = rounding_mode && rounding_mode->has_value();
   autograd::Recorder r(name, self, other);
   Tensor out = r.forward(forward);
   if (!r) return out;
-  const size_t self_ = r.save_if(r.needs(1), self), other_ = r.save(other);
+  const size_t self_ = r.save_if(r.needs(1), self, "self"), other_ = r.save(other, "other");
+  if (rounding_mode) r.values("rounding_mode", *rounding_mode);  // DivBackward2's
   return r.finish(out, div_formula(self_, other_, rounded));
 }
 
-Tensor div__autograd_common(const char* name, const Tensor& self, const Tensor& other, bool rounded,
-                            const std::function<Tensor()>& forward) {
+Tensor div__autograd_common(const char* name, const Tensor& self, const Tensor& other,
+                            const OptRoundingMode* rounding_mode, const std::function<Tensor()>& forward) {
+  const bool rounded = rounding_mode && rounding_mode->has_value();
   autograd::Recorder r(name, self, other);
   autograd::check_inplace_if(r, self);
   // Note [Saved self of in-place rules]
   const bool other_grad = r && r.needs(1);
   const size_t self_ =
-      r ? r.save_if(other_grad, other_grad ? ops::original_self(self) : Tensor()) : 0;
-  const size_t other_ = r ? r.save(other) : 0;
+      r ? r.save_if(other_grad, other_grad ? ops::original_self(self) : Tensor(), "self") : 0;
+  const size_t other_ = r ? r.save(other, "other") : 0;
   r.forward(forward);
   if (!r) return self;
+  if (rounding_mode) r.values("rounding_mode", *rounding_mode);  // DivBackward2's
   r.finish_inplace(self, div_formula(self_, other_, rounded));
   return self;
 }
 
 Tensor div_autograd(const Tensor& self, const Tensor& other) {
-  return div_autograd_common("DivBackward0", self, other, false, [&] {
+  return div_autograd_common("DivBackward0", self, other, nullptr, [&] {
     return dispatch::call<div_impl>(OpId::div_Tensor, self, other);
   });
 }
 Tensor div__autograd(const Tensor& self, const Tensor& other) {
-  return div__autograd_common("DivBackward0", self, other, false, [&] {
+  return div__autograd_common("DivBackward0", self, other, nullptr, [&] {
     return dispatch::call<div__impl>(OpId::div__Tensor, self, other);
   });
 }
 Tensor div_mode_autograd(const Tensor& self, const Tensor& other,
                          const std::optional<std::string>& rounding_mode) {
-  return div_autograd_common("DivBackward2", self, other, rounding_mode.has_value(), [&] {
+  return div_autograd_common("DivBackward2", self, other, &rounding_mode, [&] {
     return dispatch::call<div_mode_impl>(OpId::div_Tensor_mode, self, other, rounding_mode);
   });
 }
 Tensor div__mode_autograd(const Tensor& self, const Tensor& other,
                           const std::optional<std::string>& rounding_mode) {
-  return div__autograd_common("DivBackward2", self, other, rounding_mode.has_value(), [&] {
+  return div__autograd_common("DivBackward2", self, other, &rounding_mode, [&] {
     return dispatch::call<div__mode_impl>(OpId::div__Tensor_mode, self, other, rounding_mode);
   });
 }
@@ -570,7 +579,10 @@ Tensor remainder_autograd(const Tensor& self, const Tensor& other) {
   Tensor out = r.forward(
       [&] { return dispatch::call<remainder_impl>(OpId::remainder_Tensor, self, other); });
   if (!r) return out;
-  const size_t self_ = r.save_if(r.needs(1), self), other_ = r.save_if(r.needs(1), other);
+  // (RemainderBackward0, a number divisor, shows nothing)
+  const bool shown = !other.impl()->is_wrapped_number();
+  const size_t self_ = r.save_if(r.needs(1), self, shown ? "self" : nullptr);
+  const size_t other_ = r.save_if(r.needs(1), other, shown ? "other" : nullptr);
   return r.finish(out, remainder_formula(self_, other_));
 }
 
@@ -579,8 +591,9 @@ Tensor remainder__autograd(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_if(r, self);
   const bool other_grad = r && r.needs(1);
   const size_t self_ =
-      r ? r.save_if(other_grad, other_grad ? ops::original_self(self) : Tensor()) : 0;
-  const size_t other_ = r ? r.save_if(other_grad, other) : 0;
+      r ? r.save_if(other_grad, other_grad ? ops::original_self(self) : Tensor(),
+                    other.impl()->is_wrapped_number() ? nullptr : "self") : 0;
+  const size_t other_ = r ? r.save_if(other_grad, other, other.impl()->is_wrapped_number() ? nullptr : "other") : 0;
   r.forward([&] { return dispatch::call<remainder__impl>(OpId::remainder__Tensor, self, other); });
   if (!r) return self;
   r.finish_inplace(self, remainder_formula(self_, other_));
@@ -618,9 +631,13 @@ Tensor pow_tensor_tensor_autograd(const Tensor& self, const Tensor& exponent) {
     return dispatch::call<pow_tensor_tensor_impl>(OpId::pow_Tensor_Tensor, self, exponent);
   });
   if (!r) return out;
-  const size_t self_ = r.save(self), exponent_ = r.save(exponent), result_ = exponent_ + 1;
+  // PowBackward2 (a Python number as the base) shows its base as a number, as PyTorch's.
+  const bool number_base = self.impl()->is_wrapped_number();
+  const size_t self_ = r.save(self, number_base ? nullptr : "self");
+  const size_t exponent_ = r.save(exponent, "exponent"), result_ = exponent_ + 1;
+  if (number_base) r.values("self", self.item());
   r.finish(out, pow_formula(self_, exponent_, result_));
-  r.save_output(r.needs(1) ? out : Tensor());  // slot result_, saved once out has its history
+  r.save_output(r.needs(1) ? out : Tensor(), "result");  // slot result_, saved once out has its history
   return out;
 }
 
@@ -628,20 +645,21 @@ Tensor pow__tensor_autograd(const Tensor& self, const Tensor& exponent) {
   autograd::Recorder r("PowBackward1", self, exponent);
   autograd::check_inplace_if(r, self);
   // Both gradients read self's old value (Note [Saved self of in-place rules]).
-  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;
-  const size_t exponent_ = r ? r.save(exponent) : 0;
+  const size_t self_ = r ? r.save(ops::original_self(self), "self") : 0;
+  const size_t exponent_ = r ? r.save(exponent, "exponent") : 0;
   r.forward([&] { return dispatch::call<pow__tensor_impl>(OpId::pow__Tensor, self, exponent); });
   if (!r) return self;
   r.finish_inplace(self, pow_formula(self_, exponent_, exponent_ + 1));
-  r.save_output(r.needs(1) ? self : Tensor());
+  r.save_output(r.needs(1) ? self : Tensor(), "result");
   return self;
 }
 
 // PowBackward0 (pow.Tensor_Scalar): d/dself = grad * exponent * self^(exponent - 1), or zeros for
 // exponent 0 (where the forward gives ones even at NaN or 0^-1).
-OpNode::Formula pow_scalar_formula(size_t self_, const Scalar& exponent) {
+OpNode::Formula pow_scalar_formula(size_t self_) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor self = n.saved(self_);
+    const Scalar exponent = n.value(0).to_scalar();  // _saved_exponent
     if (exponent.is_complex()) {
       // A complex exponent: grad * conj(e self^(e-1)) (Note [Complex autograd]).
       const std::complex<double> e = exponent.to_complex();
@@ -660,17 +678,19 @@ Tensor pow_tensor_scalar_autograd(const Tensor& self, const Scalar& exponent) {
     return dispatch::call<pow_tensor_scalar_impl>(OpId::pow_Tensor_Scalar, self, exponent);
   });
   if (!r) return out;
-  const size_t self_ = r.save(self);
-  return r.finish(out, pow_scalar_formula(self_, exponent));
+  const size_t self_ = r.save(self, "self");
+  r.values("exponent", exponent);
+  return r.finish(out, pow_scalar_formula(self_));
 }
 
 Tensor pow__scalar_autograd(const Tensor& self, const Scalar& exponent) {
   autograd::Recorder r("PowBackward0", self);
   autograd::check_inplace_if(r, self);
-  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;  // self before the write
+  const size_t self_ = r ? r.save(ops::original_self(self), "self") : 0;  // self before the write
   r.forward([&] { return dispatch::call<pow__scalar_impl>(OpId::pow__Scalar, self, exponent); });
   if (!r) return self;
-  r.finish_inplace(self, pow_scalar_formula(self_, exponent));
+  r.values("exponent", exponent);
+  r.finish_inplace(self, pow_scalar_formula(self_));
   return self;
 }
 
@@ -685,7 +705,7 @@ Tensor maximum_minimum_autograd(const Tensor& self, const Tensor& other) {
                   : dispatch::call<minimum_impl>(OpId::minimum, self, other);
   });
   if (!r) return out;
-  const size_t self_ = r.save(self), other_ = r.save(other);
+  const size_t self_ = r.save(self, "self"), other_ = r.save(other, "other");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor a = n.saved(self_), b = n.saved(other_);
     const Tensor shared = where(a == b, g[0] / 2, g[0]);

@@ -200,6 +200,26 @@ OpNode::Formula math_binary_formula() {
   };
 }
 
+// How PyTorch's node shows what it saved (_saved_self / _saved_other): a Python number operand
+// (the Scalar overloads' nodes) is a number (xlogy, xlog1py, zeta) or not shown, and fmod's and
+// zeta's nodes with a number `other` show nothing at all.
+template <MathBinaryOp Op>
+void name_saved(autograd::Recorder& r, const Tensor& self, const Tensor& other, size_t first) {
+  auto& slots = r.node().saved_slots();
+  const bool self_number = self.impl()->is_wrapped_number(), other_number = other.impl()->is_wrapped_number();
+  if ((Op == MathBinaryOp::Fmod || Op == MathBinaryOp::Zeta) && other_number) {
+    for (size_t i = first; i < slots.size(); ++i) slots[i].name = nullptr;
+    return;
+  }
+  size_t slot = first;
+  if (saves<Op>() & kSelf) slots[slot++].name = self_number ? nullptr : "self";
+  if (saves<Op>() & kOther) slots[slot++].name = other_number ? nullptr : "other";
+  constexpr bool shows_numbers =
+      Op == MathBinaryOp::Xlogy || Op == MathBinaryOp::Xlog1py || Op == MathBinaryOp::Zeta;
+  if (shows_numbers && self_number) r.values("self", self.item());
+  if (shows_numbers && other_number) r.values("other", other.item());
+}
+
 template <MathBinaryOp Op, OpId id>
 Tensor math_binary_autograd(const Tensor& self, const Tensor& other) {
   autograd::Recorder r(grad_fn<Op>(self, other), self, other);
@@ -207,8 +227,9 @@ Tensor math_binary_autograd(const Tensor& self, const Tensor& other) {
   if (!r) return out;
   if (saves<Op>() & kSelf) r.save(self);
   if (saves<Op>() & kOther) r.save(other);
+  name_saved<Op>(r, self, other, 0);
   r.finish(out, math_binary_formula<Op>());
-  if (saves<Op>() & kResult) r.save_output(out);
+  if (saves<Op>() & kResult) r.save_output(out, "result");
   return out;
 }
 
@@ -218,10 +239,11 @@ Tensor math_binary__autograd(const Tensor& self, const Tensor& other) {
   autograd::check_inplace_if(r, self);
   if (r && (saves<Op>() & kSelf)) r.save(ops::original_self(self));
   if (r && (saves<Op>() & kOther)) r.save(other);
+  if (r) name_saved<Op>(r, self, other, 0);
   r.forward([&] { return dispatch::call<math_binary__impl<Op>>(id, self, other); });
   if (!r) return self;
   r.finish_inplace(self, math_binary_formula<Op>());
-  if (saves<Op>() & kResult) r.save_output(self);
+  if (saves<Op>() & kResult) r.save_output(self, "result");
   return self;
 }
 

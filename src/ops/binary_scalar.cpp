@@ -30,8 +30,9 @@ Tensor mul_scalar_autograd(const Tensor& self, const Scalar& other) {
   autograd::Recorder r("MulBackward1", self);
   Tensor out = r.forward([&] { return dispatch::call<mul_scalar_impl>(OpId::mul_Scalar, self, other); });
   if (!r) return out;
-  return r.finish(out, [other](OpNode&, const tensor_list& g) {
-    return tensor_list{mul(g[0], other)};
+  r.values("other", other);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{mul(g[0], n.value(0).to_scalar())};
   });
 }
 
@@ -40,8 +41,9 @@ Tensor div_scalar_autograd(const Tensor& self, const Scalar& other) {
   autograd::Recorder r("DivBackward1", self);
   Tensor out = r.forward([&] { return dispatch::call<div_scalar_impl>(OpId::div_Scalar, self, other); });
   if (!r) return out;
-  return r.finish(out, [other](OpNode&, const tensor_list& g) {
-    return tensor_list{div(g[0], other)};
+  r.values("other", other);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{div(g[0], n.value(0).to_scalar())};
   });
 }
 

@@ -275,14 +275,48 @@ OpNode::Formula blas_formula(Blas k, size_t a_, size_t b_, Scalar beta, Scalar a
 
 using BlasImpl = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
 
+// PyTorch's names of the two operands (_saved_mat / _saved_vec, ...).
+constexpr std::pair<const char*, const char*> operand_names(Blas k) {
+  switch (k) {
+    case Blas::Addmv: return {"mat", "vec"};
+    case Blas::Addr: return {"vec1", "vec2"};
+    case Blas::Baddbmm:
+    case Blas::Addbmm: return {"batch1", "batch2"};
+    case Blas::Addmm: return {"mat1", "mat2"};
+  }
+  return {nullptr, nullptr};
+}
+
+// Saves the operands each gradient reads (a's reads b, b's reads a) and the node's values;
+// returns the slots of a and b.
+template <Blas K>
+std::pair<size_t, size_t> save_blas(autograd::Recorder& r, const Tensor& a, const Tensor& b,
+                                    const Scalar& beta, const Scalar& alpha) {
+  constexpr auto names = operand_names(K);
+  const size_t b_ = r.save_if(r.needs(1), b, names.second), a_ = r.save_if(r.needs(2), a, names.first);
+  if constexpr (K == Blas::Addbmm) {
+    r.values("alpha", alpha, "batch1_argsize_0", a.size(0), "batch1_argsize_1", a.size(1),
+             "batch2_argsize_2", b.size(2), "beta", beta);
+  } else if constexpr (K == Blas::Addmm) {
+    const auto strides_if = [](bool wanted, const Tensor& t) {
+      return wanted ? t.strides().vec() : std::vector<int64_t>{};
+    };
+    r.values("alpha", alpha, "beta", beta, "mat1_sym_sizes", a.sizes(),
+             "mat1_sym_strides", strides_if(r.needs(1), a), "mat2_sym_sizes", b.sizes(),
+             "mat2_sym_strides", strides_if(r.needs(2), b));
+  } else {
+    r.values("alpha", alpha, "beta", beta);
+  }
+  return {a_, b_};
+}
+
 template <Blas K, BlasImpl Impl, OpId Id>
 Tensor blas_autograd(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
                      const Scalar& alpha) {
   autograd::Recorder r(node_name(K), self, a, b);
   Tensor out = r.forward([&] { return dispatch::call<Impl>(Id, self, a, b, beta, alpha); });
   if (!r) return out;
-  // a's gradient reads b, and b's reads a.
-  const size_t b_ = r.save_if(r.needs(1), b), a_ = r.save_if(r.needs(2), a);
+  const auto [a_, b_] = save_blas<K>(r, a, b, beta, alpha);
   return r.finish(out, blas_formula(K, a_, b_, beta, alpha));
 }
 
@@ -293,7 +327,7 @@ Tensor blas__autograd(const Tensor& self, const Tensor& a, const Tensor& b, cons
   autograd::check_inplace_if(r, self);
   // Saved before the write: an operand that is self itself then fails the version check in
   // backward, as in PyTorch.
-  const size_t b_ = r ? r.save_if(r.needs(1), b) : 0, a_ = r ? r.save_if(r.needs(2), a) : 0;
+  const auto [a_, b_] = r ? save_blas<K>(r, a, b, beta, alpha) : std::pair<size_t, size_t>{0, 0};
   r.forward([&] { return dispatch::call<Impl>(Id, self, a, b, beta, alpha); });
   if (!r) return self;
   r.finish_inplace(self, blas_formula(K, a_, b_, beta, alpha));

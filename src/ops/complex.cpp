@@ -168,6 +168,9 @@ Tensor complex_autograd(const Tensor& re, const Tensor& im) {
   autograd::Recorder r("ComplexBackward0", re, im);
   Tensor out = r.forward([&] { return dispatch::call<complex_impl>(OpId::complex, re, im); });
   if (!r) return out;
+  // As PyTorch (its node keeps each operand that requires grad; this rule reads neither).
+  r.save_if(r.needs(0), re, "real");
+  r.save_if(r.needs(1), im, "imag");
   return r.finish(out, [](OpNode& n, const tensor_list& g) {
     return tensor_list{n.needs(0) ? real(g[0]) : Tensor(), n.needs(1) ? imag(g[0]) : Tensor()};
   });
@@ -185,7 +188,7 @@ Tensor angle_autograd(const Tensor& self) {
   autograd::Recorder r("AngleBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<angle_impl>(OpId::angle, self); });
   if (!r) return out;
-  r.save(self);
+  r.save(self, "self");
   return r.finish(out, [](OpNode& n, const tensor_list& g) {
     const Tensor z = n.saved(0);
     if (!z.is_complex()) return tensor_list{zeros_like(z)};

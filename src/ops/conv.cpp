@@ -265,16 +265,19 @@ Tensor convolution_autograd(const Tensor& input, const Tensor& weight, const std
                                             dilation, transposed, output_padding, groups);
   });
   if (!r) return out;
-  const size_t in_ = r.save(input), w_ = r.save(weight);
-  std::optional<std::vector<int64_t>> bsz;
-  if (bias && bias->defined()) bsz = bias->sizes().vec();
-  return r.finish(out, [=, s = stride.vec(), pd = padding.vec(), dl = dilation.vec(),
-                        op = output_padding.vec()](OpNode& n, const tensor_list& g) {
+  const size_t in_ = r.save(input, "input"), w_ = r.save(weight, "weight");
+  // Without a bias PyTorch 1.13's conv1d/2d/3d pass an undefined one, whose sizes read (0,).
+  const std::vector<int64_t> bsz = bias && bias->defined() ? bias->sizes().vec() : std::vector<int64_t>{0};
+  r.values("bias_sym_sizes_opt", bsz, "dilation", dilation, "groups", groups,
+           "output_padding", output_padding, "padding", padding, "stride", stride, "transposed", transposed);
+  return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     if (!g[0].defined()) return tensor_list{Tensor(), Tensor(), Tensor()};
-    std::optional<IntArrayRef> bs = bsz ? std::optional<IntArrayRef>(*bsz) : std::nullopt;
-    auto [gi, gw, gb] = convolution_backward(g[0], n.saved(in_), n.saved(w_), bs, s, pd, dl,
-                                             transposed, op, groups,
-                                             {n.needs(0), n.needs(1), bsz.has_value() && n.needs(2)});
+    std::optional<IntArrayRef> bs;
+    if (n.next_edge(2).is_valid()) bs = IntArrayRef(n.value(0).to_int_list());
+    const auto list = [&](size_t i) { return IntArrayRef(n.value(i).to_int_list()); };
+    auto [gi, gw, gb] = convolution_backward(g[0], n.saved(in_), n.saved(w_), bs, list(5), list(4), list(1),
+                                             n.value(6).to_bool(), list(3), n.value(2).to_int(),
+                                             {n.needs(0), n.needs(1), bs.has_value() && n.needs(2)});
     return tensor_list{gi, gw, gb};
   });
 }
@@ -297,7 +300,9 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_autograd(
                                                      transposed, output_padding, groups, output_mask);
   });
   if (!r) return outs;
-  const size_t go_ = r.save(grad_output), in_ = r.save(input), w_ = r.save(weight);
+  const size_t go_ = r.save(grad_output, "grad_output"), in_ = r.save(input, "input"), w_ = r.save(weight, "weight");
+  r.values("dilation", dilation, "groups", groups, "output_padding", output_padding, "padding", padding,
+           "stride", stride, "transposed", transposed);
   auto v = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs), std::get<2>(outs)},
                     [=, s = stride.vec(), pd = padding.vec(), dl = dilation.vec(),
                      op = output_padding.vec()](OpNode& n, const tensor_list& g) {

@@ -354,7 +354,9 @@ std::tuple<Tensor, Tensor> ctc_autograd(const Tensor& log_probs, const Tensor& t
                                     target_lengths, blank, zero_infinity);
   });
   if (!r) return outs;
-  const size_t lp_ = r.save(log_probs), tg_ = r.save(targets);
+  const size_t lp_ = r.save(log_probs, "log_probs"), tg_ = r.save(targets, "targets");
+  r.values("blank", blank, "input_lengths", input_lengths, "target_lengths", target_lengths,
+           "zero_infinity", zero_infinity);
   const size_t nll_ = tg_ + 1, la_ = tg_ + 2;
   auto list = r.finish(
       std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs)},
@@ -365,8 +367,8 @@ std::tuple<Tensor, Tensor> ctc_autograd(const Tensor& log_probs, const Tensor& t
                                    n.saved(la_), blank, zero_infinity)};
       },
       {true, false});
-  r.save_output(list[0]);
-  r.save_output(list[1]);
+  r.save_output(list[0], "result0");
+  r.save_output(list[1], "result1");
   return {list[0], list[1]};
 }
 

@@ -118,12 +118,13 @@ Tensor cumprod_autograd(const Tensor& self, const int64_t& dim, const std::optio
   Tensor out = r.forward([&] { return dispatch::call<cumprod_impl>(OpId::cumprod, self, dim, dtype); });
   if (!r) return out;
   const int64_t d = scan_dim(self, dim);
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("dim", dim);
   r.finish(out, [=, self_dtype = self.dtype()](OpNode& node, const tensor_list& g) {
     const Tensor x = node.saved(self_), y = node.saved(self_ + 1);
     return tensor_list{cumprod_backward(g[0], x.to(y.dtype()), y, d).to(self_dtype)};
   });
-  r.save_output(out);
+  r.save_output(out, "result");
   return out;
 }
 
@@ -137,13 +138,14 @@ std::tuple<Tensor, Tensor> cummax_cummin_autograd(const Tensor& self, const int6
   });
   if (!r) return outs;
   const int64_t d = scan_dim(self, dim);
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("dim", dim);
   outs = r.finish(outs, [=](OpNode& node, const tensor_list& g) {
     const Tensor x = node.saved(self_), idx = node.saved(self_ + 1);
     if (x.dim() == 0) return tensor_list{g[0]};
     return tensor_list{zeros_like(x).scatter_add(d, idx, g[0])};
   });
-  r.save_output(std::get<1>(outs));
+  r.save_output(std::get<1>(outs), "indices");
   return outs;
 }
 
@@ -175,11 +177,12 @@ Tensor logcumsumexp_autograd(const Tensor& self, const int64_t& dim) {
   Tensor out = r.forward([&] { return dispatch::call<logcumsumexp_impl>(OpId::logcumsumexp, self, dim); });
   if (!r) return out;
   const int64_t d = scan_dim(self, dim);
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("dim", dim);
   r.finish(out, [=](OpNode& node, const tensor_list& g) {
     return tensor_list{logcumsumexp_backward(g[0], node.saved(self_), node.saved(self_ + 1), d)};
   });
-  r.save_output(out);
+  r.save_output(out, "result");
   return out;
 }
 

@@ -289,10 +289,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_autograd(
   if (!r) return outs;
   const int64_t num_weights = weight.size(0), indices_size = indices.size(0);
   const Device grad_device = weight.device();
-  const size_t w_ = r.save_if(r.needs(1), weight);
-  const size_t idx_ = r.save(indices);
-  const size_t off_ = r.save(offsets);
-  const size_t psw_ = r.save_if(psw.has_value(), psw);
+  const size_t w_ = r.save_if(r.needs(1), weight, "weight");
+  const size_t idx_ = r.save(indices, "indices");
+  const size_t off_ = r.save(offsets, "offsets");
+  const size_t psw_ = r.save_if(psw.has_value(), psw, "per_sample_weights");
+  r.values("mode", mode, "padding_idx", padding_idx, "scale_grad_by_freq", scale_grad_by_freq, "sparse", sparse,
+           "weight_argsize_0", num_weights);
   const std::vector<bool> only_first{true, false, false, false};  // the output only
   auto list = r.finish(
       std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs), std::get<2>(outs), std::get<3>(outs)},
@@ -316,9 +318,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag_autograd(
         return {gw, gp};
       },
       only_first);
-  r.save_output(list[1]);
-  r.save_output(list[2]);
-  r.save_output(list[3]);
+  r.save_output(list[1], "result1");
+  r.save_output(list[2], "result2");
+  r.save_output(list[3], "result3");
   return {list[0], list[1], list[2], list[3]};
 }
 #pragma GCC diagnostic pop

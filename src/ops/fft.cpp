@@ -136,6 +136,7 @@ Tensor fft_c2c_autograd(const Tensor& self, const IntArrayRef& dim, const int64_
   autograd::Recorder r("FftC2CBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<fft_c2c_impl>(OpId::_fft_c2c, self, dim, normalization, forward); });
   if (!r) return out;
+  r.values("dim", dim, "forward", forward, "normalization", normalization);
   return r.finish(out, [dims = dim.vec(), normalization, forward](OpNode&, const tensor_list& g) {
     return tensor_list{_fft_c2c(g[0], dims, normalization, !forward)};
   });
@@ -147,6 +148,8 @@ Tensor fft_r2c_autograd(const Tensor& self, const IntArrayRef& dim, const int64_
   Tensor out = r.forward([&] { return dispatch::call<fft_r2c_impl>(OpId::_fft_r2c, self, dim, normalization, onesided); });
   if (!r) return out;
   const int64_t last = wrap_dim(dim.back(), self.dim());
+  r.save(self, "self");  // as PyTorch (the rule reads only its length along the last dim)
+  r.values("dim", dim, "normalization", normalization, "onesided", onesided);
   return r.finish(out, [dims = dim.vec(), normalization, onesided, last, n = self.size(last)](OpNode&, const tensor_list& g) {
     Tensor full = g[0];
     if (onesided && n > g[0].size(last)) {
@@ -166,6 +169,7 @@ Tensor fft_c2r_autograd(const Tensor& self, const IntArrayRef& dim, const int64_
   Tensor out = r.forward([&] { return dispatch::call<fft_c2r_impl>(OpId::_fft_c2r, self, dim, normalization, last_dim_size); });
   if (!r) return out;
   const int64_t last = wrap_dim(dim.back(), self.dim());
+  r.values("dim", dim, "normalization", normalization);
   return r.finish(out, [dims = dim.vec(), normalization, last](OpNode&, const tensor_list& g) {
     Tensor gi = _fft_r2c(g[0], dims, normalization, /*onesided=*/true);
     const int64_t double_length = g[0].size(last) - gi.size(last);

@@ -183,7 +183,8 @@ Tensor masked_select_autograd(const Tensor& self, const Tensor& mask) {
   autograd::Recorder r("MaskedSelectBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<masked_select_impl>(OpId::masked_select, self, mask); });
   if (!r) return out;
-  const size_t mask_ = r.save(mask);
+  const size_t mask_ = r.save(mask, "mask");
+  r.save(self, "self");  // as PyTorch (the rule reads only its sizes)
   return r.finish(out, [mask_, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
     Tensor m = n.saved(mask_).to(kBool);
     DimVector shape = broadcast_shapes(sizes, m.sizes());
@@ -200,7 +201,8 @@ Tensor masked_scatter__autograd(const Tensor& self, const Tensor& mask, const Te
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<masked_scatter__impl>(OpId::masked_scatter_, self, mask, source); });
   if (!r) return self;
-  const size_t mask_ = r.save(mask);
+  const size_t mask_ = r.save(mask, "mask");
+  r.values("source_sizes", source.sizes());
   r.finish_inplace(self, [mask_, src_sizes = source.sizes().vec()](OpNode& n, const tensor_list& g) {
     Tensor m = n.saved(mask_).expand(g[0].sizes());
     Tensor self_grad = n.needs(0) ? g[0].masked_fill(m, 0) : Tensor();
@@ -222,7 +224,8 @@ Tensor take_autograd(const Tensor& self, const Tensor& index) {
   autograd::Recorder r("TakeBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<take_impl>(OpId::take, self, index); });
   if (!r) return out;
-  const size_t index_ = r.save(index);
+  const size_t index_ = r.save(index, "index");
+  r.save(self, "self");  // as PyTorch (the rule reads only its sizes)
   return r.finish(out, [index_, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
     Tensor grad = zeros(sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
     ember::put_(grad, n.saved(index_), g[0], true);
@@ -237,7 +240,9 @@ Tensor put__autograd(const Tensor& self, const Tensor& index, const Tensor& sour
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<put__impl>(OpId::put_, self, index, source, accumulate); });
   if (!r) return self;
-  const size_t index_ = r.save(index);
+  const size_t index_ = r.save(index, "index");
+  r.save(source, "source");  // as PyTorch (the rule reads only its sizes)
+  r.values("accumulate", accumulate);
   r.finish_inplace(self, [index_, accumulate, src_sizes = source.sizes().vec()](OpNode& n, const tensor_list& g) {
     Tensor idx = n.saved(index_);
     Tensor self_grad;
@@ -262,7 +267,9 @@ Tensor index_add__autograd(const Tensor& self, const int64_t& dim, const Tensor&
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<index_add__impl>(OpId::index_add_, self, dim, index, source, alpha); });
   if (!r) return self;
-  const size_t index_ = r.save(index);
+  const size_t index_ = r.save(index, "index");
+  r.save(source, "source");  // as PyTorch (the rule reads only its sizes)
+  r.values("alpha", alpha, "dim", dim, "source_dim", source.dim());
   const int64_t d = wrap_dim(dim, self.dim());
   r.finish_inplace(self, [index_, d, alpha, src_sizes = source.sizes().vec()](OpNode& n, const tensor_list& g) {
     Tensor src_grad;
@@ -281,7 +288,9 @@ Tensor index_copy__autograd(const Tensor& self, const int64_t& dim, const Tensor
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<index_copy__impl>(OpId::index_copy_, self, dim, index, source); });
   if (!r) return self;
-  const size_t index_ = r.save(index);
+  const size_t index_ = r.save(index, "index");
+  r.save(source, "source");  // as PyTorch (the rule reads only its sizes)
+  r.values("dim", dim, "source_dim", source.dim());
   const int64_t d = wrap_dim(dim, self.dim());
   r.finish_inplace(self, [index_, d, src_sizes = source.sizes().vec()](OpNode& n, const tensor_list& g) {
     Tensor idx = n.saved(index_);
@@ -300,7 +309,8 @@ Tensor index_fill__scalar_autograd(const Tensor& self, const int64_t& dim, const
     return dispatch::call<index_fill__scalar_impl>(OpId::index_fill__int_Scalar, self, dim, index, value);
   });
   if (!r) return self;
-  const size_t index_ = r.save(index);
+  const size_t index_ = r.save(index, "index");
+  r.values("dim", dim);
   const int64_t d = wrap_dim(dim, self.dim());
   r.finish_inplace(self, [index_, d](OpNode& n, const tensor_list& g) {
     return tensor_list{ember::index_fill(g[0], d, n.saved(index_), Scalar(0))};
@@ -314,7 +324,8 @@ Tensor index_fill__tensor_autograd(const Tensor& self, const int64_t& dim, const
     return dispatch::call<index_fill__tensor_impl>(OpId::index_fill__int_Tensor, self, dim, index, value);
   });
   if (!r) return self;
-  const size_t index_ = r.save(index);
+  const size_t index_ = r.save(index, "index");
+  r.values("dim", dim);
   const int64_t d = wrap_dim(dim, self.dim());
   r.finish_inplace(self, [index_, d](OpNode& n, const tensor_list& g) {
     Tensor idx = n.saved(index_);
@@ -344,7 +355,8 @@ Tensor index_put_impl(const Tensor& self, const OptionalTensorList& indices, con
 Tensor masked_scatter_impl(const Tensor& self, const Tensor& mask, const Tensor& source) {
   DimVector shape = ops::broadcast_all({self, mask});
   Tensor out = self.expand(shape).clone(MemoryFormat::Contiguous);
-  return ember::masked_scatter_(out, mask.expand(shape), source);
+  // (the mask itself when of that shape: masked_scatter_'s node saves it)
+  return ember::masked_scatter_(out, mask.sizes() == IntArrayRef(shape) ? mask : mask.expand(shape), source);
 }
 Tensor take_along_dim_impl(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
   EMBER_CHECK(indices.dtype() == kInt64, "ember.take_along_dim(): dtype of indices should be Long but got ",

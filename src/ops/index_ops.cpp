@@ -286,10 +286,12 @@ Tensor index_select_autograd(const Tensor& self, const int64_t& dim, const Tenso
   autograd::Recorder r("IndexSelectBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<index_select_impl>(OpId::index_select, self, dim, index); });
   if (!r) return out;
-  const size_t index_ = r.save(index);
-  return r.finish(out, [index_, d = wrap_dim(dim, self.dim()), sizes = self.sizes().vec()](
-                           OpNode& n, const tensor_list& g) {
+  const size_t index_ = r.save(index, "index");
+  r.values("dim", dim, "self_sizes", self.sizes());
+  return r.finish(out, [index_](OpNode& n, const tensor_list& g) {
     Tensor index = n.saved(index_);
+    const auto& sizes = n.value(1).to_int_list();
+    const int64_t d = sizes.empty() ? 0 : wrap_dim(n.value(0).to_int(), static_cast<int64_t>(sizes.size()));
     if (sizes.empty()) return tensor_list{g[0]};  // a 0-d self: its one element was selected
     DimVector shape(sizes.size(), 1);
     shape[static_cast<size_t>(d)] = index.numel();
@@ -305,7 +307,8 @@ Tensor gather_autograd(const Tensor& self, const int64_t& dim, const Tensor& ind
   autograd::Recorder r("GatherBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<gather_impl>(OpId::gather, self, dim, index, sparse_grad); });
   if (!r) return out;
-  const size_t self_ = r.save(self), index_ = r.save(index);
+  const size_t self_ = r.save(self, "self"), index_ = r.save(index, "index");
+  r.values("dim", dim, "sparse_grad", sparse_grad);
   return r.finish(out, [self_, index_, d = wrap_dim(dim, self.dim())](OpNode& n, const tensor_list& g) {
     Tensor s = n.saved(self_);
     return tensor_list{zeros_for(g[0], s.sizes()).scatter_add(d, n.saved(index_), g[0])};
@@ -341,7 +344,8 @@ Tensor scatter_src_autograd(const Tensor& self, const int64_t& dim, const Tensor
   if constexpr (inplace) autograd::check_inplace_if(r, self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dim, index, src); });
   if (!r) return out;
-  const size_t index_ = r.save(index);
+  const size_t index_ = r.save(index, "index");
+  r.values("dim", dim);
   const int64_t d = wrap_dim(dim, self.dim());
   OpNode::Formula f = add ? scatter_add_formula(inplace, d, index_, src.sizes().vec())
                           : scatter_formula(inplace, d, index_, src.sizes().vec());
@@ -360,7 +364,8 @@ Tensor scatter_value_autograd(const Tensor& self, const int64_t& dim, const Tens
   if constexpr (inplace) autograd::check_inplace_if(r, self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dim, index, value); });
   if (!r) return out;
-  OpNode::Formula f = scatter_formula(inplace, wrap_dim(dim, self.dim()), r.save(index), std::nullopt);
+  r.values("dim", dim);
+  OpNode::Formula f = scatter_formula(inplace, wrap_dim(dim, self.dim()), r.save(index, "index"), std::nullopt);
   if constexpr (inplace) {
     r.finish_inplace(self, std::move(f));
     return self;
@@ -417,11 +422,12 @@ Tensor embedding_autograd(const Tensor& weight, const Tensor& indices, const int
     return dispatch::call<embedding_impl>(OpId::embedding, weight, indices, padding_idx, scale_grad_by_freq, sparse);
   });
   if (!r) return out;
-  const size_t weight_ = r.save(weight), indices_ = r.save(indices);
-  return r.finish(out, [weight_, indices_, padding_idx, scale_grad_by_freq](OpNode& n, const tensor_list& g) {
+  const size_t weight_ = r.save(weight, "weight"), indices_ = r.save(indices, "indices");
+  r.values("padding_idx", padding_idx, "scale_grad_by_freq", scale_grad_by_freq, "sparse", sparse);
+  return r.finish(out, [weight_, indices_](OpNode& n, const tensor_list& g) {
     const int64_t rows = n.saved(weight_).size(0);
-    return tensor_list{embedding_dense_backward(g[0], n.saved(indices_), rows, padding_idx,
-                                                scale_grad_by_freq)};
+    return tensor_list{embedding_dense_backward(g[0], n.saved(indices_), rows, n.value(0).to_int(),
+                                                n.value(1).to_bool())};
   });
 }
 
@@ -437,7 +443,8 @@ Tensor embedding_dense_backward_autograd(const Tensor& grad_output, const Tensor
                                                          scale_grad_by_freq);
   });
   if (!r) return out;
-  const size_t indices_ = r.save(indices);
+  const size_t indices_ = r.save(indices, "indices");
+  r.values("padding_idx", padding_idx);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor indices = n.saved(indices_);
     Tensor idx = indices.reshape({-1}).to(kInt64);

@@ -286,18 +286,19 @@ using autograd::tensor_list;
 
 // The index tensors of a call, saved (PyTorch saves them: writing one in place before the
 // backward is an error), and read back in the formula.
-std::vector<std::optional<size_t>> save_indices(autograd::Recorder& r, const OptionalTensorList& indices) {
-  std::vector<std::optional<size_t>> slots;
-  for (const auto& t : indices) {
-    if (t && t->defined()) slots.emplace_back(r.save(*t));
-    else slots.emplace_back();
-  }
-  return slots;
+// They are one tuple attribute, `_saved_indices` (None for an absent index): slots
+// first .. first + count - 1.
+struct SavedIndices {
+  size_t first, count;
+};
+SavedIndices save_indices(autograd::Recorder& r, const OptionalTensorList& indices) {
+  return {r.save_list(true, indices, "indices"), indices.size()};
 }
-OptionalTensorList saved_indices(OpNode& n, const std::vector<std::optional<size_t>>& slots) {
+OptionalTensorList saved_indices(OpNode& n, SavedIndices slots) {
   OptionalTensorList out;
-  for (const auto& s : slots) {
-    if (s) out.emplace_back(n.saved(*s));
+  for (size_t i = 0; i < slots.count; ++i) {
+    Tensor t = n.saved(slots.first + i);
+    if (t.defined()) out.emplace_back(std::move(t));
     else out.emplace_back(std::nullopt);
   }
   return out;
@@ -310,8 +311,9 @@ Tensor index_autograd(const Tensor& self, const OptionalTensorList& indices) {
   Tensor out = r.forward([&] { return dispatch::call<index_impl>(OpId::index_Tensor, self, indices); });
   if (!r) return out;
   auto slots = save_indices(r, indices);
-  return r.finish(out, [slots, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
-    Tensor grad = zeros(sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
+  r.values("self_sizes", self.sizes());
+  return r.finish(out, [slots](OpNode& n, const tensor_list& g) {
+    Tensor grad = zeros(n.value(0).to_int_list(), TensorOptions(g[0].dtype()).device(g[0].device()));
     index_put__op(grad, saved_indices(n, slots), g[0], /*accumulate=*/true);
     return tensor_list{grad};
   });
@@ -327,6 +329,7 @@ Tensor index_put__autograd(const Tensor& self, const OptionalTensorList& indices
   r.forward([&] { return dispatch::call<index_put__impl>(OpId::index_put_, self, indices, values, accumulate); });
   if (!r) return self;
   auto slots = save_indices(r, indices);
+  r.values("accumulate", accumulate);
   r.finish_inplace(self, [slots, accumulate, shape = values.sizes().vec()](OpNode& n, const tensor_list& g) {
     OptionalTensorList idx = saved_indices(n, slots);
     Tensor self_grad, values_grad;

@@ -106,6 +106,7 @@ Tensor cat_autograd(const ArrayRef<Tensor>& tensors, const int64_t& dim) {
     d = wrap_dim(dim, t.dim());
     lengths.push_back(t.size(d));
   }
+  r.values("dim", dim);
   return r.finish(out, [lengths, d](OpNode& n, const tensor_list& g) {
     tensor_list grads(lengths.size());
     int64_t offset = 0;

@@ -236,11 +236,12 @@ std::tuple<Tensor, Tensor> qr_autograd(const Tensor& A, const std::string& mode)
   auto outs = r.forward([&] { return dispatch::call<qr_impl>(OpId::linalg_qr, A, mode); });
   if (!r) return outs;
   const size_t Q_ = 0, R_ = 1;
+  r.values("mode", mode);
   outs = r.finish(outs, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{qr_backward(g[0], g[1], n.saved(Q_), n.saved(R_), mode)};
   });
-  ops::save_output_at(r, std::get<0>(outs), Q_);
-  ops::save_output_at(r, std::get<1>(outs), R_);
+  ops::save_output_at(r, std::get<0>(outs), Q_, "Q");
+  ops::save_output_at(r, std::get<1>(outs), R_, "R");
   return outs;
 }
 
@@ -301,14 +302,15 @@ std::tuple<Tensor, Tensor, Tensor> svd_autograd(const Tensor& A, const bool& ful
   auto outs = r.forward([&] { return dispatch::call<svd_impl>(OpId::_linalg_svd, A, full_matrices, compute_uv, driver); });
   if (!r) return outs;
   const size_t U_ = 0, S_ = 1, Vh_ = 2;
+  r.values("full_matrices", full_matrices);
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     EMBER_CHECK(compute_uv, "linalg.svd: the derivative needs U and Vh, which compute_uv=False does not "
                             "compute; ember.linalg.svdvals computes them when its input requires grad");
     return tensor_list{svd_backward(g[0], g[1], g[2], n.saved(U_), n.saved(S_), n.saved(Vh_))};
   }, {compute_uv, true, compute_uv});
-  ops::save_output_at(r, std::get<0>(outs), U_);
-  ops::save_output_at(r, std::get<1>(outs), S_);
-  ops::save_output_at(r, std::get<2>(outs), Vh_);
+  ops::save_output_at(r, std::get<0>(outs), U_, "U");
+  ops::save_output_at(r, std::get<1>(outs), S_, "S");
+  ops::save_output_at(r, std::get<2>(outs), Vh_, "Vh");
   return outs;
 }
 
@@ -350,8 +352,8 @@ std::tuple<Tensor, Tensor> eigh_autograd(const Tensor& A, const std::string& UPL
     EMBER_CHECK(compute_v, "linalg.eigh: The derivative is not defined when compute_v=False");
     return tensor_list{eigh_backward(g[0], g[1], n.saved(L_), n.saved(V_))};
   });
-  ops::save_output_at(r, std::get<0>(outs), L_);
-  ops::save_output_at(r, std::get<1>(outs), V_);
+  ops::save_output_at(r, std::get<0>(outs), L_, "eigenvalues");
+  ops::save_output_at(r, std::get<1>(outs), V_, "eigenvectors");
   return outs;
 }
 
@@ -381,7 +383,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq_autograd(const Tensor& A, const
   autograd::Recorder r("LinalgLstsqBackward0", A, B);
   auto outs = r.forward([&] { return dispatch::call<lstsq_impl>(OpId::linalg_lstsq, A, B, rcond, driver); });
   if (!r) return outs;
-  const size_t A_ = r.save(A), B_ = r.save(B);
+  const size_t A_ = r.save(A, "self"), B_ = r.save(B, "b");
+  r.values("driver", driver, "rcond", rcond);
   const bool vector = A.dim() - B.dim() == 1;
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     if (!g[0].defined()) return tensor_list{Tensor(), Tensor()};

@@ -80,8 +80,8 @@ std::tuple<Tensor, Tensor> eig_autograd(const Tensor& A) {
     if (gA.defined() && real_input) gA = real(gA);
     return tensor_list{gA};
   });
-  ops::save_output_at(r, std::get<0>(outs), L_);
-  ops::save_output_at(r, std::get<1>(outs), V_);
+  ops::save_output_at(r, std::get<0>(outs), L_, "eigenvalues");
+  ops::save_output_at(r, std::get<1>(outs), V_, "eigenvectors");
   return outs;
 }
 

@@ -316,7 +316,7 @@ std::tuple<Tensor, Tensor> inv_ex_autograd(const Tensor& A, const bool& check_er
     const Tensor invH = mH(n.saved(inverse_));
     return tensor_list{-matmul(invH, matmul(g[0], invH))};
   });
-  ops::save_output_at(r, std::get<0>(outs), inverse_);
+  ops::save_output_at(r, std::get<0>(outs), inverse_, "inverse");
   return outs;
 }
 
@@ -339,11 +339,12 @@ std::tuple<Tensor, Tensor, Tensor> det_autograd(const Tensor& A) {
   autograd::Recorder r("LinalgDetBackward0", A);
   auto outs = r.forward([&] { return dispatch::call<det_impl>(OpId::_linalg_det, A); });
   if (!r) return outs;
-  const size_t A_ = r.save(A), det_ = 1;
+  // (PyTorch 1.13 also keeps the LU factorization, LU and pivots; this rule inverts A instead)
+  const size_t A_ = r.save(A, "A"), det_ = 1;
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{det_backward(g[0], n.saved(det_), n.saved(A_))};
   }, {true, false, false});
-  ops::save_output_at(r, std::get<0>(outs), det_);
+  ops::save_output_at(r, std::get<0>(outs), det_, "result");
   return outs;
 }
 
@@ -355,7 +356,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> slogdet_autograd(const Tensor& A) {
   auto outs = r.forward([&] { return dispatch::call<slogdet_impl>(OpId::_linalg_slogdet, A); });
   if (!r) return outs;
   const bool complex = A.is_complex();
-  const size_t A_ = r.save(A), sign_ = 1;
+  const size_t A_ = r.save(A, "A"), sign_ = 1;
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     const bool has_sign = complex && g[0].defined();
     if (!g[1].defined() && !has_sign) return tensor_list{Tensor()};
@@ -368,7 +369,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> slogdet_autograd(const Tensor& A) {
     }
     return tensor_list{coef.unsqueeze(-1).unsqueeze(-1) * mH(linalg::inv(a))};
   }, {complex, true, false, false});
-  if (complex) ops::save_output_at(r, std::get<0>(outs), sign_);
+  if (complex) ops::save_output_at(r, std::get<0>(outs), sign_, "sign");
   return outs;
 }
 
@@ -378,7 +379,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_autograd(const Tensor& A, co
   autograd::Recorder r("LinalgSolveExBackward0", A, B);
   auto outs = r.forward([&] { return dispatch::call<solve_ex_impl>(OpId::_linalg_solve_ex, A, B, left, check_errors); });
   if (!r) return outs;
-  const size_t A_ = r.save(A), X_ = 1;
+  const size_t A_ = r.save(A, "A"), X_ = 1;
+  r.values("left", left);
   const bool vector = is_vector_rhs(A, B);
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     if (!g[0].defined()) return tensor_list{Tensor(), Tensor()};
@@ -392,7 +394,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> solve_ex_autograd(const Tensor& A, co
     }
     return tensor_list{gA, n.needs(1) ? gB : Tensor()};
   }, {true, false, false, false});
-  ops::save_output_at(r, std::get<0>(outs), X_);
+  ops::save_output_at(r, std::get<0>(outs), X_, "result");
   return outs;
 }
 
@@ -403,6 +405,7 @@ std::tuple<Tensor, Tensor> cholesky_ex_autograd(const Tensor& A, const bool& upp
   auto outs = r.forward([&] { return dispatch::call<cholesky_ex_impl>(OpId::linalg_cholesky_ex, A, upper, check_errors); });
   if (!r) return outs;
   const size_t L_ = 0;
+  r.values("upper", upper);
   r.finish(outs, [=](OpNode& n, const tensor_list& g) {
     Tensor L = n.saved(L_), gL = g[0];
     if (upper) {
@@ -415,7 +418,7 @@ std::tuple<Tensor, Tensor> cholesky_ex_autograd(const Tensor& A, const bool& upp
     const Tensor y = linalg::solve_triangular(mH(L), phi, true, true, false);
     return tensor_list{linalg::solve_triangular(L, y, false, false, false)};
   });
-  ops::save_output_at(r, std::get<0>(outs), L_);
+  ops::save_output_at(r, std::get<0>(outs), L_, "L");
   return outs;
 }
 
@@ -427,7 +430,8 @@ Tensor solve_triangular_autograd(const Tensor& A, const Tensor& B, const bool& u
     return dispatch::call<solve_triangular_impl>(OpId::linalg_solve_triangular, A, B, upper, left, unitriangular);
   });
   if (!r) return out;
-  const size_t A_ = r.save(A), X_ = 1;
+  const size_t A_ = r.save(A, "self"), X_ = 1;
+  r.values("left", left, "unitriangular", unitriangular, "upper", upper);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor a = n.saved(A_);
     const Tensor gB = linalg::solve_triangular(mH(a), g[0], !upper, left, unitriangular);
@@ -440,7 +444,7 @@ Tensor solve_triangular_autograd(const Tensor& A, const Tensor& B, const bool& u
     }
     return tensor_list{gA, n.needs(1) ? gB : Tensor()};
   });
-  ops::save_output_at(r, out, X_);
+  ops::save_output_at(r, out, X_, "result");
   return out;
 }
 
@@ -487,6 +491,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_autograd(const Tensor& A, const 
   });
   if (!r) return outs;
   const size_t LU_ = 0, piv_ = 1;
+  r.values("pivot", pivot);
   const bool square = A.size(-1) == A.size(-2);
   outs = finish_outputs(r, outs, [=](OpNode& n, const tensor_list& g) {
     EMBER_CHECK_NOT_IMPLEMENTED(square, "the derivative of linalg.lu_factor (and linalg.lu) is implemented for "
@@ -502,8 +507,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_ex_autograd(const Tensor& A, const 
     gA = linalg::solve_triangular(mH(U), gA, false, false, false);
     return tensor_list{matmul(P, gA)};
   }, {true, false, false});
-  ops::save_output_at(r, std::get<0>(outs), LU_);
-  ops::save_output_at(r, std::get<1>(outs), piv_);
+  ops::save_output_at(r, std::get<0>(outs), LU_, "LU");
+  ops::save_output_at(r, std::get<1>(outs), piv_, "pivots");
   return outs;
 }
 
@@ -518,7 +523,8 @@ Tensor lu_solve_autograd(const Tensor& LU, const Tensor& pivots, const Tensor& B
   EMBER_CHECK_NOT_IMPLEMENTED(!r.needs(0),
                               "the derivative of linalg.lu_solve with respect to LU is not implemented; "
                               "differentiate through linalg.solve instead");
-  const size_t LU_ = r.save(LU), piv_ = r.save(pivots);
+  const size_t LU_ = r.save(LU, "LU"), piv_ = r.save(pivots, "pivots");
+  r.values("adjoint", adjoint, "left", left);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{Tensor(), linalg::lu_solve(n.saved(LU_), n.saved(piv_), g[0], left, !adjoint)};
   });

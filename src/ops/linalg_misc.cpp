@@ -231,7 +231,7 @@ Tensor matrix_exp_autograd(const Tensor& A) {
   autograd::Recorder r("LinalgMatrixExpBackward0", A);
   Tensor out = r.forward([&] { return dispatch::call<matrix_exp_impl>(OpId::linalg_matrix_exp, A); });
   if (!r) return out;
-  const size_t A_ = r.save(A);
+  const size_t A_ = r.save(A, "self");
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor a = mH(n.saved(A_));
     const int64_t k = a.size(-1);
@@ -247,7 +247,8 @@ Tensor cross_autograd(const Tensor& self, const Tensor& other, const int64_t& di
   autograd::Recorder r("LinalgCrossBackward0", self, other);
   Tensor out = r.forward([&] { return dispatch::call<cross_impl>(OpId::linalg_cross, self, other, dim); });
   if (!r) return out;
-  const size_t other_ = r.save_if(r.needs(0), other), self_ = r.save_if(r.needs(1), self);
+  const size_t other_ = r.save_if(r.needs(0), other, "other"), self_ = r.save_if(r.needs(1), self, "self");
+  r.values("dim", dim);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{n.needs(0) ? linalg::cross(n.saved(other_), g[0], dim) : Tensor(),
                        n.needs(1) ? linalg::cross(g[0], n.saved(self_), dim) : Tensor()};

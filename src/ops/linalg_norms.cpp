@@ -332,7 +332,8 @@ Tensor vector_norm_autograd(const Tensor& self, const Scalar& ord, const std::op
   Tensor out = r.forward(
       [&] { return dispatch::call<vector_norm_impl>(OpId::linalg_vector_norm, self, ord, dim, keepdim, dtype); });
   if (!r) return out;
-  const size_t self_ = r.save(self), result_ = 1;
+  const size_t self_ = r.save(self, "self"), result_ = 1;
+  r.values("dim", dim, "keepdim", keepdim, "ord", ord);
   const double p = ord.to_double();
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor x = n.saved(self_);
@@ -344,7 +345,7 @@ Tensor vector_norm_autograd(const Tensor& self, const Scalar& ord, const std::op
     const Tensor xx = dtype ? ops::cast(x, *dtype) : x;
     return tensor_list{ops::norm_backward(g[0], xx, p, n.saved(result_), all, keepdim)};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, result_, "result");
   return out;
 }
 

@@ -83,7 +83,7 @@ Tensor fmax_autograd(const Tensor& self, const Tensor& other) {
   autograd::Recorder r(IsMax ? "FmaxBackward0" : "FminBackward0", self, other);
   Tensor out = r.forward([&] { return dispatch::call<fmax_impl<IsMax>>(IsMax ? OpId::fmax : OpId::fmin, self, other); });
   if (!r) return out;
-  const size_t self_ = r.save(self), other_ = r.save(other);
+  const size_t self_ = r.save(self, "self"), other_ = r.save(other, "other");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor s = n.saved(self_), o = n.saved(other_);
     const Tensor picks_self = logical_or(IsMax ? ge(s, o) : le(s, o), isnan(o));
@@ -98,7 +98,7 @@ Tensor igamma_autograd(const Tensor& self, const Tensor& other) {
   autograd::Recorder r(Upper ? "IgammacBackward0" : "IgammaBackward0", self, other);
   Tensor out = r.forward([&] { return dispatch::call<igamma_impl<Upper>>(Upper ? OpId::igammac : OpId::igamma, self, other); });
   if (!r) return out;
-  const size_t self_ = r.save(self), other_ = r.save(other);
+  const size_t self_ = r.save(self, "self"), other_ = r.save(other, "other");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     EMBER_CHECK_NOT_IMPLEMENTED(!n.needs(0), "the derivative for '", Upper ? "igammac" : "igamma",
                                 ": input' is not implemented.");
@@ -113,7 +113,7 @@ std::tuple<Tensor, Tensor> frexp_autograd(const Tensor& self) {
   autograd::Recorder r("FrexpBackward0", self);
   auto outs = r.forward([&] { return dispatch::call<frexp_impl>(OpId::frexp_Tensor, self); });
   if (!r) return outs;
-  const size_t exponent_ = r.save(std::get<1>(outs));
+  const size_t exponent_ = r.save(std::get<1>(outs), "exponent");
   r.finish(std::get<0>(outs), [=](OpNode& n, const tensor_list& g) {
     return tensor_list{g[0] / exp2(n.saved(exponent_))};
   });

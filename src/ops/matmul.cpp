@@ -240,17 +240,25 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1_in, IntArrayRef m
   return maybe_multiply(mat1.t().mm(grad), alpha);
 }
 
+// An operand's strides when its gradient is wanted, else none (what PyTorch's node keeps).
+std::vector<int64_t> strides_if(bool wanted, const Tensor& t) {
+  return wanted ? t.strides().vec() : std::vector<int64_t>{};
+}
+
 Tensor mm_autograd(const Tensor& self, const Tensor& mat2) {
   autograd::Recorder r("MmBackward0", self, mat2);
   Tensor out = r.forward([&] { return dispatch::call<mm_impl>(OpId::mm, self, mat2); });
   if (!r) return out;
-  const size_t mat2_ = r.save_if(r.needs(0), mat2), self_ = r.save_if(r.needs(1), self);
-  r.finish(out, [=, self_sizes = self.sizes().vec(), self_strides = self.strides().vec(),
-                 mat2_sizes = mat2.sizes().vec(),
-                 mat2_strides = mat2.strides().vec()](OpNode& n, const tensor_list& g) {
+  const size_t mat2_ = r.save_if(r.needs(0), mat2, "mat2"), self_ = r.save_if(r.needs(1), self, "self");
+  // As PyTorch, the strides of an operand are kept only for its own gradient (else empty).
+  r.values("mat2_sym_sizes", mat2.sizes(), "mat2_sym_strides", strides_if(r.needs(1), mat2),
+           "self_sym_sizes", self.sizes(), "self_sym_strides", strides_if(r.needs(0), self));
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{
-        n.needs(0) ? mm_mat1_backward(g[0], n.saved(mat2_), self_sizes, self_strides, 1) : Tensor(),
-        n.needs(1) ? mm_mat2_backward(g[0], n.saved(self_), mat2_sizes, mat2_strides, 1) : Tensor()};
+        n.needs(0) ? mm_mat1_backward(g[0], n.saved(mat2_), n.value(2).to_int_list(), n.value(3).to_int_list(), 1)
+                   : Tensor(),
+        n.needs(1) ? mm_mat2_backward(g[0], n.saved(self_), n.value(0).to_int_list(), n.value(1).to_int_list(), 1)
+                   : Tensor()};
   });
   return out;
 }
@@ -260,7 +268,7 @@ Tensor bmm_autograd(const Tensor& self, const Tensor& mat2) {
   autograd::Recorder r("BmmBackward0", self, mat2);
   Tensor out = r.forward([&] { return dispatch::call<bmm_impl>(OpId::bmm, self, mat2); });
   if (!r) return out;
-  const size_t mat2_ = r.save_if(r.needs(0), mat2), self_ = r.save_if(r.needs(1), self);
+  const size_t mat2_ = r.save_if(r.needs(0), mat2, "mat2"), self_ = r.save_if(r.needs(1), self, "self");
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{n.needs(0) ? g[0].bmm(conj_if_complex(n.saved(mat2_)).transpose(1, 2)) : Tensor(),
                        n.needs(1) ? conj_if_complex(n.saved(self_)).transpose(1, 2).bmm(g[0]) : Tensor()};
@@ -274,14 +282,18 @@ Tensor addmm_autograd(const Tensor& self, const Tensor& mat1, const Tensor& mat2
   autograd::Recorder r("AddmmBackward0", self, mat1, mat2);
   Tensor out = r.forward([&] { return dispatch::call<addmm_impl>(OpId::addmm, self, mat1, mat2, beta, alpha); });
   if (!r) return out;
-  const size_t mat2_ = r.save_if(r.needs(1), mat2), mat1_ = r.save_if(r.needs(2), mat1);
-  r.finish(out, [=, mat1_sizes = mat1.sizes().vec(), mat1_strides = mat1.strides().vec(),
-                 mat2_sizes = mat2.sizes().vec(),
-                 mat2_strides = mat2.strides().vec()](OpNode& n, const tensor_list& g) {
+  const size_t mat2_ = r.save_if(r.needs(1), mat2, "mat2"), mat1_ = r.save_if(r.needs(2), mat1, "mat1");
+  r.values("alpha", alpha, "beta", beta, "mat1_sym_sizes", mat1.sizes(),
+           "mat1_sym_strides", strides_if(r.needs(1), mat1), "mat2_sym_sizes", mat2.sizes(),
+           "mat2_sym_strides", strides_if(r.needs(2), mat2));
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const Scalar alpha = n.value(0).to_scalar(), beta = n.value(1).to_scalar();
     return tensor_list{
         n.needs(0) ? maybe_multiply(g[0], beta.is_complex() ? Scalar(std::conj(beta.to_complex())) : beta) : Tensor(),
-        n.needs(1) ? mm_mat1_backward(g[0], n.saved(mat2_), mat1_sizes, mat1_strides, alpha) : Tensor(),
-        n.needs(2) ? mm_mat2_backward(g[0], n.saved(mat1_), mat2_sizes, mat2_strides, alpha) : Tensor()};
+        n.needs(1) ? mm_mat1_backward(g[0], n.saved(mat2_), n.value(2).to_int_list(), n.value(3).to_int_list(), alpha)
+                   : Tensor(),
+        n.needs(2) ? mm_mat2_backward(g[0], n.saved(mat1_), n.value(4).to_int_list(), n.value(5).to_int_list(), alpha)
+                   : Tensor()};
   });
   return out;
 }

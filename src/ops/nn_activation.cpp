@@ -197,9 +197,11 @@ Tensor elu_autograd(const Tensor& self, const Scalar& alpha, const Scalar& scale
   Tensor out = r.forward(
       [&] { return dispatch::call<elu_impl>(OpId::elu, self, alpha, scale, input_scale); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("alpha", alpha, "input_scale", input_scale, "scale", scale);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{elu_backward(g[0], alpha, scale, input_scale, false, n.saved(self_))};
+    return tensor_list{elu_backward(g[0], n.value(0).to_scalar(), n.value(2).to_scalar(),
+                                    n.value(1).to_scalar(), false, n.saved(self_))};
   });
 }
 
@@ -213,7 +215,8 @@ Tensor elu_backward_autograd(const Tensor& grad_output, const Scalar& alpha, con
                                              input_scale, is_result, x);
   });
   if (!r) return out;
-  const size_t g_ = r.save(grad_output), x_ = r.save(x);
+  const size_t g_ = r.save(grad_output, "grad_output"), x_ = r.save(x, "self_or_result");
+  r.values("alpha", alpha, "input_scale", input_scale, "is_result", is_result, "scale", scale);
   const bool res = is_result;
   return r.finish(out, [=](OpNode& n, const tensor_list& gg) {
     const Tensor x = n.saved(x_);
@@ -237,10 +240,12 @@ Tensor elu__autograd(const Tensor& self, const Scalar& alpha, const Scalar& scal
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<elu__impl>(OpId::elu_, self, alpha, scale, input_scale); });
   if (!r) return self;
-  r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{elu_backward(g[0], alpha, scale, input_scale, true, n.saved(0))};
+  r.values("alpha", alpha, "input_scale", input_scale, "scale", scale);
+  r.finish_inplace(self, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{elu_backward(g[0], n.value(0).to_scalar(), n.value(2).to_scalar(),
+                                    n.value(1).to_scalar(), true, n.saved(0))};
   });
-  r.save_output(self);
+  r.save_output(self, "result");
   return self;
 }
 
@@ -249,10 +254,11 @@ Tensor leaky_relu__autograd(const Tensor& self, const Scalar& negative_slope) {
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<leaky_relu__impl>(OpId::leaky_relu_, self, negative_slope); });
   if (!r) return self;
-  r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{leaky_relu_backward(g[0], n.saved(0), negative_slope, true)};
+  r.values("negative_slope", negative_slope);
+  r.finish_inplace(self, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{leaky_relu_backward(g[0], n.saved(0), n.value(0).to_scalar(), true)};
   });
-  r.save_output(self);
+  r.save_output(self, "result");
   return self;
 }
 
@@ -261,9 +267,10 @@ Tensor leaky_relu_autograd(const Tensor& self, const Scalar& negative_slope) {
   Tensor out = r.forward(
       [&] { return dispatch::call<leaky_relu_impl>(OpId::leaky_relu, self, negative_slope); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("negative_slope", negative_slope);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{leaky_relu_backward(g[0], n.saved(self_), negative_slope, false)};
+    return tensor_list{leaky_relu_backward(g[0], n.saved(self_), n.value(0).to_scalar(), false)};
   });
 }
 
@@ -275,7 +282,8 @@ Tensor leaky_relu_backward_autograd(const Tensor& grad_output, const Tensor& sel
                                                     negative_slope, self_is_result);
   });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("negative_slope", negative_slope);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     Tensor dg;
     if (n.needs(0)) dg = leaky_relu_backward(g[0], n.saved(self_), negative_slope, false);

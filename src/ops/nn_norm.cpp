@@ -181,7 +181,9 @@ Tensor cdist_impl(const Tensor& x1, const Tensor& x2, double p, std::optional<in
   std::vector<int64_t> s1(batch.begin(), batch.end()), s2 = s1;
   s1.insert(s1.end(), {r1, x1.size(-1)});
   s2.insert(s2.end(), {r2, x2.size(-1)});
-  const Tensor a = x1.expand(s1), b = x2.expand(s2);
+  // (the inputs themselves when already of that shape: _cdist_forward's node saves them)
+  const Tensor a = x1.sizes() == IntArrayRef(s1) ? x1 : x1.expand(s1);
+  const Tensor b = x2.sizes() == IntArrayRef(s2) ? x2 : x2.expand(s2);
   if (p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)))) return euclidean_dist(a, b);
   return _cdist_forward(a.contiguous(), b.contiguous(), p, compute_mode);
 }
@@ -260,7 +262,8 @@ Tensor cdist_forward_autograd(const Tensor& x1, const Tensor& x2, const double& 
     return dispatch::call<_cdist_forward_impl>(OpId::_cdist_forward, x1, x2, p, mode);
   });
   if (!r) return out;
-  const size_t x1_ = r.save(x1), x2_ = r.save(x2);
+  const size_t x1_ = r.save(x1, "x1"), x2_ = r.save(x2, "x2");
+  r.values("p", p);
   const double pp = p;
   out = r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor a = n.saved(x1_), b = n.saved(x2_), res = n.saved(x2_ + 1);
@@ -269,7 +272,7 @@ Tensor cdist_forward_autograd(const Tensor& x1, const Tensor& x2, const double& 
     if (n.needs(1)) gb = _cdist_backward(g[0].transpose(-1, -2).contiguous(), b, a, pp, res.transpose(-1, -2));
     return tensor_list{ga, gb};
   });
-  ops::save_output_at(r, out, x2_ + 1);
+  ops::save_output_at(r, out, x2_ + 1, "result");
   return out;
 }
 
@@ -277,12 +280,13 @@ Tensor pdist_forward_autograd(const Tensor& self, const double& p) {
   autograd::Recorder r("PdistBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<_pdist_forward_impl>(OpId::_pdist_forward, self, p); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
+  r.values("p", p);
   const double pp = p;
   out = r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{_pdist_backward(g[0], n.saved(self_), pp, n.saved(self_ + 1))};
   });
-  ops::save_output_at(r, out, self_ + 1);
+  ops::save_output_at(r, out, self_ + 1, "result");
   return out;
 }
 

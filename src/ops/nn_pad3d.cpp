@@ -259,9 +259,10 @@ Tensor pad3d_autograd(const Tensor& self, const IntArrayRef& padding) {
   autograd::Recorder r(Reflect ? "ReflectionPad3DBackward0" : "ReplicationPad3DBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<Impl>(Id, self, padding); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
-  std::vector<int64_t> pv = padding.vec();
+  const size_t self_ = r.save(self, "self");
+  r.values("padding", padding);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const auto& pv = n.value(0).to_int_list();
     return tensor_list{Reflect ? reflection_pad3d_backward(g[0], n.saved(self_), pv)
                                : replication_pad3d_backward(g[0], n.saved(self_), pv)};
   });
@@ -273,9 +274,10 @@ Tensor pad3d_backward_autograd(const Tensor& grad_output, const Tensor& self, co
                        grad_output, self);
   Tensor out = r.forward([&] { return dispatch::call<Impl>(Id, grad_output, self, padding); });
   if (!r) return out;
-  std::vector<int64_t> pv = padding.vec();
+  r.values("padding", padding);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     if (!n.needs(0)) return tensor_list{Tensor(), Tensor()};
+    const auto& pv = n.value(0).to_int_list();
     return tensor_list{Reflect ? reflection_pad3d(g[0], pv) : replication_pad3d(g[0], pv), Tensor()};
   });
 }
@@ -287,6 +289,8 @@ Tensor im2col_autograd(const Tensor& self, const IntArrayRef& k, const IntArrayR
   if (!r) return out;
   const std::vector<int64_t> hw{self.size(-2), self.size(-1)}, kv = k.vec(), dv = d.vec(),
                              pv = p.vec(), sv = s.vec();
+  r.save(self, "self");  // as PyTorch (the rule reads only its spatial size)
+  r.values("dilation", d, "kernel_size", k, "padding", p, "stride", s);
   return r.finish(out, [=](OpNode&, const tensor_list& g) {
     return tensor_list{col2im(g[0], hw, kv, dv, pv, sv)};
   });
@@ -298,6 +302,7 @@ Tensor col2im_autograd(const Tensor& self, const IntArrayRef& o, const IntArrayR
   Tensor out = r.forward([&] { return dispatch::call<col2im_impl>(OpId::col2im, self, o, k, d, p, s); });
   if (!r) return out;
   const std::vector<int64_t> kv = k.vec(), dv = d.vec(), pv = p.vec(), sv = s.vec();
+  r.values("dilation", d, "kernel_size", k, "padding", p, "stride", s);
   return r.finish(out, [=](OpNode&, const tensor_list& g) {
     return tensor_list{im2col(g[0], kv, dv, pv, sv)};
   });

@@ -367,11 +367,11 @@ std::tuple<Tensor, Tensor> adaptive_max_pool3d_autograd(const Tensor& self, cons
     return dispatch::call<adaptive_max_pool3d_impl>(OpId::adaptive_max_pool3d, self, output_size);
   });
   if (!r) return outs;
-  const size_t self_ = r.save(self), idx_ = self_ + 1;
+  const size_t self_ = r.save(self, "self"), idx_ = self_ + 1;
   outs = r.finish(outs, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{adaptive_max_pool3d_backward(g[0], n.saved(self_), n.saved(idx_))};
   });
-  ops::save_output_at(r, std::get<1>(outs), idx_);
+  ops::save_output_at(r, std::get<1>(outs), idx_, "result1");
   return outs;
 }
 
@@ -383,7 +383,7 @@ Tensor adaptive_max_pool3d_backward_autograd(const Tensor& grad_output, const Te
                                                              grad_output, self, indices);
   });
   if (!r) return out;
-  const size_t idx_ = r.save(indices);
+  const size_t idx_ = r.save(indices, "indices");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{n.needs(0) ? ops::pool::gather_by_indices<3>(g[0], n.saved(idx_)) : Tensor(),
                        Tensor()};

@@ -344,12 +344,14 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_autograd(
   if (!r) return outs;
   const bool batch_stats = training || !running_mean || !running_var;
   const bool has_w = weight.has_value();
-  const size_t x_ = r.save(input);
-  const size_t w_ = r.save_if(has_w, weight);
+  const size_t x_ = r.save(input, "input");
+  const size_t w_ = r.save_if(has_w, weight, "weight");
   // The running statistics matter only to an eval-mode backward; in training the forward just
-  // updated them and later steps update them again, so they are not saved.
-  const size_t rm_ = r.save_if(!batch_stats, running_mean);
-  const size_t rv_ = r.save_if(!batch_stats, running_var);
+  // updated them and later steps update them again, so they are not saved (their attributes
+  // read None, where PyTorch keeps the tensors).
+  const size_t rm_ = r.save_if(!batch_stats, running_mean, "running_mean");
+  const size_t rv_ = r.save_if(!batch_stats, running_var, "running_var");
+  r.values("eps", eps, "training", training);
   const size_t mean_ = rv_ + 1, invstd_ = rv_ + 2;
   auto list = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs), std::get<2>(outs)},
                        [=](OpNode& n, const tensor_list& g) -> tensor_list {
@@ -365,8 +367,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_autograd(
                                                    eps, mask);
     return {gi, gw, gb};
   }, {true, false, false});  // the saved statistics are not differentiable outputs
-  ops::save_output_at(r, list[1], mean_);
-  ops::save_output_at(r, list[2], invstd_);
+  ops::save_output_at(r, list[1], mean_, "result1");
+  ops::save_output_at(r, list[2], invstd_, "result2");
   return {list[0], list[1], list[2]};
 }
 
@@ -383,8 +385,9 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_autograd(
   });
   if (!r) return outs;
   const bool has_w = weight.has_value();
-  const size_t x_ = r.save(input);
-  const size_t w_ = r.save_if(has_w, weight);
+  const size_t x_ = r.save(input, "input");
+  const size_t w_ = r.save_if(has_w, weight, "weight");
+  r.values("C", C, "HxW", HxW, "N", N, "eps", eps, "group", group);
   auto list = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs), std::get<2>(outs)},
                        [=](OpNode& n, const tensor_list& g) -> tensor_list {
     if (!g[0].defined()) return {Tensor(), Tensor(), Tensor()};
@@ -405,6 +408,9 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_autograd(
     if (n.needs(2)) gb = gy.sum(d02);
     return {gi, gw, gb};
   }, {true, false, false});  // the saved statistics are not differentiable outputs
+  // PyTorch's node keeps the statistics (result1, result2); this rule recomputes them from x.
+  r.save_output(list[1], "result1");
+  r.save_output(list[2], "result2");
   return {list[0], list[1], list[2]};
 }
 }  // namespace

@@ -235,9 +235,10 @@ Tensor constant_pad_nd_autograd(const Tensor& self, const IntArrayRef& pad, cons
   autograd::Recorder r("ConstantPadNdBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<constant_pad_nd_impl>(OpId::constant_pad_nd, self, pad, value); });
   if (!r) return out;
-  std::vector<int64_t> neg;
-  for (int64_t p : pad) neg.push_back(-p);
-  return r.finish(out, [=](OpNode&, const tensor_list& g) {
+  r.values("pad", pad);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    std::vector<int64_t> neg;
+    for (int64_t p : n.value(0).to_int_list()) neg.push_back(-p);
     return tensor_list{constant_pad_nd(g[0], neg, 0)};
   });
 }
@@ -249,10 +250,10 @@ Tensor map_pad_autograd(const Tensor& self, const IntArrayRef& padding) {
   autograd::Recorder r(Name, self);
   Tensor out = r.forward([&] { return dispatch::call<Impl>(Id, self, padding); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
-  std::vector<int64_t> pv = padding.vec();
+  const size_t self_ = r.save(self, "self");
+  r.values("padding", padding);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{Backward(g[0], n.saved(self_), pv)};
+    return tensor_list{Backward(g[0], n.saved(self_), n.value(0).to_int_list())};
   });
 }
 template <auto Impl, OpId Id, auto Forward, const char* Name>
@@ -260,9 +261,9 @@ Tensor map_pad_backward_autograd(const Tensor& grad_output, const Tensor& self, 
   autograd::Recorder r(Name, grad_output, self);
   Tensor out = r.forward([&] { return dispatch::call<Impl>(Id, grad_output, self, padding); });
   if (!r) return out;
-  std::vector<int64_t> pv = padding.vec();
+  r.values("padding", padding);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
-    return tensor_list{n.needs(0) ? Forward(g[0], pv) : Tensor(), Tensor()};
+    return tensor_list{n.needs(0) ? Forward(g[0], n.value(0).to_int_list()) : Tensor(), Tensor()};
   });
 }
 

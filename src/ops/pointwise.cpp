@@ -157,10 +157,14 @@ using autograd::tensor_list;
 Tensor zero_scalar() { return wrapped_scalar_tensor(0.0); }
 
 // ClampBackward1: the gradient passes where min <= self <= max (limits included, NaN excluded).
-OpNode::Formula clamp_formula(size_t self_, const std::optional<Scalar>& min,
-                              const std::optional<Scalar>& max) {
+// Reads min and max from the node (_saved_min / _saved_max: values 0 and 1).
+OpNode::Formula clamp_formula(size_t self_) {
   return [=](OpNode& n, const tensor_list& g) {
     const Tensor self = n.saved(self_);
+    const auto opt = [&](size_t i) {
+      return n.value(i).is_none() ? std::nullopt : std::optional<Scalar>(n.value(i).to_scalar());
+    };
+    const std::optional<Scalar> max = opt(0), min = opt(1);
     const Tensor inside = min && max ? logical_and(self >= *min, self <= *max)
                           : min      ? self >= *min
                                      : self <= *max;
@@ -173,7 +177,8 @@ Tensor clamp_autograd(const Tensor& self, const std::optional<Scalar>& min,
   autograd::Recorder r("ClampBackward1", self);
   Tensor out = r.forward([&] { return dispatch::call<clamp_impl>(OpId::clamp, self, min, max); });
   if (!r) return out;
-  return r.finish(out, clamp_formula(r.save(self), min, max));
+  r.values("max", max, "min", min);
+  return r.finish(out, clamp_formula(r.save(self, "self")));
 }
 
 Tensor clamp__autograd(const Tensor& self, const std::optional<Scalar>& min,
@@ -181,10 +186,11 @@ Tensor clamp__autograd(const Tensor& self, const std::optional<Scalar>& min,
   autograd::Recorder r("ClampBackward1", self);
   autograd::check_inplace_if(r, self);
   // The mask reads self's value from before the write.
-  const size_t self_ = r ? r.save(ops::original_self(self)) : 0;
+  const size_t self_ = r ? r.save(ops::original_self(self), "self") : 0;
   r.forward([&] { return dispatch::call<clamp__impl>(OpId::clamp_, self, min, max); });
   if (!r) return self;
-  r.finish_inplace(self, clamp_formula(self_, min, max));
+  r.values("max", max, "min", min);
+  r.finish_inplace(self, clamp_formula(self_));
   return self;
 }
 
@@ -194,7 +200,7 @@ Tensor where_autograd(const Tensor& condition, const Tensor& self, const Tensor&
   Tensor out = r.forward(
       [&] { return dispatch::call<where_impl>(OpId::where_self, condition, self, other); });
   if (!r) return out;
-  const size_t condition_ = r.save(condition);
+  const size_t condition_ = r.save(condition, "condition");
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor cond = n.saved(condition_);
     return tensor_list{Tensor(), n.needs(1) ? where(cond, g[0], zero_scalar()) : Tensor(),
@@ -218,7 +224,7 @@ OpNode::Formula masked_fill_formula(size_t mask_, bool tensor_value) {
 Tensor masked_fill__scalar_autograd(const Tensor& self, const Tensor& mask, const Scalar& value) {
   autograd::Recorder r("MaskedFillBackward0", self, mask);
   autograd::check_inplace_if(r, self);
-  const size_t mask_ = r ? r.save(mask) : 0;
+  const size_t mask_ = r ? r.save(mask, "mask") : 0;
   r.forward([&] {
     return dispatch::call<masked_fill__scalar_impl>(OpId::masked_fill__Scalar, self, mask, value);
   });
@@ -230,7 +236,7 @@ Tensor masked_fill__scalar_autograd(const Tensor& self, const Tensor& mask, cons
 Tensor masked_fill__tensor_autograd(const Tensor& self, const Tensor& mask, const Tensor& value) {
   autograd::Recorder r("MaskedFillBackward1", self, mask, value);
   autograd::check_inplace_if(r, self);
-  const size_t mask_ = r ? r.save(mask) : 0;
+  const size_t mask_ = r ? r.save(mask, "mask") : 0;
   r.forward([&] {
     return dispatch::call<masked_fill__tensor_impl>(OpId::masked_fill__Tensor, self, mask, value);
   });

@@ -31,12 +31,14 @@ std::tuple<Tensor, Tensor> max_with_indices(const char* node, dispatch::OpId id,
   autograd::Recorder r(node, self);
   auto outs = r.forward([&] { return dispatch::call<impl>(id, self, k, s, p, d, ceil); });
   if (!r) return outs;
-  const size_t self_ = r.save(self), idx_ = self_ + 1;
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec(), dv = d.vec();
+  const size_t self_ = r.save(self, "self"), idx_ = self_ + 1;
+  r.values("ceil_mode", ceil, "dilation", d, "kernel_size", k, "padding", p, "stride", s);
   outs = r.finish(outs, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
-    return autograd::tensor_list{backward(g[0], n.saved(self_), kv, sv, pv, dv, ceil, n.saved(idx_))};
+    const auto list = [&](size_t i) -> const std::vector<int64_t>& { return n.value(i).to_int_list(); };
+    return autograd::tensor_list{backward(g[0], n.saved(self_), list(2), list(4), list(3), list(1),
+                                          n.value(0).to_bool(), n.saved(idx_))};
   });
-  save_output_at(r, std::get<1>(outs), idx_);
+  save_output_at(r, std::get<1>(outs), idx_, "result1");
   return outs;
 }
 
@@ -50,7 +52,7 @@ Tensor max_with_indices_backward(const char* node, dispatch::OpId id, const Tens
   Tensor out = r.forward(
       [&] { return dispatch::call<impl>(id, grad_output, self, k, s, p, d, ceil, indices); });
   if (!r) return out;
-  const size_t idx_ = r.save(indices);
+  const size_t idx_ = r.save(indices, "indices");
   return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
     return autograd::tensor_list{n.needs(0) ? gather_by_indices<N>(g[0], n.saved(idx_)) : Tensor(),
                                  Tensor()};
@@ -64,10 +66,12 @@ Tensor avg(const char* node, dispatch::OpId id, Backward backward, const Tensor&
   autograd::Recorder r(node, self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, k, s, p, ceil, cip, div); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec();
+  const size_t self_ = r.save(self, "self");
+  r.values("ceil_mode", ceil, "count_include_pad", cip, "divisor_override", div, "kernel_size", k,
+           "padding", p, "stride", s);
   return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
-    return autograd::tensor_list{backward(g[0], n.saved(self_), kv, sv, pv, ceil, cip, div)};
+    const auto list = [&](size_t i) -> const std::vector<int64_t>& { return n.value(i).to_int_list(); };
+    return autograd::tensor_list{backward(g[0], n.saved(self_), list(3), list(5), list(4), ceil, cip, div)};
   });
 }
 
@@ -81,9 +85,11 @@ Tensor avg_backward(const char* node, dispatch::OpId id, Forward forward, const 
   Tensor out = r.forward(
       [&] { return dispatch::call<impl>(id, grad_output, self, k, s, p, ceil, cip, div); });
   if (!r) return out;
-  std::vector<int64_t> kv = k.vec(), sv = s.vec(), pv = p.vec();
+  r.values("ceil_mode", ceil, "count_include_pad", cip, "divisor_override", div, "kernel_size", k,
+           "padding", p, "stride", s);
   return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
-    return autograd::tensor_list{n.needs(0) ? forward(g[0], kv, sv, pv, ceil, cip, div) : Tensor(),
+    const auto list = [&](size_t i) -> const std::vector<int64_t>& { return n.value(i).to_int_list(); };
+    return autograd::tensor_list{n.needs(0) ? forward(g[0], list(3), list(5), list(4), ceil, cip, div) : Tensor(),
                                  Tensor()};
   });
 }
@@ -95,7 +101,7 @@ Tensor adaptive_avg(const char* node, dispatch::OpId id, Backward backward, cons
   autograd::Recorder r(node, self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, output_size); });
   if (!r) return out;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
   return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
     return autograd::tensor_list{backward(g[0], n.saved(self_))};
   });
@@ -112,6 +118,7 @@ Tensor adaptive_avg_backward(const char* node, dispatch::OpId id, Forward forwar
   if (!r) return out;
   std::vector<int64_t> os;
   for (int64_t i = N; i > 0; --i) os.push_back(grad_output.size(-i));
+  r.save(grad_output, "grad_output");  // as PyTorch (the rule reads only its spatial size)
   return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
     return autograd::tensor_list{n.needs(0) ? forward(g[0], os) : Tensor(), Tensor()};
   });

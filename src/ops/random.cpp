@@ -428,7 +428,8 @@ std::tuple<Tensor, Tensor> native_dropout_autograd(const Tensor& input, const do
   if (out.is_same(input)) out = input.variable_data();
   const bool eval = train.has_value() && !*train;
   const double scale = eval ? 1. : p == 1 ? 0. : 1. / (1. - p);
-  const size_t mask_ = r.save(mask);
+  const size_t mask_ = r.save(mask, "result1");  // the mask is output 1 (no history)
+  r.values("p", p);  // (PyTorch 1.13 shows no `train`)
   r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
     const Tensor m = n.saved(mask_);
     return autograd::tensor_list{g[0] * (m.to(g[0].dtype()) * scale)};

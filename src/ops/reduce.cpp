@@ -272,9 +272,9 @@ Tensor sum_autograd(const Tensor& self, const std::optional<ScalarType>& dtype) 
   autograd::Recorder r("SumBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<sum_impl>(OpId::sum, self, dtype); });
   if (!r) return out;
-  DimVector sizes = self.sizes().vec();
-  return r.finish(out, [sizes](OpNode&, const tensor_list& g) {
-    return tensor_list{g[0].expand(sizes)};
+  r.values("self_sym_sizes", self.sizes());
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{g[0].expand(n.value(0).to_int_list())};
   });
 }
 
@@ -284,10 +284,12 @@ Tensor sum_dim_autograd(const Tensor& self, const std::optional<std::vector<int6
   Tensor out = r.forward(
       [&] { return dispatch::call<sum_dim_impl>(OpId::sum_dim_IntList, self, dims, keepdim, dtype); });
   if (!r) return out;
-  DimVector sizes = self.sizes().vec();
-  std::vector<int64_t> reduced = dims.value_or(std::vector<int64_t>{});
-  return r.finish(out, [sizes, reduced, keepdim](OpNode&, const tensor_list& g) {
-    Tensor grad = keepdim ? g[0] : unsqueeze_to(g[0], reduced, static_cast<int64_t>(sizes.size()));
+  r.values("dim", dims, "keepdim", keepdim, "self_sym_sizes", self.sizes());
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    const auto& sizes = n.value(2).to_int_list();
+    const Value& dim = n.value(0);
+    Tensor grad = n.value(1).to_bool() || dim.is_none()
+                      ? g[0] : unsqueeze_to(g[0], dim.to_int_list(), static_cast<int64_t>(sizes.size()));
     return tensor_list{grad.expand(sizes)};
   });
 }
@@ -297,8 +299,9 @@ Tensor mean_autograd(const Tensor& self, const std::optional<ScalarType>& dtype)
   autograd::Recorder r("MeanBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<mean_impl>(OpId::mean, self, dtype); });
   if (!r) return out;
-  return r.finish(out, [sizes = self.sizes().vec(), n = self.numel()](OpNode&, const tensor_list& g) {
-    return tensor_list{div(g[0].expand(sizes), n)};  // div.Scalar, as PyTorch
+  r.values("self_numel", self.numel(), "self_sizes", self.sizes());
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{div(g[0].expand(n.value(1).to_int_list()), n.value(0).to_int())};  // div.Scalar, as PyTorch
   });
 }
 
@@ -308,12 +311,15 @@ Tensor mean_dim_autograd(const Tensor& self, const std::optional<std::vector<int
   Tensor out = r.forward(
       [&] { return dispatch::call<mean_dim_impl>(OpId::mean_dim, self, dims, keepdim, dtype); });
   if (!r) return out;
-  DimVector sizes = self.sizes().vec();
-  std::vector<int64_t> reduced = dims.value_or(std::vector<int64_t>{});
-  const int64_t n = ops::reduced_numel(sizes, reduced);
-  return r.finish(out, [sizes, reduced, keepdim, n](OpNode&, const tensor_list& g) {
-    Tensor grad = keepdim ? g[0] : unsqueeze_to(g[0], reduced, static_cast<int64_t>(sizes.size()));
-    return tensor_list{div(grad.expand(sizes), n)};
+  // PyTorch 1.13 saves self too (its formula reads self.sizes()); ember reads the sizes.
+  r.save(self, "self");
+  r.values("dim", dims, "keepdim", keepdim, "self_sym_sizes", self.sizes());
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    const auto& sizes = n.value(2).to_int_list();
+    const Value& dim = n.value(0);
+    const IntArrayRef reduced = dim.is_none() ? IntArrayRef() : IntArrayRef(dim.to_int_list());
+    Tensor grad = n.value(1).to_bool() ? g[0] : unsqueeze_to(g[0], reduced, static_cast<int64_t>(sizes.size()));
+    return tensor_list{div(grad.expand(sizes), ops::reduced_numel(sizes, reduced))};
   });
 }
 
@@ -376,11 +382,11 @@ Tensor prod_autograd(const Tensor& self, const std::optional<ScalarType>& dtype)
   autograd::Recorder r("ProdBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<prod_impl>(OpId::prod, self, dtype); });
   if (!r) return out;
-  const size_t self_ = r.save(self), result_ = 1;
+  const size_t self_ = r.save(self, "self"), result_ = 1;
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{prod_backward(g[0], n.saved(self_).to(g[0].dtype()), n.saved(result_))};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, result_, "result");
   return out;
 }
 
@@ -390,12 +396,13 @@ Tensor prod_dim_autograd(const Tensor& self, const int64_t& dim, const bool& kee
   Tensor out = r.forward(
       [&] { return dispatch::call<prod_dim_impl>(OpId::prod_dim_int, self, dim, keepdim, dtype); });
   if (!r) return out;
-  const size_t self_ = r.save(self), result_ = 1;
+  const size_t self_ = r.save(self, "self"), result_ = 1;
+  r.values("dim", dim, "keepdim", keepdim);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{
         prod_dim_backward(g[0], n.saved(self_).to(g[0].dtype()), n.saved(result_), dim, keepdim)};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, result_, "result");
   return out;
 }
 
@@ -418,11 +425,11 @@ Tensor max_min_autograd(const Tensor& self) {
   autograd::Recorder r(id == OpId::max ? "MaxBackward1" : "MinBackward1", self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self); });
   if (!r) return out;
-  const size_t self_ = r.save(self), result_ = 1;
+  const size_t self_ = r.save(self, "self"), result_ = 1;
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{evenly_distribute_backward(g[0], n.saved(self_), n.saved(result_))};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, result_, "result");
   return out;
 }
 
@@ -435,10 +442,12 @@ std::tuple<Tensor, Tensor> max_min_dim_autograd(const Tensor& self, const int64_
   auto outs = r.forward([&] { return dispatch::call<impl>(id, self, dim, keepdim); });
   if (!r) return outs;
   const size_t indices_ = 0;
-  r.finish(outs, [=, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
-    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), sizes, keepdim)};
+  r.values("dim", dim, "keepdim", keepdim, "self_sizes", self.sizes());
+  r.finish(outs, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_),
+                                                     n.value(2).to_int_list(), keepdim)};
   });
-  ops::save_output_at(r, std::get<1>(outs), indices_);
+  ops::save_output_at(r, std::get<1>(outs), indices_, "indices");
   return outs;
 }
 
@@ -448,8 +457,10 @@ Tensor amax_amin_autograd(const Tensor& self, const IntArrayRef& dims, const boo
   autograd::Recorder r(id == OpId::amax ? "AmaxBackward0" : "AminBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dims, keepdim); });
   if (!r) return out;
-  const size_t self_ = r.save(self), result_ = 1;
-  r.finish(out, [=, reduced = dims.vec()](OpNode& n, const tensor_list& g) {
+  const size_t self_ = r.save(self, "self"), result_ = 1;
+  r.values("dim", dims, "keepdim", keepdim);
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    const std::vector<int64_t>& reduced = n.value(0).to_int_list();
     const Tensor input = n.saved(self_);
     Tensor grad = g[0], result = n.saved(result_);
     if (!keepdim) {
@@ -459,7 +470,7 @@ Tensor amax_amin_autograd(const Tensor& self, const IntArrayRef& dims, const boo
     Tensor mask = result == input;
     return tensor_list{(grad / mask.sum(reduced, true)) * mask};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, result_, "result");
   return out;
 }
 
@@ -476,9 +487,10 @@ Tensor cumsum_autograd(const Tensor& self, const int64_t& dim, const std::option
   autograd::Recorder r("CumsumBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<cumsum_impl>(OpId::cumsum, self, dim, dtype); });
   if (!r) return out;
-  const int64_t d = wrap_dim(dim, self.dim());
-  return r.finish(out, [d, self_dtype = self.dtype()](OpNode&, const tensor_list& g) {
+  r.values("dim", dim);
+  return r.finish(out, [self_dtype = self.dtype()](OpNode& n, const tensor_list& g) {
     Tensor grad = g[0].to(self_dtype);
+    const int64_t d = wrap_dim(n.value(0).to_int(), grad.dim());
     if (grad.numel() <= 1 || grad.size(d) == 1) return tensor_list{grad};
     return tensor_list{reversed_cumsum(grad, d)};
   });

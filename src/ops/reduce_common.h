@@ -41,8 +41,10 @@ Tensor norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm,
 
 /// Saves output `t` of a recorded call (after finish) into slot `slot`: the formula, made before
 /// finish, captured that number (the count of tensors saved before).
-inline void save_output_at(autograd::Recorder& r, const Tensor& t, size_t slot) {
-  const size_t got = r.save_output(t);
+/// `name`: its attribute name (Note [Saved values of built-in nodes]).
+inline void save_output_at(autograd::Recorder& r, const Tensor& t, size_t slot,
+                           const char* name = nullptr) {
+  const size_t got = r.save_output(t, name);
   EMBER_ASSERT(got == slot, "saved output landed in slot ", got, ", the formula reads ", slot);
 }
 

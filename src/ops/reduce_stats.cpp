@@ -116,17 +116,19 @@ Tensor var_std_autograd(const Tensor& self, const std::optional<std::vector<int6
   autograd::Recorder r(take_sqrt ? "StdBackward0" : "VarBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, dim, correction, keepdim); });
   if (!r) return out;
-  const size_t self_ = r.save(self), result_ = 1;
-  const std::vector<int64_t> dims = dim.value_or(std::vector<int64_t>{});
+  const size_t self_ = r.save(self, "self"), result_ = 1;
   const double c = correction ? correction->to_double() : 1.0;
+  r.values("correction", correction, "dim", dim, "keepdim", keepdim);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    static const std::vector<int64_t> all;
+    const std::vector<int64_t>& dims = n.value(1).is_none() ? all : n.value(1).to_int_list();
     if constexpr (take_sqrt) {
       return tensor_list{std_backward(n.saved(result_), g[0], n.saved(self_), dims, c, keepdim)};
     } else {
       return tensor_list{var_backward(g[0], n.saved(self_), dims, c, keepdim)};
     }
   });
-  if (take_sqrt) ops::save_output_at(r, out, result_);
+  if (take_sqrt) ops::save_output_at(r, out, result_, "result");
   return out;
 }
 
@@ -136,12 +138,14 @@ Tensor norm_autograd(const Tensor& self, const std::optional<Scalar>& p, const I
   Tensor out = r.forward(
       [&] { return dispatch::call<norm_impl>(OpId::norm_ScalarOpt_dim, self, p, dim, keepdim); });
   if (!r) return out;
-  const size_t self_ = r.save(self), result_ = 1;
+  const size_t self_ = r.save(self, "self"), result_ = 1;
   const double pv = p ? p->to_double() : 2.0;
-  r.finish(out, [=, dims = dim.vec()](OpNode& n, const tensor_list& g) {
-    return tensor_list{ops::norm_backward(g[0], n.saved(self_), pv, n.saved(result_), dims, keepdim)};
+  r.values("dim", dim, "keepdim", keepdim, "p", p);
+  r.finish(out, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::norm_backward(g[0], n.saved(self_), pv, n.saved(result_), n.value(0).to_int_list(),
+                                          keepdim)};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, result_, "result");
   return out;
 }
 }  // namespace

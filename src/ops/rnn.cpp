@@ -255,11 +255,11 @@ std::tuple<Tensor, Tensor, Tensor> fused_lstm_autograd(const Tensor& ig, const T
   if (!r) return outs;
   const bool has_bias = ib.has_value() || hb.has_value();
   // Slots: 0 cx, 1 ig, 2 hg, 3 ib, 4 hb, 5 cy, 6 workspace.
-  r.save(cx);
-  r.save(ig);
-  r.save(hg);
-  r.save_if(ib.has_value(), ib);
-  r.save_if(hb.has_value(), hb);
+  r.save(cx, "cx");
+  r.save(ig, "input_gates");
+  r.save(hg, "hidden_gates");
+  r.save_if(ib.has_value(), ib, "input_bias");
+  r.save_if(hb.has_value(), hb, "hidden_bias");
   auto list = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs), std::get<2>(outs)},
                        [=](OpNode& n, const tensor_list& g) -> tensor_list {
     if (GradMode::is_enabled()) {
@@ -272,8 +272,8 @@ std::tuple<Tensor, Tensor, Tensor> fused_lstm_autograd(const Tensor& ig, const T
                                                              n.saved(5), n.saved(6), has_bias);
     return {gg, gg, gcx, ib ? gb : Tensor(), hb ? gb : Tensor()};
   }, {true, true, false});
-  r.save_output(list[1]);
-  r.save_output(list[2]);
+  r.save_output(list[1], "result1");
+  r.save_output(list[2], "result2");
   return {list[0], list[1], list[2]};
 }
 
@@ -287,11 +287,11 @@ std::tuple<Tensor, Tensor> fused_gru_autograd(const Tensor& ig, const Tensor& hg
   if (!r) return outs;
   const bool has_bias = ib.has_value() || hb.has_value();
   // Slots: 0 ig, 1 hg, 2 hx, 3 ib, 4 hb, 5 workspace.
-  r.save(ig);
-  r.save(hg);
-  r.save(hx);
-  r.save_if(ib.has_value(), ib);
-  r.save_if(hb.has_value(), hb);
+  r.save(ig, "input_gates");
+  r.save(hg, "hidden_gates");
+  r.save(hx, "hx");
+  r.save_if(ib.has_value(), ib, "input_bias");
+  r.save_if(hb.has_value(), hb, "hidden_bias");
   auto list = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs)},
                        [=](OpNode& n, const tensor_list& g) -> tensor_list {
     if (!g[0].defined()) return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
@@ -302,7 +302,7 @@ std::tuple<Tensor, Tensor> fused_gru_autograd(const Tensor& ig, const Tensor& hg
     auto [gi, gh, ghx, gib, ghb] = _thnn_fused_gru_cell_backward(g[0], n.saved(5), has_bias);
     return {gi, gh, ghx, ib ? gib : Tensor(), hb ? ghb : Tensor()};
   }, {true, false});
-  r.save_output(list[1]);
+  r.save_output(list[1], "result1");
   return {list[0], list[1]};
 }
 

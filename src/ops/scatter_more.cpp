@@ -228,7 +228,8 @@ Tensor scatter_reduce__autograd(const Tensor& self, const int64_t& dim, const Te
   if (!r) return self;
   const Reduce op = parse_reduce(reduce);
   const int64_t d = wrap_dim(dim, self.dim());
-  const size_t old_ = r.save(old), index_ = r.save(index), src_ = r.save(src);
+  const size_t old_ = r.save(old, "self"), index_ = r.save(index, "index"), src_ = r.save(src, "src");
+  r.values("dim", dim, "include_self", include_self, "reduce", reduce);
   r.finish_inplace(self, [=](OpNode& n, const tensor_list& g) {
     Tensor result = op == Reduce::Prod || op == Reduce::Amax || op == Reduce::Amin
                         ? ember::scatter_reduce(n.saved(old_), d, n.saved(index_), n.saved(src_), reduce, include_self)
@@ -236,6 +237,7 @@ Tensor scatter_reduce__autograd(const Tensor& self, const int64_t& dim, const Te
     return scatter_reduce_grads(n, g[0], n.saved(old_), d, n.saved(index_), n.saved(src_), result, op, reduce,
                                 include_self);
   });
+  r.save_output(self, "result");  // as PyTorch's node (this rule recomputes it from the old self)
   return self;
 }
 
@@ -244,6 +246,7 @@ Tensor select_scatter_autograd(const Tensor& self, const Tensor& src, const int6
   autograd::Recorder r("SelectScatterBackward0", self, src);
   Tensor out = r.forward([&] { return dispatch::call<select_scatter_impl>(OpId::select_scatter, self, src, dim, index); });
   if (!r) return out;
+  r.values("dim", dim, "index", index);
   return r.finish(out, [dim, index, src_sizes = src.sizes().vec()](OpNode& n, const tensor_list& g) {
     return tensor_list{
         n.needs(0) ? ember::select_scatter(g[0], zeros(src_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), dim, index) : Tensor(),
@@ -258,6 +261,7 @@ Tensor slice_scatter_autograd(const Tensor& self, const Tensor& src, const int64
   Tensor out = r.forward(
       [&] { return dispatch::call<slice_scatter_impl>(OpId::slice_scatter, self, src, dim, start, end, step); });
   if (!r) return out;
+  r.values("dim", dim, "end", end, "start", start, "step", step);
   return r.finish(out, [=, src_sizes = src.sizes().vec()](OpNode& n, const tensor_list& g) {
     return tensor_list{
         n.needs(0) ? ember::slice_scatter(g[0], zeros(src_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), dim, start, end, step) : Tensor(),
@@ -272,6 +276,7 @@ Tensor diagonal_scatter_autograd(const Tensor& self, const Tensor& src, const in
     return dispatch::call<diagonal_scatter_impl>(OpId::diagonal_scatter, self, src, offset, dim1, dim2);
   });
   if (!r) return out;
+  r.values("dim1", dim1, "dim2", dim2, "offset", offset);
   return r.finish(out, [=, src_sizes = src.sizes().vec()](OpNode& n, const tensor_list& g) {
     return tensor_list{
         n.needs(0) ? ember::diagonal_scatter(g[0], zeros(src_sizes, TensorOptions(g[0].dtype()).device(g[0].device())), offset, dim1, dim2) : Tensor(),

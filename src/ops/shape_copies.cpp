@@ -344,7 +344,8 @@ Tensor flip_autograd(const Tensor& self, const IntArrayRef& dims) {
   autograd::Recorder r("FlipBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<flip_impl>(OpId::flip, self, dims); });
   if (!r) return out;
-  return r.finish(out, [dims = dims.vec()](OpNode&, const tensor_list& g) { return tensor_list{g[0].flip(dims)}; });
+  r.values("dims", dims);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) { return tensor_list{g[0].flip(n.value(0).to_int_list())}; });
 }
 
 // d roll(self, shifts, dims) = grad.roll(-shifts, dims)
@@ -352,10 +353,11 @@ Tensor roll_autograd(const Tensor& self, const IntArrayRef& shifts, const IntArr
   autograd::Recorder r("RollBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<roll_impl>(OpId::roll, self, shifts, dims); });
   if (!r) return out;
-  DimVector neg;
-  for (int64_t s : shifts) neg.push_back(-s);
-  return r.finish(out, [neg, dims = dims.vec()](OpNode&, const tensor_list& g) {
-    return tensor_list{g[0].roll(neg, dims)};
+  r.values("dims", dims, "shifts", shifts);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    DimVector neg;
+    for (int64_t s : n.value(1).to_int_list()) neg.push_back(-s);
+    return tensor_list{g[0].roll(neg, n.value(0).to_int_list())};
   });
 }
 
@@ -364,7 +366,10 @@ Tensor repeat_autograd(const Tensor& self, const IntArrayRef& repeats) {
   autograd::Recorder r("RepeatBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<repeat_impl>(OpId::repeat, self, repeats); });
   if (!r) return out;
-  return r.finish(out, [sizes = self.sizes().vec(), reps = repeats.vec()](OpNode&, const tensor_list& g) {
+  r.values("repeats", repeats, "self_sym_sizes", self.sizes());
+  return r.finish(out, [](OpNode& node, const tensor_list& g) {
+    const auto& reps = node.value(0).to_int_list();
+    const auto& sizes = node.value(1).to_int_list();
     const int64_t n = static_cast<int64_t>(reps.size());
     const int64_t lead = n - static_cast<int64_t>(sizes.size());
     DimVector split, sum_dims;
@@ -385,6 +390,7 @@ Tensor triangle_autograd(const Tensor& self, const int64_t& k) {
     return dispatch::call<triangle_impl<lower>>(lower ? OpId::tril : OpId::triu, self, k);
   });
   if (!r) return out;
+  r.values("diagonal", k);
   return r.finish(out, [k](OpNode&, const tensor_list& g) { return tensor_list{lower ? g[0].tril(k) : g[0].triu(k)}; });
 }
 template <bool lower>
@@ -393,6 +399,7 @@ Tensor triangle__autograd(const Tensor& self, const int64_t& k) {
   autograd::check_inplace_if(r, self);
   r.forward([&] { return dispatch::call<triangle__impl<lower>>(lower ? OpId::tril_ : OpId::triu_, self, k); });
   if (!r) return self;
+  r.values("diagonal", k);
   r.finish_inplace(self, [k](OpNode&, const tensor_list& g) {
     return tensor_list{lower ? g[0].tril(k) : g[0].triu(k)};
   });

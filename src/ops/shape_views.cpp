@@ -88,8 +88,9 @@ Tensor diagonal_autograd(const Tensor& self, const int64_t& offset, const int64_
   Tensor out = r.forward(
       [&] { return dispatch::call<diagonal_impl>(OpId::diagonal, self, offset, dim1, dim2); });
   if (!r) return out;
-  return finish_view(r, self, out, [sizes = self.sizes().vec(), offset, dim1, dim2](OpNode&, const tensor_list& g) {
-    Tensor grad = zeros(sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
+  r.values("dim1", dim1, "dim2", dim2, "offset", offset, "self_sym_sizes", self.sizes());
+  return finish_view(r, self, out, [offset, dim1, dim2](OpNode& n, const tensor_list& g) {
+    Tensor grad = zeros(n.value(3).to_int_list(), TensorOptions(g[0].dtype()).device(g[0].device()));
     grad.diagonal(offset, dim1, dim2).copy_(g[0]);
     return tensor_list{grad};
   });
@@ -100,8 +101,9 @@ Tensor squeeze_dims_autograd(const Tensor& self, const IntArrayRef& dims) {
   autograd::Recorder r("SqueezeBackward2", self);
   Tensor out = r.forward([&] { return dispatch::call<squeeze_dims_impl>(OpId::squeeze_dims, self, dims); });
   if (!r) return out;
-  return finish_view(r, self, out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
-    return tensor_list{g[0].reshape(sizes)};
+  r.values("self_sizes", self.sizes());
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{g[0].reshape(n.value(0).to_int_list())};
   });
 }
 

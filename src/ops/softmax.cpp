@@ -102,12 +102,12 @@ Tensor softmax_autograd(const Tensor& self, const int64_t& dim, const bool& half
   autograd::Recorder r("SoftmaxBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<_softmax_impl>(OpId::_softmax, self, dim, half_to_float); });
   if (!r) return out;
-  const int64_t d = wrap_dim(dim, self.dim());
-  const size_t result_ = 0;
-  r.finish(out, [=, dtype = self.dtype()](OpNode& n, const tensor_list& g) {
-    return tensor_list{_softmax_backward_data(g[0], n.saved(result_), d, dtype)};
+  r.values("dim", dim);
+  r.finish(out, [dtype = self.dtype()](OpNode& n, const tensor_list& g) {
+    const Tensor result = n.saved(0);
+    return tensor_list{_softmax_backward_data(g[0], result, wrap_dim(n.value(0).to_int(), result.dim()), dtype)};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, 0, "result");
   return out;
 }
 
@@ -117,12 +117,12 @@ Tensor log_softmax_autograd(const Tensor& self, const int64_t& dim, const bool& 
   Tensor out = r.forward(
       [&] { return dispatch::call<_log_softmax_impl>(OpId::_log_softmax, self, dim, half_to_float); });
   if (!r) return out;
-  const int64_t d = wrap_dim(dim, self.dim());
-  const size_t result_ = 0;
-  r.finish(out, [=, dtype = self.dtype()](OpNode& n, const tensor_list& g) {
-    return tensor_list{_log_softmax_backward_data(g[0], n.saved(result_), d, dtype)};
+  r.values("dim", dim);
+  r.finish(out, [dtype = self.dtype()](OpNode& n, const tensor_list& g) {
+    const Tensor result = n.saved(0);
+    return tensor_list{_log_softmax_backward_data(g[0], result, wrap_dim(n.value(0).to_int(), result.dim()), dtype)};
   });
-  ops::save_output_at(r, out, result_);
+  ops::save_output_at(r, out, 0, "result");
   return out;
 }
 // d _softmax_backward_data(go, y) = y (go - sum(go y)): for go, the same op of the incoming
@@ -136,7 +136,8 @@ Tensor softmax_backward_data_autograd(const Tensor& grad_output, const Tensor& o
   });
   if (!r) return out;
   const int64_t d = grad_output.dim() == 0 ? 0 : wrap_dim(dim, grad_output.dim());
-  const size_t go_ = r.save_if(r.needs(1), grad_output), y_ = r.save(output);
+  const size_t go_ = r.save_if(r.needs(1), grad_output, "grad_output"), y_ = r.save(output, "output");
+  r.values("dim", dim);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor y = n.saved(y_);
     if (!n.needs(1)) return tensor_list{_softmax_backward_data(g[0], y, d, input_dtype), Tensor()};
@@ -158,7 +159,8 @@ Tensor log_softmax_backward_data_autograd(const Tensor& grad_output, const Tenso
   });
   if (!r) return out;
   const int64_t d = grad_output.dim() == 0 ? 0 : wrap_dim(dim, grad_output.dim());
-  const size_t go_ = r.save_if(r.needs(1), grad_output), y_ = r.save(output);
+  const size_t go_ = r.save_if(r.needs(1), grad_output, "grad_output"), y_ = r.save(output, "output");
+  r.values("dim", dim);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor y = n.saved(y_);
     const Tensor gg = ops::cast(g[0], y.dtype());

@@ -60,10 +60,11 @@ std::tuple<Tensor, Tensor> sort_autograd(const Tensor& self, const std::optional
       [&] { return dispatch::call<sort_impl>(OpId::sort_stable, self, stable, dim, descending); });
   if (!r) return outs;
   const size_t indices_ = 0;
-  r.finish(outs, [=, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
-    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), sizes, true)};
+  r.values("dim", dim, "self_sizes", self.sizes());
+  r.finish(outs, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), n.value(1).to_int_list(), true)};
   });
-  ops::save_output_at(r, std::get<1>(outs), indices_);
+  ops::save_output_at(r, std::get<1>(outs), indices_, "indices");
   return outs;
 }
 
@@ -74,10 +75,11 @@ std::tuple<Tensor, Tensor> topk_autograd(const Tensor& self, const int64_t& k, c
       [&] { return dispatch::call<topk_impl>(OpId::topk, self, k, dim, largest, sorted); });
   if (!r) return outs;
   const size_t indices_ = 0;
-  r.finish(outs, [=, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
-    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), sizes, true)};
+  r.values("dim", dim, "self_sizes", self.sizes());
+  r.finish(outs, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), n.value(1).to_int_list(), true)};
   });
-  ops::save_output_at(r, std::get<1>(outs), indices_);
+  ops::save_output_at(r, std::get<1>(outs), indices_, "indices");
   return outs;
 }
 }  // namespace

@@ -332,10 +332,11 @@ std::tuple<Tensor, Tensor> mode_autograd(const Tensor& self, const int64_t& dim,
   auto outs = r.forward([&] { return dispatch::call<mode_impl>(OpId::mode, self, dim, keepdim); });
   if (!r) return outs;
   const size_t indices_ = 0;
-  r.finish(outs, [=, sizes = self.sizes().vec()](OpNode& n, const tensor_list& g) {
-    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), sizes, keepdim)};
+  r.values("dim", dim, "keepdim", keepdim, "self_sizes", self.sizes());
+  r.finish(outs, [=](OpNode& n, const tensor_list& g) {
+    return tensor_list{ops::value_selecting_backward(g[0], dim, n.saved(indices_), n.value(2).to_int_list(), keepdim)};
   });
-  ops::save_output_at(r, std::get<1>(outs), indices_);
+  ops::save_output_at(r, std::get<1>(outs), indices_, "indices");
   return outs;
 }
 EMBER_REGISTER_AUTOGRAD(mode, &mode_autograd);

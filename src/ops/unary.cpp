@@ -175,11 +175,11 @@ Tensor unary_autograd(const Tensor& self) {
   autograd::Recorder r(rule.name, self);
   Tensor out = r.forward([&] { return dispatch::call<unary_impl<Op>>(id, self); });
   if (!r) return out;
-  if (rule.saved == Saved::Self) r.save(self);
+  if (rule.saved == Saved::Self) r.save(self, "self");
   r.finish(out, [](OpNode& n, const tensor_list& g) {
     return tensor_list{unary_backward<Op>(g[0], saved_of<Op>(n))};
   });
-  if (rule.saved == Saved::Result) r.save_output(out);
+  if (rule.saved == Saved::Result) r.save_output(out, "result");
   return out;
 }
 
@@ -189,13 +189,13 @@ Tensor unary__autograd(const Tensor& self) {
   autograd::Recorder r(rule.name, self);
   autograd::check_inplace_if(r, self);
   // A rule reading self needs its value from before the write.
-  if (r && rule.saved == Saved::Self) r.save(ops::original_self(self));
+  if (r && rule.saved == Saved::Self) r.save(ops::original_self(self), "self");
   r.forward([&] { return dispatch::call<unary__impl<Op>>(id, self); });
   if (!r) return self;
   r.finish_inplace(self, [](OpNode& n, const tensor_list& g) {
     return tensor_list{unary_backward<Op>(g[0], saved_of<Op>(n))};
   });
-  if (rule.saved == Saved::Result) r.save_output(self);
+  if (rule.saved == Saved::Result) r.save_output(self, "result");
   return self;
 }
 

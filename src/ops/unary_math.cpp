@@ -50,7 +50,7 @@ constexpr MathUnaryInfo info_of(MathUnaryOp op) {
     case MathUnaryOp::Tan: return {"tan", "tan_", "TanBackward0", true};
     case MathUnaryOp::Erf: return {"erf", "erf_", "ErfBackward0", false};
     case MathUnaryOp::Erfc: return {"erfc", "erfc_", "ErfcBackward0", false};
-    case MathUnaryOp::Erfinv: return {"erfinv", "erfinv_", "ErfinvBackward0", true};
+    case MathUnaryOp::Erfinv: return {"erfinv", "erfinv_", "ErfinvBackward0", false};
     case MathUnaryOp::Log10: return {"log10", "log10_", "Log10Backward0", false};
     case MathUnaryOp::Log2: return {"log2", "log2_", "Log2Backward0", false};
     case MathUnaryOp::Exp2: return {"exp2", "exp2_", "Exp2Backward0", true};
@@ -148,7 +148,8 @@ Tensor math_unary_backward(const Tensor& g, const Tensor& x, const Tensor& y) {
     case MathUnaryOp::Tan: return g * add(sq(y), 1);
     case MathUnaryOp::Erf: return mul(g * neg(sq(x)).exp(), two_over_sqrt_pi);
     case MathUnaryOp::Erfc: return mul(g * neg(sq(x)).exp(), -two_over_sqrt_pi);
-    case MathUnaryOp::Erfinv: return mul(g * sq(y).exp(), 0.5 * std::sqrt(kPi));
+    // (as PyTorch, from self: its node saves self, and recomputes erfinv)
+    case MathUnaryOp::Erfinv: return mul(g * sq(erfinv(x)).exp(), 0.5 * std::sqrt(kPi));
     case MathUnaryOp::Log10: return g / mul(x, std::log(10.0));
     case MathUnaryOp::Log2: return g / mul(x, std::log(2.0));
     case MathUnaryOp::Exp2: return g * mul(y, std::log(2.0));
@@ -208,10 +209,10 @@ Tensor math_unary_autograd(const Tensor& self) {
   autograd::Recorder r(info.grad_fn, self);
   Tensor out = r.forward([&] { return dispatch::call<math_unary_impl<Op>>(id, self); });
   if (!r) return out;
-  const size_t self_ = saves_self<Op>() ? r.save(self) : 0;
+  const size_t self_ = saves_self<Op>() ? r.save(self, "self") : 0;
   const size_t result_ = saves_self<Op>() ? 1 : 0;
   r.finish(out, math_unary_formula<Op>(self_, result_));
-  if (info.saves_result) r.save_output(out);
+  if (info.saves_result) r.save_output(out, "result");
   return out;
 }
 
@@ -220,12 +221,12 @@ Tensor math_unary__autograd(const Tensor& self) {
   constexpr MathUnaryInfo info = info_of(Op);
   autograd::Recorder r(info.grad_fn, self);
   autograd::check_inplace_if(r, self);
-  const size_t self_ = r && saves_self<Op>() ? r.save(ops::original_self(self)) : 0;
+  const size_t self_ = r && saves_self<Op>() ? r.save(ops::original_self(self), "self") : 0;
   const size_t result_ = saves_self<Op>() ? 1 : 0;
   r.forward([&] { return dispatch::call<math_unary__impl<Op>>(id, self); });
   if (!r) return self;
   r.finish_inplace(self, math_unary_formula<Op>(self_, result_));
-  if (info.saves_result) r.save_output(self);
+  if (info.saves_result) r.save_output(self, "result");
   return self;
 }
 

@@ -126,6 +126,7 @@ namespace {
 using autograd::OpNode;
 using autograd::tensor_list;
 using OptD = std::optional<double>;
+OptD opt_double(const Value& v) { return v.is_none() ? OptD() : OptD(v.to_double()); }
 
 Tensor upsample_nearest2d_autograd(const Tensor& self, const IntArrayRef& os, const OptD& sh, const OptD& sw) {
   autograd::Recorder r("UpsampleNearest2DBackward0", self);
@@ -133,10 +134,10 @@ Tensor upsample_nearest2d_autograd(const Tensor& self, const IntArrayRef& os, co
     return dispatch::call<upsample_nearest2d_impl>(OpId::upsample_nearest2d, self, os, sh, sw);
   });
   if (!r) return out;
-  std::vector<int64_t> osv = os.vec(), isv = self.sizes().vec();
-  const OptD h = sh, w = sw;
-  return r.finish(out, [=](OpNode&, const tensor_list& g) {
-    return tensor_list{upsample_nearest2d_backward(g[0], osv, isv, h, w)};
+  r.values("output_size", os, "scales_h", sh, "scales_w", sw, "self_sym_sizes", self.sizes());
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{upsample_nearest2d_backward(g[0], n.value(0).to_int_list(), n.value(3).to_int_list(),
+                                                   opt_double(n.value(1)), opt_double(n.value(2)))};
   });
 }
 Tensor upsample_nearest2d_backward_autograd(const Tensor& grad_output, const IntArrayRef& os,
@@ -147,10 +148,10 @@ Tensor upsample_nearest2d_backward_autograd(const Tensor& grad_output, const Int
                                                             os, is, sh, sw);
   });
   if (!r) return out;
-  std::vector<int64_t> osv = os.vec();
-  const OptD h = sh, w = sw;
-  return r.finish(out, [=](OpNode&, const tensor_list& g) {
-    return tensor_list{upsample_nearest2d(g[0], osv, h, w)};
+  r.values("output_size", os, "scales_h", sh, "scales_w", sw);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{upsample_nearest2d(g[0], n.value(0).to_int_list(), opt_double(n.value(1)),
+                                          opt_double(n.value(2)))};
   });
 }
 Tensor upsample_bilinear2d_autograd(const Tensor& self, const IntArrayRef& os, const bool& ac,
@@ -160,11 +161,11 @@ Tensor upsample_bilinear2d_autograd(const Tensor& self, const IntArrayRef& os, c
     return dispatch::call<upsample_bilinear2d_impl>(OpId::upsample_bilinear2d, self, os, ac, sh, sw);
   });
   if (!r) return out;
-  std::vector<int64_t> osv = os.vec(), isv = self.sizes().vec();
-  const OptD h = sh, w = sw;
-  const bool a = ac;
-  return r.finish(out, [=](OpNode&, const tensor_list& g) {
-    return tensor_list{upsample_bilinear2d_backward(g[0], osv, isv, a, h, w)};
+  r.values("align_corners", ac, "output_size", os, "scales_h", sh, "scales_w", sw, "self_sym_sizes", self.sizes());
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{upsample_bilinear2d_backward(g[0], n.value(1).to_int_list(), n.value(4).to_int_list(),
+                                                    n.value(0).to_bool(), opt_double(n.value(2)),
+                                                    opt_double(n.value(3)))};
   });
 }
 Tensor upsample_bilinear2d_backward_autograd(const Tensor& grad_output, const IntArrayRef& os,
@@ -176,11 +177,10 @@ Tensor upsample_bilinear2d_backward_autograd(const Tensor& grad_output, const In
                                                              grad_output, os, is, ac, sh, sw);
   });
   if (!r) return out;
-  std::vector<int64_t> osv = os.vec();
-  const OptD h = sh, w = sw;
-  const bool a = ac;
-  return r.finish(out, [=](OpNode&, const tensor_list& g) {
-    return tensor_list{upsample_bilinear2d(g[0], osv, a, h, w)};
+  r.values("align_corners", ac, "output_size", os, "scales_h", sh, "scales_w", sw);
+  return r.finish(out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{upsample_bilinear2d(g[0], n.value(1).to_int_list(), n.value(0).to_bool(),
+                                           opt_double(n.value(2)), opt_double(n.value(3)))};
   });
 }
 }  // namespace

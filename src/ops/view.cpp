@@ -327,8 +327,9 @@ Tensor view_autograd(const Tensor& self, const IntArrayRef& size) {
   autograd::Recorder r(id == OpId::view ? "ViewBackward0" : "UnsafeViewBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<impl>(id, self, size); });
   if (!r) return out;
-  return finish_view(r, self, out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
-    return tensor_list{g[0].reshape(sizes)};
+  r.values("self_sym_sizes", self.sizes());
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{g[0].reshape(n.value(0).to_int_list())};
   });
 }
 
@@ -338,8 +339,9 @@ Tensor reshape_alias_autograd(const Tensor& self, const IntArrayRef& size, const
   Tensor out = r.forward(
       [&] { return dispatch::call<reshape_alias_impl>(OpId::_reshape_alias, self, size, stride); });
   if (!r) return out;
-  return finish_view(r, self, out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
-    return tensor_list{g[0].reshape(sizes)};
+  r.values("self_sym_sizes", self.sizes());
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{g[0].reshape(n.value(0).to_int_list())};
   });
 }
 
@@ -348,8 +350,9 @@ Tensor expand_autograd(const Tensor& self, const IntArrayRef& sizes, const bool&
   autograd::Recorder r("ExpandBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<expand_impl>(OpId::expand, self, sizes, implicit); });
   if (!r) return out;
-  return finish_view(r, self, out, [shape = self.sizes().vec()](OpNode&, const tensor_list& g) {
-    return tensor_list{autograd::sum_to(g[0], shape)};
+  r.values("self_sym_sizes", self.sizes());
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{autograd::sum_to(g[0], n.value(0).to_int_list())};
   });
 }
 
@@ -358,8 +361,9 @@ Tensor unsqueeze_autograd(const Tensor& self, const int64_t& dim) {
   autograd::Recorder r("UnsqueezeBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<unsqueeze_impl>(OpId::unsqueeze, self, dim); });
   if (!r) return out;
-  return finish_view(r, self, out, [d = wrap_dim(dim, self.dim() + 1)](OpNode&, const tensor_list& g) {
-    return tensor_list{g[0].squeeze(d)};
+  r.values("dim", dim);
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    return tensor_list{g[0].squeeze(wrap_dim(n.value(0).to_int(), g[0].dim()))};
   });
 }
 
@@ -379,6 +383,7 @@ Tensor transpose_autograd(const Tensor& self, const int64_t& dim0, const int64_t
   autograd::Recorder r("TransposeBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<transpose_impl>(OpId::transpose_int, self, dim0, dim1); });
   if (!r) return out;
+  r.values("dim0", dim0, "dim1", dim1);
   return finish_view(r, self, out, [dim0, dim1](OpNode&, const tensor_list& g) {
     return tensor_list{g[0].transpose(dim0, dim1)};
   });
@@ -389,10 +394,12 @@ Tensor permute_autograd(const Tensor& self, const IntArrayRef& dims) {
   autograd::Recorder r("PermuteBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<permute_impl>(OpId::permute, self, dims); });
   if (!r) return out;
-  const int64_t nd = self.dim();
-  DimVector inverse(static_cast<size_t>(nd));
-  for (int64_t i = 0; i < nd; ++i) inverse[static_cast<size_t>(wrap_dim(dims[i], nd))] = i;
-  return finish_view(r, self, out, [inverse](OpNode&, const tensor_list& g) {
+  r.values("dims", dims);
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    const auto& dims = n.value(0).to_int_list();
+    const int64_t nd = static_cast<int64_t>(dims.size());
+    DimVector inverse(dims.size());
+    for (int64_t i = 0; i < nd; ++i) inverse[static_cast<size_t>(wrap_dim(dims[static_cast<size_t>(i)], nd))] = i;
     return tensor_list{g[0].permute(inverse)};
   });
 }
@@ -402,7 +409,9 @@ Tensor squeeze_autograd(const Tensor& self) {
   autograd::Recorder r("SqueezeBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<squeeze_impl>(OpId::squeeze, self); });
   if (!r) return out;
-  return finish_view(r, self, out, [sizes = self.sizes().vec()](OpNode&, const tensor_list& g) {
+  r.values("self_sizes", self.sizes());
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    const auto& sizes = n.value(0).to_int_list();
     Tensor grad = g[0];
     for (size_t d = 0; d < sizes.size(); ++d)
       if (sizes[d] == 1) grad = grad.unsqueeze(static_cast<int64_t>(d));
@@ -417,6 +426,7 @@ Tensor squeeze_dim_autograd(const Tensor& self, const int64_t& dim) {
   if (!r) return out;
   const int64_t d = wrap_dim(dim, self.dim());
   const bool squeezed = self.dim() > 0 && self.size(d) == 1;
+  r.values("dim", dim, "self_sizes", self.sizes());
   return finish_view(r, self, out, [d, squeezed](OpNode&, const tensor_list& g) {
     return tensor_list{squeezed ? g[0].unsqueeze(d) : g[0]};
   });
@@ -435,9 +445,13 @@ Tensor slice_autograd(const Tensor& self, const int64_t& dim, const std::optiona
   autograd::Recorder r("SliceBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<slice_impl>(OpId::slice_Tensor, self, dim, start, end, step); });
   if (!r) return out;
-  return finish_view(r, self, out, [sizes = self.sizes().vec(), dim, start, end, step](OpNode&, const tensor_list& g) {
-    Tensor grad = zeros_for(g[0], sizes);
-    grad.slice(dim, start, end, step).copy_(g[0]);
+  r.values("dim", dim, "end", end, "self_sym_sizes", self.sizes(), "start", start, "step", step);
+  return finish_view(r, self, out, [](OpNode& n, const tensor_list& g) {
+    const auto opt = [&](size_t i) {
+      return n.value(i).is_none() ? std::nullopt : std::optional<int64_t>(n.value(i).to_int());
+    };
+    Tensor grad = zeros_for(g[0], n.value(2).to_int_list());
+    grad.slice(n.value(0).to_int(), opt(3), opt(1), n.value(4).to_int()).copy_(g[0]);
     return tensor_list{grad};
   });
 }
@@ -447,8 +461,9 @@ Tensor select_autograd(const Tensor& self, const int64_t& dim, const int64_t& in
   autograd::Recorder r("SelectBackward0", self);
   Tensor out = r.forward([&] { return dispatch::call<select_impl>(OpId::select_int, self, dim, index); });
   if (!r) return out;
-  return finish_view(r, self, out, [sizes = self.sizes().vec(), dim, index](OpNode&, const tensor_list& g) {
-    Tensor grad = zeros_for(g[0], sizes);
+  r.values("dim", dim, "index", index, "self_sizes", self.sizes());
+  return finish_view(r, self, out, [dim, index](OpNode& n, const tensor_list& g) {
+    Tensor grad = zeros_for(g[0], n.value(2).to_int_list());
     grad.select(dim, index).copy_(g[0]);
     return tensor_list{grad};
   });
@@ -495,9 +510,10 @@ Tensor as_strided_autograd(const Tensor& self, const IntArrayRef& size, const In
                        .scatter_add(0, positions.contiguous().view({-1}), ones({self.numel()}, kFloat64));
     share = 1.0 / count.as_strided(self.sizes(), self.strides(), self.storage_offset());
   }
-  return finish_view(r, self, out, [input, sizes = size.vec(), strides = stride.vec(), offset, share](
-                           OpNode&, const tensor_list& g) {
-    Tensor grad = autograd::as_strided_backward(g[0], input, sizes, strides, offset);
+  r.values("size", size, "storage_offset", storage_offset, "stride", stride);
+  return finish_view(r, self, out, [input, offset, share](OpNode& n, const tensor_list& g) {
+    Tensor grad = autograd::as_strided_backward(g[0], input, n.value(0).to_int_list(),
+                                                n.value(2).to_int_list(), offset);
     return tensor_list{share.defined() ? grad * share.to(grad.dtype()) : grad};
   });
 }
@@ -505,25 +521,28 @@ Tensor as_strided_autograd(const Tensor& self, const IntArrayRef& size, const In
 // d split(self, ...) / split_with_sizes(self, ...) = the pieces' gradients concatenated back (an
 // absent one counts as zeros: OpNode fills it). The outputs are views that refuse in-place
 // writes (CreationMeta::MultiOutputNode), as PyTorch's.
-template <class Forward>
-std::vector<Tensor> split_record(const char* name, const Tensor& self, int64_t dim, Forward&& forward) {
+// `size_name` / `size`: split_size or split_sizes, as the node saves it.
+template <class Size, class Forward>
+std::vector<Tensor> split_record(const char* name, const Tensor& self, int64_t dim, const char* size_name,
+                                 const Size& size, Forward&& forward) {
   autograd::Recorder r(name, self);
   std::vector<Tensor> outs = r.forward(forward);
   for (const Tensor& o : outs) autograd::set_view_creation(o, autograd::CreationMeta::MultiOutputNode, name);
   if (!r) return outs;
   const int64_t d = wrap_dim(dim, self.dim());
+  r.values("dim", dim, "self_sizes", self.sizes(), size_name, size);
   return r.finish(std::move(outs), [d](OpNode&, const tensor_list& g) { return tensor_list{cat(g, d)}; });
 }
 
 std::vector<Tensor> split_autograd(const Tensor& self, const int64_t& split_size, const int64_t& dim) {
-  return split_record("SplitBackward0", self, dim, [&] {
+  return split_record("SplitBackward0", self, dim, "split_size", split_size, [&] {
     return dispatch::call<split_impl>(OpId::split_Tensor, self, split_size, dim);
   });
 }
 
 std::vector<Tensor> split_with_sizes_autograd(const Tensor& self, const IntArrayRef& split_sizes,
                                               const int64_t& dim) {
-  return split_record("SplitWithSizesBackward0", self, dim, [&] {
+  return split_record("SplitWithSizesBackward0", self, dim, "split_sizes", split_sizes, [&] {
     return dispatch::call<split_with_sizes_impl>(OpId::split_with_sizes, self, split_sizes, dim);
   });
 }
@@ -536,6 +555,7 @@ std::vector<Tensor> unbind_autograd(const Tensor& self, const int64_t& dim) {
     autograd::set_view_creation(o, autograd::CreationMeta::MultiOutputNode, "UnbindBackward0");
   if (!r) return outs;
   const int64_t d = wrap_dim(dim, self.dim());
+  r.values("dim", dim);
   return r.finish(std::move(outs), [d](OpNode&, const tensor_list& g) { return tensor_list{stack(g, d)}; });
 }
 

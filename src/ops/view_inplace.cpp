@@ -146,6 +146,7 @@ Tensor unfold_autograd(const Tensor& self, const int64_t& dimension, const int64
   ops::propagate_view_creation(self, out, r.node().name());
   const int64_t nd = self.dim();
   const int64_t d = nd == 0 ? 0 : wrap_dim(dimension, nd);
+  r.values("dimension", dimension, "self_sizes", self.sizes(), "size", size, "step", step);
   return r.finish(out, [sizes = self.sizes().vec(), nd, d, size, step](OpNode&, const tensor_list& g) {
     if (nd == 0) return tensor_list{g[0].sum().reshape({})};
     const int64_t windows = g[0].size(d);
@@ -160,10 +161,13 @@ Tensor unfold_autograd(const Tensor& self, const int64_t& dimension, const int64
   });
 }
 
-template <class Impl, class Formula>
-Tensor inplace_view_record(const char* name, const Tensor& self, Impl&& impl, Formula&& formula) {
+// `values(r)` records the node's non-tensor values (before the write: self's old geometry).
+template <class Impl, class Formula, class Values>
+Tensor inplace_view_record(const char* name, const Tensor& self, Impl&& impl, Formula&& formula,
+                           Values&& values) {
   autograd::Recorder r(name, self);
   autograd::check_inplace_if(r, self);
+  if (r) values(r);
   const DimVector old_sizes(self.sizes().begin(), self.sizes().end());
   // A view's in-place record goes through CopySlices, which hands the rule the gradient of the
   // view's memory in its new geometry and writes the result back there: the elements are the
@@ -180,26 +184,30 @@ Tensor inplace_view_record(const char* name, const Tensor& self, Impl&& impl, Fo
 Tensor squeeze__autograd(const Tensor& self) {
   return inplace_view_record("SqueezeBackward2", self,
       [&] { return dispatch::call<squeeze__impl>(OpId::squeeze_, self); },
-      [](const Tensor& g, IntArrayRef old) { return g.reshape(old); });
+      [](const Tensor& g, IntArrayRef old) { return g.reshape(old); },
+      [&](autograd::Recorder& r) { r.values("self_sizes", self.sizes()); });
 }
 Tensor squeeze__dim_autograd(const Tensor& self, const int64_t& dim) {
   return inplace_view_record("SqueezeBackward3", self,
       [&] { return dispatch::call<squeeze__dim_impl>(OpId::squeeze__dim, self, dim); },
-      [](const Tensor& g, IntArrayRef old) { return g.reshape(old); });
+      [](const Tensor& g, IntArrayRef old) { return g.reshape(old); },
+      [&](autograd::Recorder& r) { r.values("dim", dim, "self_sizes", self.sizes()); });
 }
 Tensor unsqueeze__autograd(const Tensor& self, const int64_t& dim) {
   return inplace_view_record("UnsqueezeBackward1", self,
       [&] { return dispatch::call<unsqueeze__impl>(OpId::unsqueeze_, self, dim); },
-      [](const Tensor& g, IntArrayRef old) { return g.reshape(old); });
+      [](const Tensor& g, IntArrayRef old) { return g.reshape(old); },
+      [&](autograd::Recorder& r) { r.values("dim", dim); });
 }
 Tensor t__autograd(const Tensor& self) {
   return inplace_view_record("TBackward1", self, [&] { return dispatch::call<t__impl>(OpId::t_, self); },
-                             [](const Tensor& g, IntArrayRef) { return t(g); });
+                             [](const Tensor& g, IntArrayRef) { return t(g); }, [](autograd::Recorder&) {});
 }
 Tensor transpose__autograd(const Tensor& self, const int64_t& dim0, const int64_t& dim1) {
   return inplace_view_record("TransposeBackward1", self,
       [&] { return dispatch::call<transpose__impl>(OpId::transpose_, self, dim0, dim1); },
-      [dim0, dim1](const Tensor& g, IntArrayRef) { return transpose(g, dim0, dim1); });
+      [dim0, dim1](const Tensor& g, IntArrayRef) { return transpose(g, dim0, dim1); },
+      [&](autograd::Recorder& r) { r.values("dim0", dim0, "dim1", dim1); });
 }
 Tensor as_strided__autograd(const Tensor& self, const IntArrayRef& size, const IntArrayRef& stride,
                             const std::optional<int64_t>& storage_offset) {
@@ -209,7 +217,8 @@ Tensor as_strided__autograd(const Tensor& self, const IntArrayRef& size, const I
       [&] { return dispatch::call<as_strided__impl>(OpId::as_strided_, self, size, stride, storage_offset); },
       [input, sizes = size.vec(), strides = stride.vec(), offset](const Tensor& g, IntArrayRef) {
         return autograd::as_strided_backward(g, input, sizes, strides, offset);
-      });
+      },
+      [&](autograd::Recorder& r) { r.values("size", size, "storage_offset", storage_offset, "stride", stride); });
 }
 
 }  // namespace

@@ -218,7 +218,7 @@ std::tuple<Tensor, Tensor> record_mask(const char* name, const Tensor& self, boo
   autograd::Recorder r(name, self);
   auto [out, mask] = r.forward(forward);
   if (!r) return {out, mask};
-  const size_t mask_ = r.save(mask);
+  const size_t mask_ = r.save(mask, "mask");
   r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
     const Tensor m = n.saved(mask_);
     return autograd::tensor_list{per_channel ? fq_per_channel_backward_op(g[0], m)

@@ -22,6 +22,11 @@ class SavedVariable {
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
   void release();
   bool defined() const { return !default_constructed_; }
+  /// Gives this saved tensor its own pack / unpack pair (PyTorch's
+  /// `grad_fn._raw_saved_self.register_hooks(pack, unpack)`): packs the tensor now and keeps
+  /// only what pack returned. Refuses a second pair, a freed tensor and a saved None, with
+  /// PyTorch's texts.
+  void register_hooks(std::shared_ptr<SavedTensorHooks> hooks);
 
  private:
   Tensor data_;
@@ -38,6 +43,8 @@ class SavedVariable {
   std::shared_ptr<Node> grad_fn_;            // non-leaf, non-output tensors: their grad_fn
   std::weak_ptr<Node> grad_accumulator_;     // leaves that require grad: their AccumulateGrad
   Tensor unpack_hooked(const std::shared_ptr<Node>& owner) const;
+  // Keeps the history of `t` for unpack_hooked and packs it with `hooks` (under no grad).
+  void pack_with(std::shared_ptr<SavedTensorHooks> hooks, const Tensor& t, const Tensor& packed_arg);
 };
 
 /// "torch.FloatTensor" etc., as PyTorch names tensor types in messages.

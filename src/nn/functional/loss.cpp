@@ -137,7 +137,8 @@ Tensor mse_loss_autograd(const Tensor& self, const Tensor& target, const int64_t
   Tensor out = r.forward(
       [&] { return dispatch::call<mse_loss_impl>(OpId::mse_loss, self, target, reduction); });
   if (!r) return out;
-  const size_t self_ = r.save(self), target_ = r.save(target);
+  const size_t self_ = r.save(self, "self"), target_ = r.save(target, "target");
+  r.values("reduction", reduction);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     Tensor x = n.saved(self_), t = n.saved(target_);
     if (x.sizes() != t.sizes()) {
@@ -164,8 +165,9 @@ Tensor mse_loss_backward_autograd(const Tensor& grad_output, const Tensor& self,
                        ? 2.0 / static_cast<double>(self.numel())
                        : 2.0;
   const bool xt = r.needs(1) || r.needs(2);
-  const size_t go_ = r.save_if(xt, grad_output), self_ = r.save_if(r.needs(0), self),
-               target_ = r.save_if(r.needs(0), target);
+  const size_t go_ = r.save_if(xt, grad_output, "grad_output"), self_ = r.save_if(r.needs(0), self, "self"),
+               target_ = r.save_if(r.needs(0), target, "target");
+  r.values("reduction", reduction);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor dx = n.needs(1) || n.needs(2) ? mul(n.saved(go_) * g[0], c) : Tensor();
     return tensor_list{

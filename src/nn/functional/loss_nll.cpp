@@ -236,8 +236,9 @@ std::tuple<Tensor, Tensor> nll_forward_autograd(const Tensor& self, const Tensor
   auto outs = r.forward(
       [&] { return dispatch::call<impl>(id, self, target, weight, reduction, ignore_index); });
   if (!r) return outs;
-  const size_t self_ = r.save(self), target_ = r.save(target);
-  const size_t weight_ = r.save_if(weight.has_value() && weight->defined(), weight);
+  const size_t self_ = r.save(self, "self"), target_ = r.save(target, "target");
+  const size_t weight_ = r.save_if(weight.has_value() && weight->defined(), weight, "weight");
+  r.values("ignore_index", ignore_index, "reduction", reduction);
   const bool has_w = weight.has_value() && weight->defined();
   const size_t total_ = weight_ + 1;
   auto list = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs)},
@@ -247,7 +248,7 @@ std::tuple<Tensor, Tensor> nll_forward_autograd(const Tensor& self, const Tensor
     return {backward(g[0], n.saved(self_), n.saved(target_), w, reduction, ignore_index,
                      n.saved(total_))};
   }, {true, false});
-  ops::save_output_at(r, list[1], total_);
+  ops::save_output_at(r, list[1], total_, "total_weight");
   return {list[0], list[1]};
 }
 
@@ -269,7 +270,8 @@ Tensor nll_backward_autograd(const Tensor& grad_output, const Tensor& self, cons
   });
   if (!r) return out;
   const bool has_w = weight.has_value() && weight->defined();
-  const size_t target_ = r.save(target), weight_ = r.save_if(has_w, weight);
+  const size_t target_ = r.save(target, "target"), weight_ = r.save_if(has_w, weight, "weight");
+  r.values("ignore_index", ignore_index, "reduction", reduction);
   return r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const std::optional<Tensor> w = has_w ? std::optional<Tensor>(n.saved(weight_)) : std::nullopt;
     return tensor_list{

@@ -187,10 +187,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_autograd(const Tensor& inpu
   if (!r) return outs;
   const bool has_w = weight.has_value() && weight->defined();
   const bool has_b = bias.has_value() && bias->defined();
-  const std::vector<int64_t> shape(normalized_shape.begin(), normalized_shape.end());
-  const size_t x_ = r.save(input);
-  const size_t w_ = r.save_if(has_w, weight);
-  const size_t b_ = r.save_if(has_b, bias);
+  const size_t x_ = r.save(input, "input");
+  const size_t w_ = r.save_if(has_w, weight, "weight");
+  const size_t b_ = r.save_if(has_b, bias, "bias");
+  r.values("normalized_shape", normalized_shape);
   const size_t mean_ = b_ + 1, rstd_ = b_ + 2;
   auto list = r.finish(std::vector<Tensor>{std::get<0>(outs), std::get<1>(outs), std::get<2>(outs)},
                        [=](OpNode& n, const tensor_list& g) -> tensor_list {
@@ -199,12 +199,12 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_autograd(const Tensor& inpu
     const Tensor w = has_w ? n.saved(w_) : Tensor();
     const Tensor b = has_b ? n.saved(b_) : Tensor();
     auto [gi, gw, gb] = native_layer_norm_backward(
-        g[0], n.saved(x_), shape, n.saved(mean_), n.saved(rstd_), some(w), some(b),
+        g[0], n.saved(x_), n.value(0).to_int_list(), n.saved(mean_), n.saved(rstd_), some(w), some(b),
         {n.needs(0), has_w && n.needs(1), has_b && n.needs(2)});
     return {gi, gw, gb};
   }, {true, false, false});  // the saved statistics are not differentiable outputs
-  ops::save_output_at(r, list[1], mean_);
-  ops::save_output_at(r, list[2], rstd_);
+  ops::save_output_at(r, list[1], mean_, "result1");
+  ops::save_output_at(r, list[2], rstd_, "result2");
   return {list[0], list[1], list[2]};
 }
 
