@@ -554,7 +554,9 @@ Tensor cholesky_solve_autograd(const Tensor& B, const Tensor& L, const bool& upp
   autograd::Recorder r("CholeskySolveBackward0", B, L);
   Tensor out = r.forward([&] { return dispatch::call<cholesky_solve_impl>(OpId::cholesky_solve, B, L, upper); });
   if (!r) return out;
-  const size_t L_ = r.save(L), X_ = 1;
+  // B is saved too, unused by the rule: torch's node keeps it (_saved_self, in-place checks).
+  const size_t L_ = r.save(L, "input2"), B_ = r.save(B, "self"), X_ = B_ + 1;  // X after finish
+  r.values("upper", upper);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     if (!g[0].defined()) return tensor_list{Tensor(), Tensor()};
     const Tensor l = n.saved(L_);
@@ -566,7 +568,7 @@ Tensor cholesky_solve_autograd(const Tensor& B, const Tensor& L, const bool& upp
     }
     return tensor_list{n.needs(0) ? gB : Tensor(), gL};
   });
-  ops::save_output_at(r, out, X_);
+  ops::save_output_at(r, out, X_, "result");
   return out;
 }
 
@@ -574,12 +576,13 @@ Tensor cholesky_inverse_autograd(const Tensor& L, const bool& upper) {
   autograd::Recorder r("CholeskyInverseBackward0", L);
   Tensor out = r.forward([&] { return dispatch::call<cholesky_inverse_impl>(OpId::cholesky_inverse, L, upper); });
   if (!r) return out;
-  const size_t L_ = r.save(L), inverse_ = 1;
+  const size_t L_ = r.save(L, "self"), inverse_ = 1;
+  r.values("upper", upper);
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     const Tensor inv = n.saved(inverse_);
     return tensor_list{cholesky_factor_grad(matmul(inv, matmul(g[0] + mH(g[0]), inv)), n.saved(L_), upper)};
   });
-  ops::save_output_at(r, out, inverse_);
+  ops::save_output_at(r, out, inverse_, "result");
   return out;
 }
 }  // namespace

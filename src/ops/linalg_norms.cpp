@@ -356,11 +356,11 @@ Tensor pinv_autograd(const Tensor& A, const std::optional<Tensor>& atol, const s
     return dispatch::call<pinv_tensor_impl>(OpId::linalg_pinv_atol_rtol_tensor, A, atol, rtol, hermitian);
   });
   if (!r) return out;
-  const size_t A_ = r.save(A), pinv_ = 1;
+  const size_t A_ = r.save(A, "self"), pinv_ = 1;
   r.finish(out, [=](OpNode& n, const tensor_list& g) {
     return tensor_list{pinv_backward(g[0], n.saved(pinv_), n.saved(A_))};
   });
-  ops::save_output_at(r, out, pinv_);
+  ops::save_output_at(r, out, pinv_, "result");
   return out;
 }
 }  // namespace

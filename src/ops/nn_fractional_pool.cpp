@@ -242,15 +242,16 @@ std::tuple<Tensor, Tensor> fractional_autograd(const Tensor& self, const IntArra
   autograd::Recorder r(D == 2 ? "FractionalMaxPool2DBackward0" : "FractionalMaxPool3DBackward0", self);
   auto outs = r.forward([&] { return dispatch::call<impl>(id, self, kernel_size, output_size, random_samples); });
   if (!r) return outs;
-  const size_t self_ = r.save(self);
+  const size_t self_ = r.save(self, "self");
   const size_t indices_ = self_ + 1;  // saved after finish
   const std::vector<int64_t> k(kernel_size.begin(), kernel_size.end()), o(output_size.begin(), output_size.end());
+  r.values("kernel_size", k, "output_size", o);
   r.finish(outs, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
     if (!g[0].defined()) return autograd::tensor_list{Tensor()};
     return autograd::tensor_list{D == 2 ? fractional_max_pool2d_backward(g[0], n.saved(self_), k, o, n.saved(indices_))
                                         : fractional_max_pool3d_backward(g[0], n.saved(self_), k, o, n.saved(indices_))};
   });
-  r.save_output(std::get<1>(outs));
+  r.save_output(std::get<1>(outs), "result1");
   return outs;
 }
 

@@ -705,7 +705,9 @@ Tensor grid_sampler_3d_autograd(const Tensor& input, const Tensor& grid, const i
                                                 padding_mode, align_corners);
   });
   if (!r) return out;
-  const size_t input_ = r.save(input), grid_ = r.save(grid);
+  const size_t input_ = r.save(input, "input"), grid_ = r.save(grid, "grid");
+  r.values("align_corners", align_corners, "interpolation_mode", interpolation_mode, "padding_mode",
+           padding_mode);
   return r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
     const std::vector<int64_t> mask{n.needs(0) ? 1 : 0, n.needs(1) ? 1 : 0};
     auto [gi, gg] = grid_sampler_3d_backward(g[0], n.saved(input_), n.saved(grid_), interpolation_mode,

@@ -315,8 +315,9 @@ Tensor segment_reduce_autograd(const Tensor& data, const std::string& reduce, co
                                                unsafe, initial);
   });
   if (!r) return out;
-  const size_t data_ = r.save(data);
-  const size_t lengths_ = r.save_if(true, lengths), offsets_ = r.save_if(true, offsets);
+  const size_t data_ = r.save(data, "data");
+  const size_t lengths_ = r.save_if(true, lengths, "lengths"), offsets_ = r.save_if(true, offsets, "offsets");
+  r.values("axis", axis, "initial", initial, "reduce", reduce);
   const size_t result_ = offsets_ + 1;  // saved after finish
   const bool has_lengths = lengths.has_value(), has_offsets = offsets.has_value();
   r.finish(out, [=](autograd::OpNode& n, const autograd::tensor_list& g) {
@@ -325,7 +326,7 @@ Tensor segment_reduce_autograd(const Tensor& data, const std::string& reduce, co
     return autograd::tensor_list{
         _segment_reduce_backward(g[0], n.saved(result_), n.saved(data_), reduce, l, o, axis, initial)};
   });
-  r.save_output(out);
+  r.save_output(out, "result");
   return out;
 }
 
