@@ -13,6 +13,7 @@
 
 #include "../autograd/autograd_meta.h"
 #include "module_depth.h"
+#include "modules/module_util.h"
 #include "ember/autograd/function.h"
 #include "ember/grad_mode.h"
 
@@ -554,38 +555,11 @@ void Module::remove_hook(unsigned id) {
 
 // ---- repr ----
 
-namespace {
-// PyTorch's _addindent: every line after the first gets `spaces` more.
-std::string add_indent(const std::string& s, int spaces) {
-  std::string out;
-  for (char c : s) {
-    out += c;
-    if (c == '\n') out += std::string(static_cast<size_t>(spaces), ' ');
-  }
-  return out;
-}
-}  // namespace
-
 std::string Module::repr() const {
   detail::ModuleDepthGuard depth;
-  std::vector<std::string> extra_lines, child_lines;
-  const std::string extra = extra_repr();
-  if (!extra.empty()) {
-    std::istringstream in(extra);
-    for (std::string line; std::getline(in, line);) extra_lines.push_back(line);
-  }
-  for (const auto& [n, m] : children_) {
-    child_lines.push_back("(" + n + "): " + (m ? add_indent(m->repr(), 2) : "None"));
-  }
-  std::string s = type_name() + "(";
-  if (extra_lines.size() == 1 && child_lines.empty()) {
-    s += extra_lines[0];
-  } else if (!extra_lines.empty() || !child_lines.empty()) {
-    s += "\n";
-    for (const auto& l : extra_lines) s += "  " + l + "\n";
-    for (const auto& l : child_lines) s += "  " + l + "\n";
-  }
-  return s + ")";
+  std::vector<std::pair<std::string, const Module*>> children;
+  for (const auto& [n, m] : children_) children.emplace_back(n, m.get());
+  return detail::format_repr(type_name(), extra_repr(), children);
 }
 
 std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.repr(); }

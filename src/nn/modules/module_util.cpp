@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "ember/error.h"
 
@@ -46,6 +47,34 @@ std::string py_float(double v) {
   if (digits.size() > 1) out += "." + digits.substr(1);
   const int mag = std::abs(exponent);
   return out + "e" + (exponent < 0 ? "-" : "+") + (mag < 10 ? "0" : "") + std::to_string(mag);
+}
+
+std::string format_repr(const std::string& type_name, const std::string& extra_repr,
+                        const std::vector<std::pair<std::string, const Module*>>& children) {
+  // PyTorch's _addindent(s, 2): every line after the first gets two more spaces.
+  auto indent = [](const std::string& s) {
+    std::string out;
+    for (char c : s) {
+      out += c;
+      if (c == '\n') out += "  ";
+    }
+    return out;
+  };
+  std::vector<std::string> extra_lines, child_lines;
+  if (!extra_repr.empty()) {
+    std::istringstream in(extra_repr);
+    for (std::string line; std::getline(in, line);) extra_lines.push_back(line);
+  }
+  for (const auto& [n, m] : children) child_lines.push_back("(" + n + "): " + (m ? indent(m->repr()) : "None"));
+  std::string s = type_name + "(";
+  if (extra_lines.size() == 1 && child_lines.empty()) {
+    s += extra_lines[0];
+  } else if (!extra_lines.empty() || !child_lines.empty()) {
+    s += "\n";
+    for (const auto& l : extra_lines) s += "  " + l + "\n";
+    for (const auto& l : child_lines) s += "  " + l + "\n";
+  }
+  return s + ")";
 }
 
 std::string py_int_tuple(const std::vector<int64_t>& v) {

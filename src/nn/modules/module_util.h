@@ -21,6 +21,13 @@ inline const char* py_bool(bool b) { return b ? "True" : "False"; }
 /// A Python tuple of ints: "(10,)", "(2, 3)", "()".
 std::string py_int_tuple(const std::vector<int64_t>& v);
 
+/// PyTorch's Module.__repr__ layout: "Name(extra)" when extra_repr is one line and no child
+/// shows, else the extra lines and "(name): child" lines (None for an empty slot) indented by
+/// two. Module::repr shows every child; a quantized module leaves out its packed parameters
+/// (PyTorch's hide_packed_params_repr).
+std::string format_repr(const std::string& type_name, const std::string& extra_repr,
+                        const std::vector<std::pair<std::string, const Module*>>& children);
+
 /// Whether `m` holds a parameter `name` that is not None (PyTorch's `self.bias is not None`).
 bool has_defined_parameter(const Module& m, const std::string& name);
 

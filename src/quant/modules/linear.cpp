@@ -27,14 +27,6 @@ void check_dtype(ScalarType dtype, const char* what) {
   EMBER_CHECK(dtype == kQInt8, "Unsupported dtype specified for ", what, "!");
 }
 
-std::string indent(const std::string& s) {  // PyTorch's _addindent(s, 2)
-  std::string out;
-  for (char c : s) {
-    out += c;
-    if (c == '\n') out += "  ";
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -197,25 +189,11 @@ std::string Linear::extra_repr() const {
 
 std::string Linear::repr() const {
   // Module::repr without the packed-params children (PyTorch's hide_packed_params_repr).
-  std::vector<std::string> extra_lines, child_lines;
-  const std::string extra = extra_repr();
-  if (!extra.empty()) {
-    std::istringstream in(extra);
-    for (std::string line; std::getline(in, line);) extra_lines.push_back(line);
-  }
+  std::vector<std::pair<std::string, const Module*>> children;
   for (const auto& [n, m] : named_children()) {
-    if (dynamic_cast<const LinearPackedParams*>(m.get())) continue;
-    child_lines.push_back("(" + n + "): " + indent(m->repr()));
+    if (!dynamic_cast<const LinearPackedParams*>(m.get())) children.emplace_back(n, m.get());
   }
-  std::string s = type_name() + "(";
-  if (extra_lines.size() == 1 && child_lines.empty()) {
-    s += extra_lines[0];
-  } else if (!extra_lines.empty() || !child_lines.empty()) {
-    s += "\n";
-    for (const auto& l : extra_lines) s += "  " + l + "\n";
-    for (const auto& l : child_lines) s += "  " + l + "\n";
-  }
-  return s + ")";
+  return nn::detail::format_repr(type_name(), extra_repr(), children);
 }
 
 void Linear::_save_to_state_dict(StateDict& destination, const std::string& prefix,

@@ -34,14 +34,6 @@ namespace {
     if (!(cond)) throw ::ember::quantization::AssertionError(::ember::detail::str_cat(__VA_ARGS__)); \
   } while (0)
 
-std::string indent(const std::string& s) {  // PyTorch's _addindent(s, 2)
-  std::string out;
-  for (char c : s) {
-    out += c;
-    if (c == '\n') out += "  ";
-  }
-  return out;
-}
 
 std::string shape_tuple(const std::vector<int64_t>& v) {
   std::string s = "(";
@@ -204,26 +196,13 @@ std::string RNNBase::extra_repr() const {
 }
 
 std::string RNNBase::repr() const {
-  std::vector<std::string> extra_lines, child_lines;
-  const std::string extra = extra_repr();
-  if (!extra.empty()) {
-    std::istringstream in(extra);
-    for (std::string line; std::getline(in, line);) extra_lines.push_back(line);
-  }
+  // Module::repr without the packed-params children (PyTorch's hide_packed_params_repr).
+  std::vector<std::pair<std::string, const Module*>> children;
   for (const auto& [n, m] : named_children()) {
-    if (dynamic_cast<const PackedParameter*>(m.get()) || dynamic_cast<const ModuleList*>(m.get()))
-      continue;
-    child_lines.push_back("(" + n + "): " + indent(m->repr()));
+    if (!dynamic_cast<const PackedParameter*>(m.get()) && !dynamic_cast<const ModuleList*>(m.get()))
+      children.emplace_back(n, m.get());
   }
-  std::string s = type_name() + "(";
-  if (extra_lines.size() == 1 && child_lines.empty()) {
-    s += extra_lines[0];
-  } else if (!extra_lines.empty() || !child_lines.empty()) {
-    s += "\n";
-    for (const auto& l : extra_lines) s += "  " + l + "\n";
-    for (const auto& l : child_lines) s += "  " + l + "\n";
-  }
-  return s + ")";
+  return nn::detail::format_repr(type_name(), extra_repr(), children);
 }
 
 void RNNBase::_load_from_state_dict(StateDict& state_dict, const std::string& prefix,
