@@ -3,6 +3,7 @@
 
 #include "../backends/cpu/reduce_kernels.h"
 #include "../dispatch/boxing.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/math.h"
 #include "ember/ops/reduce.h"
 #include "elementwise.h"
@@ -17,12 +18,23 @@ namespace {
 Tensor var_like(const char* op, const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                 const std::optional<Scalar>& correction, bool keepdim, bool take_sqrt) {
   ops::check_not_quantized(op, {self});
-  EMBER_CHECK(is_floating(self.dtype()), "std and var only support floating point and complex dtypes");
+  EMBER_CHECK(is_floating(self.dtype()) || is_complex(self.dtype()),
+              "std and var only support floating point and complex dtypes");
   DimVector dims = ops::reduction_dims(dim ? IntArrayRef(*dim) : IntArrayRef(), self.dim());
   const double c = correction ? correction->to_double() : 1.0;
+  // A complex input's variance is real: E|x - mean|^2, the sum of its parts' variances.
   Tensor out = empty(ops::reduced_shape(self.sizes(), dims, keepdim),
-                     TensorOptions(self.dtype()).device(self.device()));
-  if (!out.is_meta()) cpu::var_kernel(out, self, dims, c, take_sqrt);
+                     TensorOptions(to_real_value_type(self.dtype())).device(self.device()));
+  if (out.is_meta()) return out;
+  if (!self.is_complex()) {
+    cpu::var_kernel(out, self, dims, c, take_sqrt);
+    return out;
+  }
+  Tensor imag_var = empty_like(out);
+  cpu::var_kernel(out, real(self).contiguous(), dims, c, false);
+  cpu::var_kernel(imag_var, imag(self).contiguous(), dims, c, false);
+  out.add_(imag_var);
+  if (take_sqrt) out.sqrt_();
   return out;
 }
 
