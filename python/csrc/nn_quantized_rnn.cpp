@@ -4,7 +4,7 @@
 // __setstate__ form: ("quantized_dynamic", [b_ih, b_hh], [], [reduce_range], [w_ih, w_hh]));
 // and _C._quantized_lstm / _quantized_gru, the multi-layer functions behind ember.quantized_lstm
 // / quantized_gru (Note [Lists of packed objects] in ember/quantized/rnn.h).
-#include "nn_cnn.h"
+#include "nn_seq.h"
 #include "quantization.h"
 
 #include "ember/nn/qat/embedding_ops.h"
@@ -49,21 +49,6 @@ std::optional<Tensor> opt_tensor(py::handle o) {
   return unpack(o.ptr());
 }
 
-py::object packed_class() {
-  return py::module_::import("ember.nn.utils.rnn").attr("PackedSequence");
-}
-R::PackedSequence packed_from(py::handle p) {
-  auto field = [&](const char* n) {
-    py::object o = p.attr(n);
-    return o.is_none() ? Tensor() : unpack(o.ptr());
-  };
-  return R::PackedSequence{field("data"), field("batch_sizes"), field("sorted_indices"),
-                           field("unsorted_indices")};
-}
-py::object packed_to(const R::PackedSequence& p) {
-  return packed_class()(to_py(p.data), to_py(p.batch_sizes), to_py(p.sorted_indices),
-                        to_py(p.unsorted_indices));
-}
 
 template <class T>
 intrusive_ptr<T> object_of(py::handle h, const char* what) {

@@ -19,25 +19,7 @@ using Class = py::class_<T, PyLayer<T>, Base, std::shared_ptr<T>>;
 
 const auto none = py::none();
 
-py::object packed_class() {
-  return py::module_::import("ember.nn.utils.rnn").attr("PackedSequence");
-}
-
 py::object to_py(const Tensor& t) { return py::reinterpret_steal<py::object>(wrap(t)); }
-
-R::PackedSequence packed_from(py::handle p) {
-  auto field = [&](const char* n) {
-    py::object o = p.attr(n);
-    return o.is_none() ? Tensor() : unpack(o.ptr());
-  };
-  return R::PackedSequence{field("data"), field("batch_sizes"), field("sorted_indices"),
-                           field("unsorted_indices")};
-}
-
-py::object packed_to(const R::PackedSequence& p) {
-  return packed_class()(to_py(p.data), to_py(p.batch_sizes), to_py(p.sorted_indices),
-                        to_py(p.unsorted_indices));
-}
 
 // RNNBase's dropout check: a number (not a bool) in [0, 1].
 double dropout_arg(py::handle d) {
@@ -250,6 +232,24 @@ void bind_rnn_utils(py::module_& m) {
 }
 
 }  // namespace
+
+py::object packed_class() {
+  return py::module_::import("ember.nn.utils.rnn").attr("PackedSequence");
+}
+
+R::PackedSequence packed_from(py::handle p) {
+  auto field = [&](const char* n) {
+    py::object o = p.attr(n);
+    return o.is_none() ? Tensor() : unpack(o.ptr());
+  };
+  return R::PackedSequence{field("data"), field("batch_sizes"), field("sorted_indices"),
+                           field("unsorted_indices")};
+}
+
+py::object packed_to(const R::PackedSequence& p) {
+  return packed_class()(to_py(p.data), to_py(p.batch_sizes), to_py(p.sorted_indices),
+                        to_py(p.unsorted_indices));
+}
 
 void init_nn_rnn(py::module_& parent) {
   py::module_ m = parent.attr("_nn");

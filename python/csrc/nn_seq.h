@@ -1,13 +1,21 @@
-// What the sequence-model bindings share (nn_seq.cpp, nn_rnn.cpp): forwards that take
-// PyTorch's keyword arguments.
+// What the sequence-model bindings share (nn_seq.cpp, nn_rnn.cpp, nn_quantized_rnn.cpp):
+// forwards that take PyTorch's keyword arguments, PackedSequences across the boundary.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "nn_cnn.h"
+#include "ember/nn/utils/rnn.h"
 
 namespace ember::python {
+
+/// An ember.nn.utils.rnn.PackedSequence as the C++ struct (None fields: undefined tensors) and
+/// back (nn_rnn.cpp; the float and the dynamic quantized RNNs share them).
+/// The ember.nn.utils.rnn.PackedSequence class.
+py::object packed_class();
+nn::utils::rnn::PackedSequence packed_from(py::handle packed);
+py::object packed_to(const nn::utils::rnn::PackedSequence& packed);
 
 /// forward(*args, **kwargs) over the layer's own boxed forward (Note [Trampolines for C++
 /// layers]): `names` are Python's parameter names, the first `n_required` without default, the
