@@ -10,6 +10,7 @@
 #include "backends/cpu/gemm.h"
 #include "onednn_int8.h"
 #include "qdepthwise.h"
+#include "qpointwise_amx.h"
 #include "requant.h"
 
 namespace ember::cpu::quantized {
@@ -93,6 +94,11 @@ class QConv2dImpl final : public PackedQConv2d {
       if (f == QFormula::Onednn && detail::dw3x3_applies(g)) {
         dw3x3_ = std::make_unique<detail::Dw3x3Weights>(weight, g.out_channels);
       }
+      // 1x1 convolutions run on AMX tiles where the CPU has them (Note [1x1 int8 convolutions
+      // on AMX tiles]), for both formulas: the tiles give the exact sums.
+      if (pointwise() && detail::amx_int8_usable()) {
+        amx_ = std::make_unique<detail::AmxWeights>(weight, g.out_channels, g.in_channels);
+      }
     }
     // The portable layout is kept too: oneDNN may have no implementation for some shape.
     w16_.resize(g.out_channels * taps * cg);
@@ -122,6 +128,10 @@ class QConv2dImpl final : public PackedQConv2d {
                                      x_scale, y_scale, y_zero_point, relu);
     const Requant& r = *cached;
     const int64_t rows = n * oh * ow;
+    if (amx_ && detail::pointwise_amx_enabled()) {
+      detail::pointwise_amx_run(*amx_, x, rows, static_cast<int32_t>(x_zero_point), r, y);
+      return;
+    }
     if (dw3x3_ && detail::dw3x3_enabled()) {
       detail::dw3x3_run(*dw3x3_, g, x, n, h, w, static_cast<int32_t>(x_zero_point), r, y);
       return;
@@ -244,6 +254,7 @@ class QConv2dImpl final : public PackedQConv2d {
   std::vector<int16_t> w16_;
   std::unique_ptr<detail::OnednnWeights> onednn_;
   std::unique_ptr<detail::Dw3x3Weights> dw3x3_;  // the direct depthwise kernel's layout
+  std::unique_ptr<detail::AmxWeights> amx_;       // the AMX 1x1 kernel's layout
   // Identifies this pack in the primitive caches (Note [Exact int8 accumulators from oneDNN]).
   const int64_t id_ = next_pack_id();
 };
