@@ -129,6 +129,38 @@ TEST(QPointwiseAmx, LargeLayerAndWrappingSums) {
   }
 }
 
+// The packed linear takes the same kernel from kAmxMinRows rows (fewer go to oneDNN, checked
+// too): static (both formulas, rows from 1 to several blocks,
+// the classifier's 1280 -> 1000) and dynamic (float input quantized per call, sums dequantized).
+TEST(QPointwiseAmx, LinearStaticAndDynamicEqualRef) {
+  if (!detail::amx_int8_usable()) GTEST_SKIP() << "no AMX int8 on this CPU / OS";
+  Rng r(77);
+  for (const auto& [in, out, m] : {std::tuple<int64_t, int64_t, int64_t>{1280, 1000, 1},
+                                   {20, 33, 5},
+                                   {64, 16, 32},
+                                   {100, 7, 70}}) {
+    Data s = make(r, in, out, m, true, out != 7);
+    const float* b = out != 7 ? s.bias.data() : nullptr;
+    std::vector<float> xf(m * in);
+    for (auto& v : xf) v = static_cast<float>(r.u(-3, 5));
+    for (QFormula f : {QFormula::Onednn, QFormula::Qnnpack}) {
+      auto p = PackedQLinear::create(f, in, out, s.w.data(), s.scales.data(), s.zps.data(), out, b);
+      std::vector<uint8_t> got(m * out, 1), want(m * out, 2);
+      p->run(s.x.data(), m, 0.03, 7, got.data(), 0.2, 60, true);
+      qlinear_ref(f, in, out, s.w.data(), s.scales.data(), s.zps.data(), out, b, s.x.data(), m,
+                  0.03, 7, want.data(), 0.2, 60, true);
+      ASSERT_EQ(got, want) << "in " << in << " out " << out << " m " << m;
+      for (bool reduce_range : {false, true}) {
+        std::vector<float> dyn(m * out, 1.f), dyn_want(m * out, 2.f);
+        p->run_dynamic(xf.data(), m, dyn.data(), reduce_range, false);
+        qlinear_dynamic_ref(f, in, out, s.w.data(), s.scales.data(), s.zps.data(), out, b,
+                            xf.data(), m, dyn_want.data(), reduce_range, false);
+        ASSERT_EQ(dyn, dyn_want) << "dynamic: in " << in << " out " << out << " m " << m;
+      }
+    }
+  }
+}
+
 // The switch that benchmarks use: off, a packed 1x1 conv takes oneDNN's kernel, same codes.
 TEST(QPointwiseAmx, DisabledFallsBackWithSameCodes) {
   if (!detail::amx_int8_usable()) GTEST_SKIP() << "no AMX int8 on this CPU / OS";

@@ -128,7 +128,7 @@ class QConv2dImpl final : public PackedQConv2d {
                                      x_scale, y_scale, y_zero_point, relu);
     const Requant& r = *cached;
     const int64_t rows = n * oh * ow;
-    if (amx_ && detail::pointwise_amx_enabled()) {
+    if (amx_ && rows >= detail::kAmxMinRows && detail::pointwise_amx_enabled()) {
       detail::pointwise_amx_run(*amx_, x, rows, static_cast<int32_t>(x_zero_point), r, y);
       return;
     }
@@ -269,6 +269,8 @@ class QLinearImpl final : public PackedQLinear {
     if (onednn_int8_enabled() && detail::onednn_int8_exact() && wp_.all_zero_points_zero &&
         in > 0 && out > 0) {
       onednn_ = std::make_unique<detail::OnednnWeights>(weight, in * out);
+      // As the 1x1 convolutions (Note [1x1 int8 convolutions on AMX tiles]).
+      if (detail::amx_int8_usable()) amx_ = std::make_unique<detail::AmxWeights>(weight, out, in);
     }
     w16_.resize(in * out);
     for (int64_t o = 0; o < out; ++o) {
@@ -288,7 +290,11 @@ class QLinearImpl final : public PackedQLinear {
     const auto cached = requant_.get(formula_, wp_, bias_.empty() ? nullptr : bias_.data(),
                                      x_scale, y_scale, y_zero_point, relu);
     const Requant& r = *cached;
-    // Linear (a matmul) always takes the s32 path: oneDNN 2.6's only u8-output int8 matmul with
+    if (amx_ && m >= detail::kAmxMinRows && detail::pointwise_amx_enabled()) {
+      detail::pointwise_amx_run(*amx_, x, m, static_cast<int32_t>(x_zero_point), r, y);
+      return;
+    }
+    // Otherwise linear (a matmul) always takes the s32 path: oneDNN 2.6's only u8-output int8 matmul with
     // per-call scales is its gemm:jit one, 10x slower at batch 1 than brgemm with s32 output
     // plus our requantization (measured 1280->1000: 229 us vs 21 us).
     int32_t* acc = scratch(t_acc, m * O);
@@ -320,6 +326,10 @@ class QLinearImpl final : public PackedQLinear {
  private:
   void accumulate(const uint8_t* x, int64_t m, int32_t zx, int32_t* acc) const {
     const int64_t K = in_features_, O = out_features_;
+    if (amx_ && m >= detail::kAmxMinRows && detail::pointwise_amx_enabled()) {
+      detail::pointwise_amx_sums(*amx_, x, m, zx, acc);
+      return;
+    }
     if (onednn_) {
       const ScopedOnednnThreads onednn_threads;  // as in the convolution's run()
       if (detail::Int8Primitive* p = detail::matmul_s32_primitive(m, K, O)) {
@@ -341,6 +351,7 @@ class QLinearImpl final : public PackedQLinear {
   std::vector<float> bias_;
   std::vector<int16_t> w16_;
   std::unique_ptr<detail::OnednnWeights> onednn_;
+  std::unique_ptr<detail::AmxWeights> amx_;
 };
 
 }  // namespace

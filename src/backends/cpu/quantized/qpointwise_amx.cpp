@@ -123,16 +123,15 @@ EMBER_AMX_INT8 void tile_block(const uint8_t* a, int64_t lda, const int8_t* b0, 
 }
 
 // What happens to a finished C tile: the Onednn formula's codes straight from it (AVX-512, the
-// reference's order of float operations, as the depthwise kernel does), or, for the Qnnpack
-// formula, a copy into the block's accumulators for requantize_rows.
+// reference's order of float operations, as the depthwise kernel does), or a copy of its sums
+// (for the Qnnpack formula's requantize_rows, or for the caller's own use).
 struct Epilogue {
   const Requant* r;
   int64_t out;               // output channels (y's row length)
   bool fused;                // Onednn formula: codes from the tile
   bool clamp_high;           // values may pass 2^30: clamp before the conversion
   uint8_t* y;                // the block's first output row
-  int32_t* acc;              // !fused: the block's accumulators, ld int32s per row
-  int64_t ld;
+  int32_t* acc;              // !fused: the block's first row of sums (rows of `out`)
 };
 
 // The Onednn formula's constants of channels n0.. (mask: those that exist; 0 past them).
@@ -167,7 +166,7 @@ EMBER_AMX_INT8 void finish_tile(const Epilogue& e, const int32_t* c, int64_t ai,
   const int64_t n = std::min(kTileN, e.out - n0);
   if (!e.fused) {
     for (int64_t i = 0; i < rows; ++i) {
-      std::memcpy(e.acc + (ai * kTileRows + i) * e.ld + n0, c + i * kTileN, n * sizeof(int32_t));
+      std::memcpy(e.acc + (ai * kTileRows + i) * e.out + n0, c + i * kTileN, n * sizeof(int32_t));
     }
     return;
   }
@@ -239,19 +238,18 @@ T* aligned_scratch(std::vector<T>& buf, int64_t count) {
   return buf.data() + ((64 - p % 64) % 64) / sizeof(T);
 }
 
-// Rows [m0, m1) of one call, in blocks of 32.
+// Rows [m0, m1) of one call, in blocks of 32: the exact sums into `sums` (rows x out) when it is
+// given, else codes into y by r.
 EMBER_AMX_INT8 void run_rows(const AmxWeights& w, const uint8_t* x, int64_t rows, int64_t m0,
-                             int64_t m1, const int32_t* comp, const Requant& r, uint8_t* y) {
+                             int64_t m1, const int32_t* comp, const Requant* r, uint8_t* y,
+                             int32_t* sums) {
   thread_local std::vector<int32_t> acc_buf, tile_buf;
   thread_local std::vector<uint8_t> pad_buf;
-  const int64_t K = w.in, O = w.out, ld = w.out_tiles * kTileN, kp = w.k_tiles * kTileK;
-  Epilogue e{&r, O, r.formula == QFormula::Onednn, true, nullptr, nullptr, ld};
-  if (e.fused) {
-    // |acc| <= 255 * 128 * K: most layers cannot reach 2^30 and skip the clamp.
-    e.clamp_high = !bounded(r, O, 255.f * 128.f * static_cast<float>(K));
-  } else {
-    e.acc = aligned_scratch(acc_buf, kBlockRows * ld);
-  }
+  const int64_t K = w.in, O = w.out, kp = w.k_tiles * kTileK;
+  Epilogue e{r, O, !sums && r->formula == QFormula::Onednn, true, nullptr, nullptr};
+  // |acc| <= 255 * 128 * K: most layers cannot reach 2^30 and skip the clamp.
+  if (e.fused) e.clamp_high = !bounded(*r, O, 255.f * 128.f * static_cast<float>(K));
+  int32_t* block_acc = !e.fused && !sums ? aligned_scratch(acc_buf, kBlockRows * O) : nullptr;
   int32_t* c = aligned_scratch(tile_buf, 4 * kTileRows * kTileN);
   configure_tiles();
   for (int64_t b = m0; b < m1; b += kBlockRows) {
@@ -267,16 +265,34 @@ EMBER_AMX_INT8 void run_rows(const AmxWeights& w, const uint8_t* x, int64_t rows
       a = pad;
       lda = kp;
     }
-    e.y = y + b * O;
+    if (y) e.y = y + b * O;
+    e.acc = sums ? sums + b * O : block_acc;
     block_codes(w, a, lda, m, comp, c, e);
-    if (e.fused) continue;
-    if (ld == O) {
-      requantize_rows(r, e.acc, m, O, e.y);
-    } else {
-      for (int64_t i = 0; i < m; ++i) requantize_rows(r, e.acc + i * ld, 1, O, e.y + i * O);
-    }
+    if (block_acc) requantize_rows(*r, block_acc, m, O, e.y);
   }
   release_tiles();
+}
+
+// comp[o] = -zx * sum(w[o]), wrapping as the int32 accumulators do.
+const int32_t* compensation(const AmxWeights& w, int32_t zx) {
+  thread_local std::vector<int32_t> comp_buf;
+  int32_t* comp = aligned_scratch(comp_buf, w.out_tiles * kTileN);
+  for (int64_t o = 0; o < w.out_tiles * kTileN; ++o) {
+    comp[o] = static_cast<int32_t>(static_cast<uint32_t>(-zx) * static_cast<uint32_t>(w.sums[o]));
+  }
+  return comp;
+}
+
+void run(const AmxWeights& w, const uint8_t* x, int64_t rows, int32_t zx, const Requant* r,
+         uint8_t* y, int32_t* sums) {
+  if (rows <= 0 || w.out == 0) return;
+  const int32_t* comp = compensation(w, zx);
+  const int64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
+  // ~16K outputs per task, as the other kernels' row grain.
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, kBlockRows * w.out));
+  parallel_for(0, blocks, grain, [&](int64_t b, int64_t e) {
+    run_rows(w, x, rows, b * kBlockRows, std::min(rows, e * kBlockRows), comp, r, y, sums);
+  });
 }
 
 }  // namespace
@@ -313,19 +329,12 @@ AmxWeights::AmxWeights(const int8_t* weight, int64_t out_, int64_t in_)
 
 void pointwise_amx_run(const AmxWeights& w, const uint8_t* x, int64_t rows, int32_t zx,
                        const Requant& r, uint8_t* y) {
-  if (rows <= 0 || w.out == 0) return;
-  // comp[o] = -zx * sum(w[o]), wrapping as the int32 accumulators do.
-  thread_local std::vector<int32_t> comp_buf;
-  int32_t* comp = aligned_scratch(comp_buf, w.out_tiles * kTileN);
-  for (int64_t o = 0; o < w.out_tiles * kTileN; ++o) {
-    comp[o] = static_cast<int32_t>(static_cast<uint32_t>(-zx) * static_cast<uint32_t>(w.sums[o]));
-  }
-  const int64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
-  // ~16K outputs per task, as the other kernels' row grain.
-  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, kBlockRows * w.out));
-  parallel_for(0, blocks, grain, [&](int64_t b, int64_t e) {
-    run_rows(w, x, rows, b * kBlockRows, std::min(rows, e * kBlockRows), comp, r, y);
-  });
+  run(w, x, rows, zx, &r, y, nullptr);
+}
+
+void pointwise_amx_sums(const AmxWeights& w, const uint8_t* x, int64_t rows, int32_t zx,
+                        int32_t* acc) {
+  run(w, x, rows, zx, nullptr, nullptr, acc);
 }
 
 }  // namespace ember::cpu::quantized::detail

@@ -21,6 +21,11 @@ bool amx_int8_usable();
 void set_pointwise_amx_enabled(bool enabled);
 bool pointwise_amx_enabled();
 
+/// Fewer rows than this run faster on oneDNN's VNNI kernel: a tile product costs the same for 1
+/// row as for 16 (measured on the 1280 -> 1000 classifier: 1 row 30 vs 13 us, 4 rows 16 vs 19,
+/// 8 rows 17 vs 34, 16 rows 18 vs 69; docs/quantization.md § Speed).
+constexpr int64_t kAmxMinRows = 8;
+
 /// A weight of `out` rows by `in` int8 codes (zero points 0) in the tiles' layout: per block of
 /// 16 output channels and 64 input channels, one 1 KB B tile whose row q holds, for each of the
 /// 16 channels, the four codes of inputs 4q..4q+3 (zeros past `in` and `out`); and per output
@@ -37,5 +42,9 @@ struct AmxWeights {
 /// * w[o][k], for x rows x in codes (row-major). Requires amx_int8_usable().
 void pointwise_amx_run(const AmxWeights& w, const uint8_t* x, int64_t rows, int32_t zx,
                        const Requant& r, uint8_t* y);
+
+/// acc (rows x out) = the exact sums alone (the dynamic linear dequantizes them itself).
+void pointwise_amx_sums(const AmxWeights& w, const uint8_t* x, int64_t rows, int32_t zx,
+                        int32_t* acc);
 
 }  // namespace ember::cpu::quantized::detail
