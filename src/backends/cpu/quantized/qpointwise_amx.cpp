@@ -90,8 +90,8 @@ EMBER_AMX_INT8 void release_tiles() { _tile_release(); }
 // The C tiles of (A0[, A1]) x (B0[, B1]) over all k tiles, stored to c: tile (ai, bi) at
 // c + (2 * ai + bi) * 256, rows 16 int32s apart. a: the block's first row, lda bytes apart;
 // b0 / b1: the first k tile of each output tile; comp0 / comp1: the compensation at their
-// first channel.
-template <int kA, int kB>
+// first channel. kAResident: one k tile, whose A tiles the caller has loaded already.
+template <int kA, int kB, bool kAResident>
 EMBER_AMX_INT8 void tile_block(const uint8_t* a, int64_t lda, const int8_t* b0, const int8_t* b1,
                                int64_t k_tiles, const int32_t* comp0, const int32_t* comp1,
                                int32_t* c) {
@@ -105,11 +105,11 @@ EMBER_AMX_INT8 void tile_block(const uint8_t* a, int64_t lda, const int8_t* b0, 
   for (int64_t kt = 0; kt < k_tiles; ++kt) {
     _tile_loadd(2, b0 + kt * kTileRows * kTileBytes, kTileBytes);
     if constexpr (kB == 2) _tile_loadd(3, b1 + kt * kTileRows * kTileBytes, kTileBytes);
-    _tile_loadd(0, a + kt * kTileK, lda);
+    if constexpr (!kAResident) _tile_loadd(0, a + kt * kTileK, lda);
     _tile_dpbusd(4, 0, 2);
     if constexpr (kB == 2) _tile_dpbusd(5, 0, 3);
     if constexpr (kA == 2) {
-      _tile_loadd(1, a + kTileRows * lda + kt * kTileK, lda);
+      if constexpr (!kAResident) _tile_loadd(1, a + kTileRows * lda + kt * kTileK, lda);
       _tile_dpbusd(6, 1, 2);
       if constexpr (kB == 2) _tile_dpbusd(7, 1, 3);
     }
@@ -119,6 +119,18 @@ EMBER_AMX_INT8 void tile_block(const uint8_t* a, int64_t lda, const int8_t* b0, 
   if constexpr (kA == 2) {
     _tile_stored(6, c + 2 * kC, kCBytes);
     if constexpr (kB == 2) _tile_stored(7, c + 3 * kC, kCBytes);
+  }
+}
+
+template <int kA, bool kAResident>
+EMBER_AMX_INT8 void tile_pair(const uint8_t* a, int64_t lda, const int8_t* b0, int64_t nb,
+                              int64_t tile_stride, int64_t k_tiles, const int32_t* comp0,
+                              int32_t* c) {
+  if (nb == 2) {
+    tile_block<kA, 2, kAResident>(a, lda, b0, b0 + tile_stride, k_tiles, comp0, comp0 + kTileN,
+                                  c);
+  } else {
+    tile_block<kA, 1, kAResident>(a, lda, b0, nullptr, k_tiles, comp0, nullptr, c);
   }
 }
 
@@ -191,42 +203,55 @@ EMBER_AMX_INT8 bool bounded(const Requant& r, int64_t out, float max_acc) {
   return true;
 }
 
+// The tiles of output tiles nt (and nt + 1 when nb == 2) in c, to the epilogue.
+EMBER_AMX_INT8 void finish_pair(const Epilogue& e, const int32_t* c, int64_t nt, int64_t nb,
+                                int64_t m) {
+  constexpr int64_t kC = kTileRows * kTileN;
+  finish_tile(e, c, 0, nt, m);
+  if (nb == 2) finish_tile(e, c + kC, 0, nt + 1, m);
+  if (m > kTileRows) {
+    finish_tile(e, c + 2 * kC, 1, nt, m);
+    if (nb == 2) finish_tile(e, c + 3 * kC, 1, nt + 1, m);
+  }
+}
+
 // All output channels of one block of m <= 32 rows (a: lda bytes apart), each finished tile
-// handed to the epilogue. c: a 4-tile buffer.
+// handed to the epilogue. c: two 4-tile buffers. Software-pipelined: the epilogue of one pair
+// of output tiles runs after the next pair's tile instructions are issued, so the vector units
+// requantize while the tile unit multiplies. With a single k tile the A tiles are loaded once
+// for all pairs.
 EMBER_AMX_INT8 void block_codes(const AmxWeights& w, const uint8_t* a, int64_t lda, int64_t m,
                                 const int32_t* comp, int32_t* c, const Epilogue& e) {
-  constexpr int64_t kC = kTileRows * kTileN;
+  constexpr int64_t kBuf = 4 * kTileRows * kTileN;
   const int64_t tile_stride = w.k_tiles * kTileRows * kTileBytes;
   const int8_t* packed = w.packed.data();
-  const bool two_a = m > kTileRows;
-  int64_t nt = 0;
-  for (; nt + 2 <= w.out_tiles; nt += 2) {
+  const bool two_a = m > kTileRows, resident = w.k_tiles == 1;
+  if (resident) {
+    _tile_loadd(0, a, lda);
+    if (two_a) _tile_loadd(1, a + kTileRows * lda, lda);
+  }
+  int64_t prev = -1, prev_nb = 0;
+  for (int64_t nt = 0; nt < w.out_tiles; nt += 2) {
+    const int64_t nb = std::min<int64_t>(2, w.out_tiles - nt);
+    int32_t* buf = c + (nt / 2 % 2) * kBuf;
     const int8_t* b0 = packed + nt * tile_stride;
     const int32_t* c0 = comp + nt * kTileN;
     if (two_a) {
-      tile_block<2, 2>(a, lda, b0, b0 + tile_stride, w.k_tiles, c0, c0 + kTileN, c);
+      if (resident) {
+        tile_pair<2, true>(a, lda, b0, nb, tile_stride, w.k_tiles, c0, buf);
+      } else {
+        tile_pair<2, false>(a, lda, b0, nb, tile_stride, w.k_tiles, c0, buf);
+      }
+    } else if (resident) {
+      tile_pair<1, true>(a, lda, b0, nb, tile_stride, w.k_tiles, c0, buf);
     } else {
-      tile_block<1, 2>(a, lda, b0, b0 + tile_stride, w.k_tiles, c0, c0 + kTileN, c);
+      tile_pair<1, false>(a, lda, b0, nb, tile_stride, w.k_tiles, c0, buf);
     }
-    finish_tile(e, c, 0, nt, m);
-    finish_tile(e, c + kC, 0, nt + 1, m);
-    if (two_a) {
-      finish_tile(e, c + 2 * kC, 1, nt, m);
-      finish_tile(e, c + 3 * kC, 1, nt + 1, m);
-    }
+    if (prev >= 0) finish_pair(e, c + (prev / 2 % 2) * kBuf, prev, prev_nb, m);
+    prev = nt;
+    prev_nb = nb;
   }
-  if (nt < w.out_tiles) {
-    const int8_t* b0 = packed + nt * tile_stride;
-    const int32_t* c0 = comp + nt * kTileN;
-    if (two_a) {
-      tile_block<2, 1>(a, lda, b0, nullptr, w.k_tiles, c0, nullptr, c);
-      finish_tile(e, c, 0, nt, m);
-      finish_tile(e, c + 2 * kC, 1, nt, m);
-    } else {
-      tile_block<1, 1>(a, lda, b0, nullptr, w.k_tiles, c0, nullptr, c);
-      finish_tile(e, c, 0, nt, m);
-    }
-  }
+  if (prev >= 0) finish_pair(e, c + (prev / 2 % 2) * kBuf, prev, prev_nb, m);
 }
 
 // Per-thread buffers, 64-byte aligned, grown as needed.
@@ -250,7 +275,7 @@ EMBER_AMX_INT8 void run_rows(const AmxWeights& w, const uint8_t* x, int64_t rows
   // |acc| <= 255 * 128 * K: most layers cannot reach 2^30 and skip the clamp.
   if (e.fused) e.clamp_high = !bounded(*r, O, 255.f * 128.f * static_cast<float>(K));
   int32_t* block_acc = !e.fused && !sums ? aligned_scratch(acc_buf, kBlockRows * O) : nullptr;
-  int32_t* c = aligned_scratch(tile_buf, 4 * kTileRows * kTileN);
+  int32_t* c = aligned_scratch(tile_buf, 8 * kTileRows * kTileN);
   configure_tiles();
   for (int64_t b = m0; b < m1; b += kBlockRows) {
     const int64_t m = std::min(kBlockRows, m1 - b);
