@@ -16,6 +16,8 @@
 #include "ember/error.h"
 #include "ember/parallel.h"
 
+#include "quant/kernel_rng.h"
+
 namespace ember::cpu::quantized {
 namespace {
 
@@ -38,12 +40,7 @@ const ConvCase kConvCases[] = {
                                                       // (Note [Chunked int32 accumulators])
 };
 
-struct Rng {
-  std::mt19937 gen;
-  explicit Rng(uint32_t seed) : gen(seed) {}
-  int64_t i(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); }
-  double u(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); }
-};
+using kernel_test::Rng;
 
 struct Weights {
   std::vector<int8_t> w;

@@ -15,15 +15,12 @@
 #include "backends/cpu/quantized/qpointwise_amx.h"
 #include "backends/cpu/quantized/requant.h"
 
+#include "quant/kernel_rng.h"
+
 namespace ember::cpu::quantized {
 namespace {
 
-struct Rng {
-  std::mt19937 gen;
-  explicit Rng(uint32_t seed) : gen(seed) {}
-  int64_t i(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); }
-  double u(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); }
-};
+using kernel_test::Rng;
 
 QConvGeometry pointwise(int64_t in, int64_t out) {
   return QConvGeometry{in, out, 1, 1, 1, 1, 1, 0, 0, 1, 1};

@@ -10,14 +10,12 @@
 #include "backends/cpu/quantized/qconv.h"
 #include "backends/cpu/quantized/qelementwise_kernels.h"
 
+#include "quant/kernel_rng.h"
+
 namespace ember::cpu::quantized {
 namespace {
 
-struct Rng {
-  std::mt19937 gen;
-  explicit Rng(uint32_t seed) : gen(seed) {}
-  int64_t i(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); }
-};
+using kernel_test::Rng;
 
 TEST(QLayout, NchwToNhwcEqualsRef) {
   Rng r(7);
