@@ -31,5 +31,5 @@ def __getattr__(name):
     # still being built when ember/__init__.py imports this module.
     if name in ("data", "checkpoint"):
         import importlib
-        return importlib.import_module(".data", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
