@@ -8,6 +8,10 @@
 // switch that returns a pack to oneDNN with the same codes.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -154,6 +158,42 @@ TEST(QPointwiseAmx, LinearStaticAndDynamicEqualRef) {
                             xf.data(), m, dyn_want.data(), reduce_range, false);
         ASSERT_EQ(dyn, dyn_want) << "dynamic: in " << in << " out " << out << " m " << m;
       }
+    }
+  }
+}
+
+// The A tiles read 64 codes per row from the input with its own row stride, past a row's end into
+// the next pixel's codes: never past the input's end. The input here ends at a page that may not
+// be read (a tile load there would fault), for row lengths around the 64-code tiles and pixel
+// counts around the 32-pixel blocks.
+TEST(QPointwiseAmx, NeverReadsPastTheInput) {
+  if (!detail::amx_int8_usable()) GTEST_SKIP() << "no AMX int8 on this CPU / OS";
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  Rng r(3);
+  for (int64_t in : {1, 16, 24, 63, 64, 65, 100, 130}) {
+    for (int64_t rows : {1, 8, 31, 32, 33, 64, 65, 97}) {
+      const int64_t bytes = rows * in, pages = (bytes + page - 1) / page + 1;
+      void* map = mmap(nullptr, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+      ASSERT_NE(map, MAP_FAILED);
+      auto* base = static_cast<uint8_t*>(map);
+      ASSERT_EQ(mprotect(base + (pages - 1) * page, page, PROT_NONE), 0);
+      uint8_t* x = base + (pages - 1) * page - bytes;  // the last code is the page's last byte
+      for (int64_t i = 0; i < bytes; ++i) x[i] = static_cast<uint8_t>(r.i(0, 255));
+      const int64_t out = 20;
+      Data s = make(r, in, out, 0, true, true);
+      const detail::AmxWeights aw(s.w.data(), out, in);
+      const detail::WeightParams wp = detail::expand_weight_params(
+          QFormula::Onednn, "test", out, s.scales.data(), s.zps.data(), out);
+      const detail::Requant rq =
+          detail::make_requant(QFormula::Onednn, wp, s.bias.data(), 0.05, 0.1, 128, false);
+      std::vector<uint8_t> got(rows * out), want(rows * out);
+      detail::pointwise_amx_run(aw, x, rows, 100, rq, got.data());
+      qconv2d_ref(QFormula::Onednn, pointwise(in, out), s.w.data(), s.scales.data(),
+                  s.zps.data(), out, s.bias.data(), x, 1, 1, rows, 0.05, 100, want.data(), 0.1,
+                  128, false);
+      EXPECT_EQ(got, want) << "in " << in << " rows " << rows;
+      munmap(map, pages * page);
     }
   }
 }
