@@ -33,6 +33,7 @@
 
 #include "dispatch/schema.h"
 #include "ember/ops/factory.h"
+#include "tensor_api.h"
 
 namespace ember::python {
 
@@ -557,6 +558,7 @@ bool OpSignatures::try_bind(const Signature& sig, PyObject* self, PyObject* cons
     }
     Value v;
     if (!convert_arg(spec, bound[a], loose, v)) return false;
+    if (spec.name == "pin_memory" && bound[a] == Py_True) refuse_pinned_memory();
     out.stack.push_back(std::move(v));
   }
   if (out_obj && sig.factory) {  // a factory without dtype= makes out's dtype

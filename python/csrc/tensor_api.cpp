@@ -460,7 +460,7 @@ void recursive_store(PyObject* obj, const std::vector<int64_t>& sizes, size_t di
 
 py::object tensor_function(py::handle data, std::optional<ScalarType> dtype, std::optional<Device> device,
                            bool requires_grad, bool pin_memory) {
-  EMBER_CHECK(!pin_memory, "ember has no pinned memory: pin_memory must be False");
+  if (pin_memory) refuse_pinned_memory();
   if (is_tensor(data.ptr())) warn_tensor_copy("ember.tensor");
   return finish(tensor_from_data(data, dtype, device), requires_grad);
 }

@@ -21,6 +21,11 @@ py::cpp_function overridable(const char* name, Body body);
 /// so handlers can compare `func is ember.Tensor.<name>`.
 void def_overridable_method(const char* name, Body body);
 
+/// pin_memory=True of a factory or ember.tensor: page-locked host memory
+/// exists for copies to CUDA devices, which ember does not have; torch without CUDA refuses it
+/// with the same first sentence (cuda.cpp).
+[[noreturn]] void refuse_pinned_memory();
+
 /// PyTorch's legacy type name of a tensor: "ember.FloatTensor" (cpu), "ember.meta.FloatTensor"
 /// (Tensor.type(), torch.typename).
 std::string type_string(ScalarType dtype, Device device);
