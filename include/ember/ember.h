@@ -13,6 +13,7 @@
 #include "ember/autograd/gradcheck.h"
 #include "ember/autograd/saved_tensor_hooks.h"
 #include "ember/data.h"
+#include "ember/deterministic.h"
 #include "ember/device.h"
 #include "ember/dispatch.h"
 #include "ember/dtype.h"

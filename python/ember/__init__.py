@@ -57,6 +57,11 @@ import ember.ao.quantization  # noqa: E402,F401  (after nn: the workflow builds 
 from . import quantization  # noqa: E402,F401  (torch.quantization: the same modules)
 from ._C._quantization import fused_moving_avg_obs_fake_quant  # noqa: E402,F401
 from ._predicates import allclose, equal  # noqa: E402,F401
+from ._deterministic import (  # noqa: E402,F401
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+    get_deterministic_debug_mode,
+)
 from ._pointwise_aliases import functions as _aliases  # noqa: E402  (arccos, clip, fix, ...)
 globals().update(_aliases)
 from . import special  # noqa: E402,F401

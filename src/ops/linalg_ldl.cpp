@@ -1,5 +1,5 @@
 // linalg.ldl_factor(_ex) / ldl_solve (LAPACK sytrf / sytrs), geqrf / ormqr (LAPACK), and the
-// composites linalg.diagonal, linalg.vander, symeig and _lu_with_info. Checks and texts are
+// composites linalg.diagonal, linalg.vander, torch.vander, symeig and _lu_with_info. Checks and texts are
 // PyTorch 1.13's. PyTorch defines no derivative for ldl_factor, ldl_solve, geqrf or ormqr; the
 // composites differentiate through the ops they call.
 #include "../backends/cpu/lapack_more.h"
@@ -136,6 +136,21 @@ Tensor vander_impl(const Tensor& x, std::optional<int64_t> N) {
   return cat({ones_, powers}, -1);
 }
 
+// torch.vander: x's powers 0 .. N-1 as columns, decreasing unless `increasing`; integer and bool
+// inputs give int64 (the cumulative product's dtype), as PyTorch's.
+Tensor torch_vander_impl(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  EMBER_CHECK(x.dim() == 1, "x must be a one-dimensional tensor.");
+  const int64_t n = N.value_or(x.size(0));
+  EMBER_CHECK(n >= 0, "N must be non-negative.");
+  const ScalarType t = promote_types(x.dtype(), kInt64);
+  const TensorOptions opts = TensorOptions(t).device(x.device());
+  Tensor result = ones({x.size(0), std::min<int64_t>(n, 1)}, opts);
+  if (n > 1) {
+    result = cat({result, cumprod(x.unsqueeze(1).expand({x.size(0), n - 1}), 1, t)}, 1);
+  }
+  return increasing ? result : flip(result, {1});
+}
+
 // TORCH_WARN_ONCE in PyTorch: once per process.
 void warn_once(bool& warned, const char* text) {
   if (warned) return;
@@ -171,6 +186,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_with_info_impl(const Tensor& self, bool pi
 
 }  // namespace
 
+Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  return dispatch::call<torch_vander_impl>(OpId::vander, x, N, increasing);
+}
+
 namespace linalg {
 Tensor diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
   return dispatch::call<linalg_diagonal_impl>(OpId::linalg_diagonal, A, offset, dim1, dim2);
@@ -202,6 +221,7 @@ std::tuple<Tensor, Tensor, Tensor> _lu_with_info(const Tensor& self, bool pivot,
 
 EMBER_REGISTER_OP(linalg_diagonal, &linalg::diagonal);
 EMBER_REGISTER_OP(linalg_vander, &linalg::vander);
+EMBER_REGISTER_OP(vander, &ember::vander);
 EMBER_REGISTER_OP(linalg_ldl_factor_ex, &linalg::ldl_factor_ex);
 // A quantized input reaches the checks (PyTorch's: "Expected a floating point ... Got QUInt8").
 namespace {

@@ -1,5 +1,5 @@
 // The symmetric indefinite factorization (linalg.ldl_factor / ldl_solve), Householder QR pieces
-// (geqrf, ormqr), linalg.diagonal and linalg.vander, and the deprecated torch.symeig and
+// (geqrf, ormqr), linalg.diagonal, linalg.vander and torch.vander, and the deprecated torch.symeig and
 // torch._lu_with_info (torch.lu), with PyTorch 1.13's names, schemas and texts.
 //
 //   auto [LD, pivots] = ember::linalg::ldl_factor(A);     // A symmetric
@@ -21,6 +21,10 @@ Tensors3 ldl_factor_ex(const Tensor& A, bool hermitian = false, bool check_error
 Tensors2 ldl_factor(const Tensor& A, bool hermitian = false);
 Tensor ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
 }  // namespace linalg
+
+/// torch.vander: the Vandermonde matrix of the 1-D x, columns x^(N-1) .. x^0 (x^0 .. x^(N-1) if
+/// increasing); N defaults to x's length; integer and bool x give int64.
+Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt, bool increasing = false);
 
 /// (a, tau): R above the diagonal of a, the Householder reflectors below it.
 std::tuple<Tensor, Tensor> geqrf(const Tensor& self);

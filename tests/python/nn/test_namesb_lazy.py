@@ -125,3 +125,23 @@ def test_conversion_before_the_first_forward():
     assert repr(m) == "Linear(in_features=4, out_features=3, bias=True)"
     c = copy.deepcopy(nn.LazyConv1d(2, 3))
     assert type(c).__name__ == "LazyConv1d" and c.has_uninitialized_params()
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.nn.LazyLinear(4),
+    lambda m: m.nn.LazyConv1d(2, 2),
+    lambda m: m.nn.LazyConv2d(4, 3),
+    lambda m: m.nn.LazyConvTranspose2d(3, 2),
+    lambda m: m.nn.LazyBatchNorm1d(),
+])
+def test_construction_warns_only_as_torch(make):
+    # torch's lazy classes skip initialising their zero-sized parameters: the only warning is
+    # the lazy-module one.
+    import warnings
+    seen = {}
+    for mod in (torch, ember):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            make(mod)
+        seen[mod.__name__] = [str(x.message) for x in w]
+    assert seen["ember"] == seen["torch"]

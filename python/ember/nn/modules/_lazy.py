@@ -126,7 +126,12 @@ class LazyModuleMixin:
     cls_to_become = None
 
     def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+        # The layer is built with zero-sized parameters. torch's layer constructor then calls the
+        # lazy class's own reset_parameters, which skips them; ember's C++ constructor runs the
+        # C++ initialisation, which would warn that initializing zero-element tensors is a no-op.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Initializing zero-element tensors is a no-op")
+            super().__init__(*args, **kwargs)
         self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters)
         warnings.warn('Lazy modules are a new feature under heavy development '
                       'so changes to the API or functionality can happen at any moment.')
