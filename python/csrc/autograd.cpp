@@ -9,6 +9,7 @@
 #include "autograd_python.h"
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/gradcheck.h"
+#include "ember/autograd/gradcheck_errors.h"
 #include "torch_function.h"
 
 namespace ember::python {
@@ -109,6 +110,11 @@ void init_autograd(py::module_& parent) {
       "Error raised by gradcheck and gradgradcheck.", PyExc_RuntimeError, nullptr);
   m.add_object("GradcheckError", g_gradcheck_error);
   Py_INCREF(g_gradcheck_error);
+  // A RuntimeError raised in a Python backward reaches gradcheck as error_already_set.
+  autograd::set_gradcheck_runtime_error_predicate([](const std::exception& e) {
+    const auto* py_err = dynamic_cast<const py::error_already_set*>(&e);
+    return py_err && py_err->matches(PyExc_RuntimeError);
+  });
 
   // ---- the engine ----
   m.def("_run_backward", [](const tensor_list& tensors, const tensor_list& grad_tensors,

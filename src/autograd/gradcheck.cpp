@@ -18,10 +18,12 @@
 #include "gradcheck_impl.h"
 
 #include <complex>
+#include <functional>
 #include <sstream>
 
 #include "autograd_meta.h"
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/gradcheck_errors.h"
 #include "ember/grad_mode.h"
 #include "ember/ops/complex.h"
 #include "ember/ops/factory.h"
@@ -383,10 +385,18 @@ Tensor undefined_grad(const Tensor& t) {
   return out;
 }
 
-bool is_runtime_error(const Error& e) {
-  // Python's RuntimeError and its subclasses (NotImplementedError, LinAlgError).
-  return e.kind() == ErrorKind::Runtime || e.kind() == ErrorKind::NotImplemented ||
-         e.kind() == ErrorKind::LinAlg;
+std::function<bool(const std::exception&)>& foreign_runtime_error() {
+  static std::function<bool(const std::exception&)> pred;
+  return pred;
+}
+
+bool is_runtime_error(const std::exception& e) {
+  if (const auto* err = dynamic_cast<const Error*>(&e)) {
+    // Python's RuntimeError and its subclasses (NotImplementedError, LinAlgError).
+    return err->kind() == ErrorKind::Runtime || err->kind() == ErrorKind::NotImplemented ||
+           err->kind() == ErrorKind::LinAlg;
+  }
+  return foreign_runtime_error() && foreign_runtime_error()(e);
 }
 
 void test_undefined_backward_mode(const Fn& fn, const tensor_list& outputs,
@@ -417,7 +427,7 @@ void test_undefined_backward_mode(const Fn& fn, const tensor_list& outputs,
     tensor_list g;
     try {
       g = grad(outs, diff_in, zeros_out, std::nullopt, false, true);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       if (!is_runtime_error(e)) throw;
       warn_bc_breaking();
       fail("Expected backward function to handle undefined output grads. Please look at \"Notes "
@@ -483,6 +493,11 @@ void gradcheck_helper(const Fn& fn, const tensor_list& inputs, const GradcheckOp
 
 }  // namespace
 }  // namespace gradcheck_detail
+
+void set_gradcheck_runtime_error_predicate(
+    std::function<bool(const std::exception&)> is_runtime_error) {
+  gradcheck_detail::foreign_runtime_error() = std::move(is_runtime_error);
+}
 
 bool gradcheck(const DifferentiableFn& fn, const tensor_list& inputs,
                const GradcheckOptions& options) {

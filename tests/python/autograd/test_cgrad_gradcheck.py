@@ -238,8 +238,33 @@ def bad_functions(M):
         def backward(ctx, g):
             return M.ones(3, dtype=M.float64) if g is None else g * 2
 
+    class RaisesOnUndefined(M.autograd.Function):  # a RuntimeError: turned into GradcheckError
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            if g is None:
+                raise RuntimeError("no gradient")
+            return g * 2
+
+    class TypeErrorOnUndefined(M.autograd.Function):  # any other error goes through
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            if g is None:
+                raise TypeError("no gradient")
+            return g * 2
+
     return dict(ThirdInsteadOfOne=ThirdInsteadOfOne, NotScaled=NotScaled, Nondet=Nondet,
-                UndefinedNotZero=UndefinedNotZero)
+                UndefinedNotZero=UndefinedNotZero, RaisesOnUndefined=RaisesOnUndefined,
+                TypeErrorOnUndefined=TypeErrorOnUndefined)
 
 
 def ab(M):
@@ -267,7 +292,8 @@ def test_indices_count_differentiable_outputs_and_inputs(fast):
 @pytest.mark.parametrize("name,kw", [("NotScaled", {}), ("Nondet", {}),
                                      ("Nondet", {"nondet_tol": 1e-7}),
                                      ("UndefinedNotZero", {}),
-                                     ("UndefinedNotZero", {"check_undefined_grad": False})])
+                                     ("UndefinedNotZero", {"check_undefined_grad": False}),
+                                     ("RaisesOnUndefined", {}), ("TypeErrorOnUndefined", {})])
 def test_backward_checks_after_the_jacobians(name, kw):
     def make(M):
         F = bad_functions(M)[name]
@@ -276,8 +302,13 @@ def test_backward_checks_after_the_jacobians(name, kw):
     assert e == t
     expected = {"NotScaled": "backward not multiplied by grad_output",
                 "Nondet": "Backward is not reentrant, i.e., running backward with same input",
-                "UndefinedNotZero": "Expected all input grads to be undefined or zero"}[name]
-    if name == "UndefinedNotZero" and kw:
+                "UndefinedNotZero": "Expected all input grads to be undefined or zero",
+                "RaisesOnUndefined": "Expected backward function to handle undefined output "
+                                     "grads. Please look at",
+                "TypeErrorOnUndefined": "no gradient"}[name]
+    if name == "TypeErrorOnUndefined":
+        assert e == ("TypeError", "no gradient")
+    elif name == "UndefinedNotZero" and kw:
         assert e == ("ok", True)
     elif name == "Nondet" and kw:  # within nondet_tol, then the zero grad_output gives 1e-9
         assert e[1] == "backward not multiplied by grad_output"
