@@ -105,6 +105,7 @@ tensor_list central_difference(const Fn& fn, const tensor_list& inputs, const Te
   target.copy_(orig);
   tensor_list r;
   for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    if (!a[k].defined() || !b[k].defined()) continue;  // (C++ functions may return undefined)
     check_same_dtype_and_shape(a[k], b[k], eps, on_index);
     r.push_back(((b[k] - a[k]) / Scalar(2 * eps)).detach().reshape({-1}));
   }
