@@ -175,6 +175,10 @@ BUILTINS = [
     ("sin_real_to_complex", lambda M: lambda x: (x * (1 + 1j)).sin(), r),
     ("two_outputs", lambda M: lambda x: (x.real * 2, x * x), z),
     ("view_as_real", lambda M: lambda x: M.view_as_real(x * x), z),
+    # prod's complex gradient is conjugated (ember's was not: the real-part check let it pass)
+    ("prod", lambda M: lambda x: x.prod(), z),
+    ("prod_dim", lambda M: lambda x: (x * x.view(3, 1)).prod(1), z),
+    ("prod_with_zero", lambda M: lambda x: (x * M.tensor([1, 0, 1], dtype=M.complex128)).prod(), z),
 ]
 
 
