@@ -260,7 +260,8 @@ void run_case(GradCase& c, Blob& blob, std::ostream& out) {
     block << "check skip\ngradgrad skip\n";
   } else {
     tensor_list in64;
-    for (const auto& l : leaves) in64.push_back(strided_copy(l, kFloat64).requires_grad_());
+    for (const auto& l : leaves)  // complex leaves stay complex (gradcheck's Wirtinger checks)
+      in64.push_back(strided_copy(l, l.is_complex() ? kComplexDouble : kFloat64).requires_grad_());
     // The op's floating and complex outputs: a bool one (dropout's mask) has no finite
     // differences, and gradcheck refuses it as PyTorch's does.
     autograd::DifferentiableFn fn = [&c](const tensor_list& in) {
