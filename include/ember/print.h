@@ -15,6 +15,10 @@ namespace ember {
 
 std::string to_string(const Tensor& t);
 
+/// A double as Python's repr prints it ("0.0", "1e-06", "1.607766443214675", "nan", "-inf"):
+/// the shortest digits that round-trip, laid out by Python's rule.
+std::string py_float_repr(double v);
+
 /// PyTorch's _str_intern for an object of class `class_name` ("" for Tensor and Parameter: the
 /// prefix is "tensor("; any other name is the prefix, and a parameter of such a class prints as
 /// "Parameter(Name(...))"). `contents`, when given, replaces the printed elements (PyTorch's

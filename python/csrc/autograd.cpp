@@ -9,6 +9,7 @@
 #include "autograd_python.h"
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/gradcheck.h"
+#include "ember/autograd/gradcheck_errors.h"
 #include "torch_function.h"
 
 namespace ember::python {
@@ -109,6 +110,11 @@ void init_autograd(py::module_& parent) {
       "Error raised by gradcheck and gradgradcheck.", PyExc_RuntimeError, nullptr);
   m.add_object("GradcheckError", g_gradcheck_error);
   Py_INCREF(g_gradcheck_error);
+  // A RuntimeError raised in a Python backward reaches gradcheck as error_already_set.
+  autograd::set_gradcheck_runtime_error_predicate([](const std::exception& e) {
+    const auto* py_err = dynamic_cast<const py::error_already_set*>(&e);
+    return py_err && py_err->matches(PyExc_RuntimeError);
+  });
 
   // ---- the engine ----
   m.def("_run_backward", [](const tensor_list& tensors, const tensor_list& grad_tensors,
@@ -134,30 +140,38 @@ void init_autograd(py::module_& parent) {
   });
 
   // ---- gradcheck ----
-  auto options = [](double eps, double atol, double rtol, bool raise_exception, double nondet_tol,
-                    bool check_grad_dtypes, bool fast_mode) {
+  // ember.autograd.gradcheck passes its keyword arguments as a dict, by PyTorch's names
+  // (gradgradcheck's check_fwd_over_rev / check_rev_over_rev are check_forward_ad /
+  // check_backward_ad here).
+  auto options = [](const py::dict& kw) {
     autograd::GradcheckOptions o;
-    o.eps = eps;
-    o.atol = atol;
-    o.rtol = rtol;
-    o.raise_exception = raise_exception;
-    o.nondet_tol = nondet_tol;
-    o.check_grad_dtypes = check_grad_dtypes;
-    o.fast_mode = fast_mode;
+    auto num = [&](const char* k, double& field) { if (kw.contains(k)) field = kw[k].cast<double>(); };
+    auto flag = [&](const char* k, bool& field) { if (kw.contains(k)) field = kw[k].cast<bool>(); };
+    num("eps", o.eps);
+    num("atol", o.atol);
+    num("rtol", o.rtol);
+    num("nondet_tol", o.nondet_tol);
+    flag("raise_exception", o.raise_exception);
+    flag("check_sparse_nnz", o.check_sparse_nnz);
+    flag("check_undefined_grad", o.check_undefined_grad);
+    flag("check_grad_dtypes", o.check_grad_dtypes);
+    flag("check_batched_grad", o.check_batched_grad);
+    flag("check_batched_forward_grad", o.check_batched_forward_grad);
+    flag("check_forward_ad", o.check_forward_ad);
+    flag("check_backward_ad", o.check_backward_ad);
+    flag("fast_mode", o.fast_mode);
+    flag("gen_non_contig_grad_outputs", o.gen_non_contig_grad_outputs);
     return o;
   };
-  m.def("_gradcheck", [options](py::object func, py::tuple inputs, double eps, double atol,
-                                double rtol, bool raise_exception, double nondet_tol,
-                                bool check_grad_dtypes, bool fast_mode) {
-    auto opt = options(eps, atol, rtol, raise_exception, nondet_tol, check_grad_dtypes, fast_mode);
+  m.def("_gradcheck", [options](py::object func, py::tuple inputs, py::dict kw) {
+    const auto opt = options(kw);
     return run_gradcheck([&] {
       return autograd::gradcheck(as_differentiable_fn(func, inputs), tensors_in(inputs), opt);
     });
   });
-  m.def("_gradgradcheck", [options](py::object func, py::tuple inputs, const tensor_list& grad_outputs,
-                                    double eps, double atol, double rtol, bool raise_exception,
-                                    double nondet_tol, bool check_grad_dtypes, bool fast_mode) {
-    auto opt = options(eps, atol, rtol, raise_exception, nondet_tol, check_grad_dtypes, fast_mode);
+  m.def("_gradgradcheck", [options](py::object func, py::tuple inputs,
+                                    const tensor_list& grad_outputs, py::dict kw) {
+    const auto opt = options(kw);
     return run_gradcheck([&] {
       return autograd::gradgradcheck(as_differentiable_fn(func, inputs), tensors_in(inputs),
                                      grad_outputs, opt);

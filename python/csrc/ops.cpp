@@ -28,6 +28,7 @@ struct PyOpFunction {
   OpSignatures* sigs;
   bool method;
   bool nonzero;  // takes as_tuple=
+  bool list_results;  // "-> Tensor[]" as a list (ember.ops.aten, as torch.ops), else a tuple
   PyObject* name;
   PyObject* qualname;
   PyObject* module;
@@ -94,12 +95,13 @@ PyObject* make_structseq(PyTypeObject* type, std::vector<py::object> items) {
   return r;
 }
 
-PyObject* results_to_py(const OpHandle& op, const Stack& out) {
+PyObject* results_to_py(const OpHandle& op, const Stack& out, bool list_results = false) {
   // QScheme results box as ints (src/quant/quantize.cpp): back to the ember.qscheme object.
   if (out.size() == 1 && out[0].is_int() && op.returns().size() == 1 && op.returns()[0].type == "QScheme")
     return qscheme_object(out[0].to_int());
-  if (out.size() == 1 && out[0].is_tensor_list() && dispatch::is_runtime_op(op.id())) {
-    // A run-time op's "-> Tensor[]" is a list, as torch.ops gives it.
+  if (out.size() == 1 && out[0].is_tensor_list() && (list_results || dispatch::is_runtime_op(op.id()))) {
+    // "-> Tensor[]" through torch.ops (and any run-time op's) is a list; torch.split & co. at
+    // the top level give tuples.
     py::list l;
     for (const Tensor& t : out[0].to_tensor_list()) l.append(py::reinterpret_steal<py::object>(wrap(t)));
     return l.release().ptr();
@@ -107,7 +109,8 @@ PyObject* results_to_py(const OpHandle& op, const Stack& out) {
   if (out.size() == 1) return value_to_py(out[0]).release().ptr();
   if (out.empty() && op.returns().empty()) Py_RETURN_NONE;  // "-> ()" (run-time ops)
   const auto& by_op = return_type_by_op();
-  if (static_cast<size_t>(op.id()) < by_op.size() && by_op[op.id()]) {
+  // Named results (ember.return_types) for ember.max & co.; torch.ops gives plain tuples.
+  if (!list_results && static_cast<size_t>(op.id()) < by_op.size() && by_op[op.id()]) {
     std::vector<py::object> items;
     for (const Value& v : out) items.push_back(value_to_py(v));
     return make_structseq(by_op[op.id()], std::move(items));
@@ -247,7 +250,7 @@ PyObject* op_vectorcall(PyObject* callable, PyObject* const* args, size_t nargsf
         if (call.out) return call_with_out(f->sigs->python_name(), call);
         Stack out = call.sig->op->call(call.stack);
         if (call.requires_grad) out[0].to_tensor().requires_grad_(true);
-        return results_to_py(*call.sig->op, out);
+        return results_to_py(*call.sig->op, out, f->list_results);
       },
       static_cast<PyObject*>(nullptr));
 }
@@ -295,13 +298,15 @@ PyGetSetDef op_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
-PyObject* make_op_function(std::vector<const OpHandle*> ops, const std::string& name, bool method) {
+PyObject* make_op_function(std::vector<const OpHandle*> ops, const std::string& name, bool method,
+                           bool list_results = false) {
   auto* f = PyObject_GC_New(PyOpFunction, &OpFunctionType);
   if (!f) throw py::error_already_set();
   f->vectorcall = op_vectorcall;
   f->sigs = nullptr;
   f->method = method;
   f->nonzero = name == "nonzero";
+  f->list_results = list_results;
   f->name = PyUnicode_FromString(name.c_str());
   f->qualname = PyUnicode_FromString(((method ? "Tensor." : "") + name).c_str());
   f->module = PyUnicode_FromString(method ? "ember._tensor" : "ember");
@@ -414,15 +419,16 @@ void init_ops(py::module_& m) {
   m.attr("_op_functions") = functions;
   m.attr("_op_methods") = methods;
   m.def("_make_op_function", [](const std::string& python_name, std::vector<std::string> overloads,
-                                bool method) {
+                                bool method, bool list_results) {
     // ember.ops.aten-style names ("aten::add.Tensor") under a Python name of one's choice.
     std::vector<const OpHandle*> ops;
     for (const auto& full : overloads) {
       auto dot = full.find('.', full.find("::"));
       ops.push_back(dot == std::string::npos ? &find_op(full) : &find_op(full.substr(0, dot), full.substr(dot + 1)));
     }
-    return py::reinterpret_steal<py::object>(make_op_function(std::move(ops), python_name, method));
-  });
+    return py::reinterpret_steal<py::object>(
+        make_op_function(std::move(ops), python_name, method, list_results));
+  }, py::arg("python_name"), py::arg("overloads"), py::arg("method"), py::arg("list_results") = false);
 }
 
 }  // namespace ember::python

@@ -35,7 +35,8 @@ class OpOverload:
         self.__name__ = f"{packet._opname}.{overloadname}"
         self.__qualname__ = self.__name__
         self.__module__ = packet.__module__
-        self._op = _C._make_op_function(packet._opname, [self._name], False)
+        # "-> Tensor[]" results come back as lists, as torch.ops.aten gives them.
+        self._op = _C._make_op_function(packet._opname, [self._name], False, True)
         self._runtime = packet._runtime
 
     @property
@@ -115,7 +116,7 @@ class OpOverloadPacket:
         # The packet tries its overloads as ember.<op> does.
         fn = _C._make_op_function(self._opname, [
             self._qualified_op_name if n == "default" else f"{self._qualified_op_name}.{n}"
-            for n in self._overload_names], False)
+            for n in self._overload_names], False, True)
         if self._runtime:
             return _call_runtime(self, fn, args, kwargs)
         with _C.DisableTorchFunction():

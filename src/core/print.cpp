@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <ostream>
 #include <string>
@@ -451,5 +452,43 @@ std::string to_string(const Tensor& t, const std::string& class_name,
 std::string Tensor::to_string() const { return ember::to_string(*this); }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << ember::to_string(t); }
+
+std::string py_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // to_chars without a precision gives the shortest round-trip digits, as Python's repr does;
+  // only the layout (fixed or scientific) is then Python's own choice.
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  const std::string sci(buf, res.ptr);  // "-1.2345e-05", "5e-01"
+  const size_t e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  const int exponent = std::atoi(sci.c_str() + e + 1);
+  std::string sign;
+  if (mantissa[0] == '-') {
+    sign = "-";
+    mantissa.erase(0, 1);
+  }
+  std::string digits;
+  for (char c : mantissa)
+    if (c != '.') digits += c;
+  if (exponent >= -4 && exponent < 16) {
+    std::string int_part, frac_part;
+    if (exponent >= 0) {
+      const size_t n_int = static_cast<size_t>(exponent) + 1;
+      int_part = digits.substr(0, std::min(n_int, digits.size()));
+      if (int_part.size() < n_int) int_part += std::string(n_int - int_part.size(), '0');
+      frac_part = digits.size() > n_int ? digits.substr(n_int) : "0";
+    } else {
+      int_part = "0";
+      frac_part = std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    }
+    return sign + int_part + "." + frac_part;
+  }
+  std::string out = sign + digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  const int mag = std::abs(exponent);
+  return out + "e" + (exponent < 0 ? "-" : "+") + (mag < 10 ? "0" : "") + std::to_string(mag);
+}
 
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include "../backends/cpu/compare_kernels.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/math.h"
 #include "../quant/quantizer.h"
 #include "pointwise_helpers.h"
 
@@ -130,6 +131,9 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
   EMBER_CHECK_NOT_IMPLEMENTED(!device.is_meta(),
                               "Could not run 'aten::_local_scalar_dense' with arguments from the "
                               "'Meta' backend.");
+  // Complex values are compared by the modulus of their difference (isclose's rule); the
+  // kernel below handles real dtypes only.
+  if (is_complex(self.dtype())) return isclose(self, other, rtol, atol, equal_nan).all().item<bool>();
   // Integers and bools are compared in the default floating dtype, as torch.isclose does.
   const ScalarType dtype = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   Tensor close = ops::new_output(shape, kBool, device);

@@ -9,6 +9,7 @@
 #include "ember/ops/index_ops.h"
 #include "ember/ops/view.h"
 #include "linalg_common.h"
+#include "pointwise_helpers.h"
 
 namespace ember {
 
@@ -126,7 +127,8 @@ Tensor multi_dot_impl(ArrayRef<Tensor> tensors) {
   for (size_t i = 1; i < n; ++i)
     EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(),
                 "multi_dot(): all tensors must have be the same dtype but tensor 0 is ",
-                scalar_type_name(tensors[0].dtype()), " and tensor ", i, " ", scalar_type_name(tensors[i].dtype()));
+                ops::typemeta_name(tensors[0].dtype()), " and tensor ", i, " ",
+                ops::typemeta_name(tensors[i].dtype()));  // c10's C++ type names, as PyTorch
   std::vector<Tensor> ts(tensors.begin(), tensors.end());
   if (first_dim == 1) ts[0] = ts[0].unsqueeze(0);
   if (last_dim == 1) ts[n - 1] = ts[n - 1].unsqueeze(-1);

@@ -10,6 +10,7 @@
 #include "../autograd/record.h"
 #include "../dispatch/boxing.h"
 #include "elementwise.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/index_ops.h"
 #include "reduce_common.h"
@@ -351,7 +352,8 @@ Tensor exclusive_prod(const Tensor& x, int64_t dim, bool reverse) {
 // `grad` has `input`'s dims (the reduced one of size 1).
 Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& input, int64_t dim) {
   if (input.numel() == 0) return grad.expand(input.sizes());
-  return grad * (exclusive_prod(input, dim, false) * exclusive_prod(input, dim, true));
+  // Conjugated for complex input (Note [Complex autograd]), as PyTorch's prod_backward.
+  return grad * conj_if_complex(exclusive_prod(input, dim, false) * exclusive_prod(input, dim, true));
 }
 
 int64_t count_zeros(const Tensor& t) { return (t == 0).sum().item<int64_t>(); }
@@ -360,7 +362,7 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   if (input.dim() == 0) return grad;
   // Meta tensors have no values to look for zeros in: take the path correct for any input.
   const int64_t zeros_count = input.is_meta() ? -1 : count_zeros(input);
-  if (zeros_count == 0) return grad * (result / input);
+  if (zeros_count == 0) return grad * conj_if_complex(result / input);
   // Two zeros make every derivative 0; only double backward needs the polynomial behind it.
   if (zeros_count > 1 && !GradMode::is_enabled()) return zeros_like(input);
   return prod_safe_zeros_backward(grad, input.reshape({-1}), 0).reshape(input.sizes());
@@ -373,7 +375,7 @@ Tensor prod_dim_backward(Tensor grad, const Tensor& input, Tensor result, int64_
     grad = grad.unsqueeze(dim);
     result = result.unsqueeze(dim);
   }
-  if (!input.is_meta() && count_zeros(input) == 0) return grad * (result / input);
+  if (!input.is_meta() && count_zeros(input) == 0) return grad * conj_if_complex(result / input);
   return prod_safe_zeros_backward(grad, input, dim);
 }
 

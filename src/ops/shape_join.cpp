@@ -262,6 +262,10 @@ Labeled contract(Labeled a, Labeled b, const std::vector<bool>& keep) {
   }
   Tensor at = a.t.permute(a_perm).expand(a_exp).reshape({B, M, K});
   Tensor bt = b.t.permute(b_perm).expand(b_exp).reshape({B, K, N});
+  // As PyTorch's sumproduct_pair: a product without contracted dims is a mul (which promotes),
+  // one with contracted dims a bmm, which takes one dtype.
+  EMBER_CHECK(con.empty() || at.dtype() == bt.dtype(), "expected scalar type ",
+              scalar_type_name(at.dtype()), " but found ", scalar_type_name(bt.dtype()));
   const ScalarType dt = promote_types(at.dtype(), bt.dtype());
   // Integer operands (no integer GEMM): products summed, kept in their dtype as PyTorch's bmm.
   Tensor r = is_floating(dt) ? at.to(dt).bmm(bt.to(dt)) : (at.unsqueeze(-1) * bt.unsqueeze(1)).sum({2}).to(dt);

@@ -7,49 +7,13 @@
 #include <cstdlib>
 
 #include "ember/error.h"
+#include "ember/print.h"
 #include "ember/half.h"
 #include "ember/ops/factory.h"
 
 namespace ember::optim::detail {
 
-std::string py_float(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  // to_chars without a precision gives the shortest round-trip digits, as Python's repr does;
-  // only the layout differs, so the digits and exponent are re-laid out by Python's rule
-  // (scientific when the decimal point would sit before -4 or after 16 digits).
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string s(buf, res.ptr);
-  std::string sign;
-  if (s[0] == '-') {
-    sign = "-";
-    s.erase(0, 1);
-  }
-  const size_t e = s.find('e');
-  const int exp = std::atoi(s.c_str() + e + 1);
-  std::string digits;
-  for (size_t i = 0; i < e; ++i)
-    if (s[i] != '.') digits += s[i];
-  const int decpt = exp + 1;
-  const int nd = static_cast<int>(digits.size());
-  std::string out;
-  if (decpt <= -4 || decpt > 16) {
-    out = digits.substr(0, 1);
-    if (nd > 1) out += "." + digits.substr(1);
-    char eb[16];
-    std::snprintf(eb, sizeof eb, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
-    out += eb;
-  } else if (decpt <= 0) {
-    out = "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
-  } else if (decpt >= nd) {
-    out = digits + std::string(static_cast<size_t>(decpt - nd), '0') + ".0";
-  } else {
-    out = digits.substr(0, static_cast<size_t>(decpt)) + "." +
-          digits.substr(static_cast<size_t>(decpt));
-  }
-  return sign + out;
-}
+std::string py_float(double v) { return py_float_repr(v); }
 
 std::string py_str(const Value& v) {
   if (v.is_none()) return "None";

@@ -160,7 +160,8 @@ def prepare(case_id, case, spec: Spec):
                                     allow_unused=True)
     # gradcheck in float64, where the differentiated outputs are float64 (a float32 output's
     # finite differences are too coarse for its tolerances).
-    check = case.check and bool(diff_outs) and all(o.dtype == torch.float64 for o, _ in diff_outs)
+    check = case.check and bool(diff_outs) and all(o.dtype in (torch.float64, torch.complex128)
+                                                   for o, _ in diff_outs)
     lines[header] = f"case {case_id} {case.op} {int(case.inplace)} {int(check)}"
     return {
         "outs": [o.detach() for o in outs],

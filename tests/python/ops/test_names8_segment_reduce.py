@@ -132,9 +132,16 @@ def test_gradients_match_torch_and_gradcheck(reduce):
             assert type(eo.grad_fn).__name__ == "SegmentReduceBackward0"
             (eg,) = ember.autograd.grad(eo, ed, e(gw))
             same(eg, tg, exact=False)
-    x = e(torch.randn(6, 2, generator=g, dtype=torch.float64)).requires_grad_()
+    tx = torch.randn(6, 2, generator=g, dtype=torch.float64).requires_grad_()
+    x = e(tx).requires_grad_()
+    # gradcheck's verdict is torch's: the empty segment's mean (nan) or max / min (-inf / inf)
+    # has a nan numerical derivative, not close to the analytical 0, so both fail there.
+    expected = torch.autograd.gradcheck(
+        lambda t: torch.segment_reduce(t, reduce, lengths=torch.tensor([2, 0, 3, 1])), (tx,),
+        raise_exception=False)
+    assert expected == (reduce not in ("mean", "max", "min"))
     assert ember.autograd.gradcheck(lambda t: ember.segment_reduce(t, reduce, lengths=ember.tensor([2, 0, 3, 1])),
-                                    (x,))
+                                    (x,), raise_exception=False) == expected
 
 
 def test_tied_extrema_share_the_positive_gradient_as_torch():
