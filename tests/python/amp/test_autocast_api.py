@@ -248,3 +248,19 @@ def test_reduced_and_full_precision_helpers(dtype, flags):
         f = x._autocast_to_full_precision(*flags)
         results.append((str(r.dtype).split(".")[1], r is x, str(f.dtype).split(".")[1], f is x))
     assert results[0] == results[1]
+
+
+def test_state_is_thread_local():
+    import threading
+    for lib in (torch, ember):
+        seen = []
+
+        def worker():
+            seen.append((lib.is_autocast_cpu_enabled(), lib.mm(lib.ones(2, 2), lib.ones(2, 2)).dtype))
+
+        with lib.autocast("cpu"):
+            th = threading.Thread(target=worker)
+            th.start()
+            th.join()
+            here = lib.mm(lib.ones(2, 2), lib.ones(2, 2)).dtype
+        assert seen == [(False, lib.float32)] and here == lib.bfloat16
