@@ -38,10 +38,10 @@ using P = CastPolicy;
 namespace {
 
 // PyTorch 1.13's TORCH_LIBRARY_IMPL(aten, AutocastCPU, m), in its order, for the rows ember's op
-// table has. Not in the table (so not autocast): _convolution.deprecated,
-// _grid_sampler_2d_cpu_fallback, max_unpool2d, max_unpool3d, multi_margin_loss,
-// multilabel_margin_loss, multilabel_margin_loss_forward (ember's functions for these are not
-// dispatched ops), and the Dimname overloads index_copy.dimname, prod.dim_Dimname.
+// table has. max_unpool2d / 3d, multi_margin_loss and multilabel_margin_loss are functions in
+// ember, which apply the fp32 policy themselves (autocast_region.h); _convolution.deprecated,
+// _grid_sampler_2d_cpu_fallback, multilabel_margin_loss_forward and the Dimname overloads
+// index_copy.dimname, prod.dim_Dimname have no counterpart.
 constexpr std::pair<OpId, CastPolicy> kCpuOps[] = {
     // lower_precision_fp
     {OpId::conv1d, P::lower_precision_fp},

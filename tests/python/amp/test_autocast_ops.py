@@ -235,3 +235,31 @@ def test_fp32_values_are_the_float32_op(name):
     torch_cast = _run(torch, name, "bfloat16")
     for a, c in zip(cast, torch_cast):
         np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def _functional_cases(L):
+    F = L.nn.functional
+    out, idx = F.max_pool2d(L.arange(16.).reshape(1, 1, 4, 4), 2, return_indices=True)
+    out3, idx3 = F.max_pool3d(L.arange(32.).reshape(1, 1, 2, 4, 4), 2, return_indices=True)
+    return {
+        "max_unpool1d": lambda d: F.max_unpool1d(L.tensor([[[1.5, 2.5]]]).to(d), L.tensor([[[0, 3]]]), 2),
+        "max_unpool2d": lambda d: F.max_unpool2d(out.to(d), idx, 2),
+        "max_unpool3d": lambda d: F.max_unpool3d(out3.to(d), idx3, 2),
+        "multi_margin_loss": lambda d: F.multi_margin_loss(L.tensor([[0.1, 0.7, 0.2], [0.3, 0.3, 0.9]]).to(d),
+                                                          L.tensor([0, 2]), weight=L.tensor([1., 2., 3.]).to(d)),
+        "multilabel_margin_loss": lambda d: F.multilabel_margin_loss(L.tensor([[0.1, 0.7, 0.2]]).to(d),
+                                                                    L.tensor([[2, 0, -1]])),
+    }
+
+
+def test_fp32_ops_ember_has_as_functions():
+    """max_unpool2d / 3d and the margin losses are on 1.13's fp32 list; ember computes them in
+    functions rather than op-table rows, which apply the policy themselves."""
+    for name in _functional_cases(torch):
+        for dname in ("float32", "bfloat16"):
+            with torch.autocast("cpu"):
+                want = _functional_cases(torch)[name](getattr(torch, dname))
+            with ember.autocast("cpu"):
+                got = _functional_cases(ember)[name](getattr(ember, dname))
+            assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1] == "float32", name
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6, err_msg=name)
