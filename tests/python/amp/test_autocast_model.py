@@ -2,7 +2,7 @@
 `autocast("cpu")` (same weights in both) gives torch's output dtypes and values to bfloat16
 tolerance, gradients in the parameters' dtype equal to torch's; the weight cast cache (one cast
 of a weight per region, dropped when the outermost region exits); what torch_dispatch and
-torch_function modes see inside a region; autocast inside tensor subclasses' handlers."""
+torch_function modes see inside a region; what a wrapper subclass's torch_dispatch sees."""
 import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
@@ -198,3 +198,36 @@ def test_composites_off_the_lists_autocast_their_parts():
             assert lib.matrix_exp(a).dtype == lib.float32
             assert lib.matrix_power(a, 2).dtype == lib.bfloat16
             assert lib.inner(a, b).dtype == lib.bfloat16
+
+
+def test_wrapper_subclass_sees_the_casts():
+    """A wrapper subclass's __torch_dispatch__ gets autocast's `_to_copy` of itself, then the op,
+    with autocast off in the handler, as in torch."""
+    def run(L):
+        from importlib import import_module
+        tree_map = import_module(L.__name__ + ".utils._pytree").tree_map
+        log = []
+
+        class W(L.Tensor):
+            @staticmethod
+            def __new__(cls, elem):
+                return L.Tensor._make_wrapper_subclass(cls, elem.size(), dtype=elem.dtype, device=elem.device)
+
+            def __init__(self, elem):
+                self.elem = elem
+
+            @classmethod
+            def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+                log.append((str(func), L.is_autocast_cpu_enabled()))
+                out = func(*tree_map(lambda x: x.elem if isinstance(x, W) else x, args), **(kwargs or {}))
+                return tree_map(lambda x: W(x) if isinstance(x, L.Tensor) and not isinstance(x, W) else x, out)
+
+        a = W(L.ones(2, 2))
+        with L.autocast("cpu"):
+            r = L.mm(a, a)
+            s = a + a
+        return log, type(r).__name__, str(r.dtype).split(".")[1], str(s.dtype).split(".")[1]
+
+    assert run(ember) == run(torch) == (
+        [("aten._to_copy.default", False), ("aten._to_copy.default", False), ("aten.mm.default", False),
+         ("aten.add.Tensor", False)], "W", "bfloat16", "float32")
