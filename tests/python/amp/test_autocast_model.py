@@ -231,3 +231,20 @@ def test_wrapper_subclass_sees_the_casts():
     assert run(ember) == run(torch) == (
         [("aten._to_copy.default", False), ("aten._to_copy.default", False), ("aten.mm.default", False),
          ("aten.add.Tensor", False)], "W", "bfloat16", "float32")
+
+
+def test_recurrent_layers_match_torch():
+    """nn.RNN steps through linear (bfloat16 under autocast, as torch 1.13's SimpleCell);
+    LSTM and GRU stay float32 as in torch 1.13."""
+    x = np.random.RandomState(1).standard_normal((4, 2, 3)).astype(np.float32)
+    for name in ("RNN", "LSTM", "GRU"):
+        torch.manual_seed(0)
+        tm = getattr(torch.nn, name)(3, 5)
+        em = getattr(ember.nn, name)(3, 5)
+        em.load_state_dict({k: ember.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+        with torch.autocast("cpu"):
+            to = tm(torch.tensor(x))[0]
+        with ember.autocast("cpu"):
+            eo = em(ember.tensor(x))[0]
+        assert str(eo.dtype).split(".")[1] == str(to.dtype).split(".")[1], name
+        np.testing.assert_allclose(eo.float().detach().numpy(), to.float().detach().numpy(), rtol=0.03, atol=0.03)
