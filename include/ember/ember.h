@@ -7,6 +7,7 @@
 //   int main() { std::cout << ember::ones({2, 2}) + 1 << "\n"; }
 #pragma once
 
+#include "ember/autocast.h"
 #include "ember/autograd/anomaly_mode.h"
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/function.h"

@@ -37,6 +37,7 @@ void init_nn_seq(py::module_& m);  // nn_seq.cpp
 void init_nn_rnn(py::module_& m);  // nn_rnn.cpp
 void init_nn_nnutils(py::module_& m);  // nn_nnutils.cpp
 void init_namesa(py::module_& m);  // namesa.cpp
+void init_autocast(py::module_& m);  // autocast.cpp
 void init_library(py::module_& m);  // library.cpp
 void init_names8(py::module_& m);  // names8.cpp
 }  // namespace ember::python
@@ -86,4 +87,5 @@ PYBIND11_MODULE(_C, m) {
   init_quantized_ops_conv_nd(m);
   init_quantization(m);
   init_namesa(m);
+  init_autocast(m);
 }

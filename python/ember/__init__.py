@@ -117,3 +117,16 @@ from ._namesb import functions as _namesb_functions  # noqa: E402  (special/lina
 globals().update(_namesb_functions)
 from ._names8 import install as _names8_install  # noqa: E402  (Tensor._backward_hooks, lobpcg)
 _names8_install(globals(), Tensor)
+
+# ---- automatic mixed precision (docs/amp.md): the thread's autocast state, ember.autocast,
+# ember.amp, ember.cpu.amp and ember.cuda.amp (CUDA's disabled, as in a CPU-only PyTorch) ----
+from ._C import (  # noqa: E402,F401
+    is_autocast_enabled, set_autocast_enabled, get_autocast_gpu_dtype, set_autocast_gpu_dtype,
+    is_autocast_cpu_enabled, set_autocast_cpu_enabled, get_autocast_cpu_dtype,
+    set_autocast_cpu_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
+    clear_autocast_cache, autocast_increment_nesting, autocast_decrement_nesting,
+)
+from . import amp, cpu  # noqa: E402,F401
+from .amp import autocast  # noqa: E402,F401
+from .cuda import amp as _cuda_amp  # noqa: E402,F401  (ember.cuda.amp, as torch.cuda.amp)
+del _cuda_amp

@@ -5,8 +5,8 @@ view_copies, random_more: every row is already `ember.<name>` / `Tensor.<name>`)
 what PyTorch itself writes in Python or keeps as plain tensor attributes: `Tensor.H`, the device
 and layout flags an ember tensor answers False to, `is_inference` / `is_neg` / `is_distributed` /
 `is_set_to`, the legacy `volatile` / `_grad` / `_grad_fn` / `_cdata` attributes, `apply_` / `map_` /
-`map2_` (Python callables on CPU values), the deprecated `resize` / `resize_as`, the autocast
-casts, `names` / `has_names` (ember's tensors are all unnamed), `_assert_async`, `histogramdd`
+`map2_` (Python callables on CPU values), the deprecated `resize` / `resize_as`, `names` /
+`has_names` (ember's tensors are all unnamed), `_assert_async`, `histogramdd`
 (over `_histogramdd_bin_edges` / `_histogramdd_from_bin_cts` / `_from_bin_tensors`, as
 PyTorch's binding calls them), and `gradient`'s list-of-numbers spacing.
 """
@@ -222,21 +222,6 @@ def _resize_as(self, tensor):
         return _resize(self, tuple(tensor.shape))
 
 
-def _autocast_to_reduced_precision(self, cuda_enabled, cpu_enabled, cuda_dtype, cpu_dtype):
-    """The autocast cast of a CPU floating tensor to cpu_dtype when CPU autocast is enabled."""
-    if cpu_enabled and self.device.type == "cpu" and self.is_floating_point() and self.dtype != cpu_dtype:
-        return self.to(cpu_dtype)
-    return self
-
-
-def _autocast_to_full_precision(self, cuda_enabled, cpu_enabled):
-    """Back to float32 from a reduced floating dtype when CPU autocast is enabled."""
-    from . import float16, bfloat16, float32
-    if cpu_enabled and self.device.type == "cpu" and self.dtype in (float16, bfloat16):
-        return self.to(float32)
-    return self
-
-
 _Tensor = None
 
 
@@ -262,8 +247,6 @@ def install(namespace, Tensor):
     Tensor.map2_ = _map2_
     Tensor.resize = _resize
     Tensor.resize_as = _resize_as
-    Tensor._autocast_to_reduced_precision = _autocast_to_reduced_precision
-    Tensor._autocast_to_full_precision = _autocast_to_full_precision
     for name in ("is_inference", "is_neg", "is_distributed", "_assert_async", "histogramdd", "gradient"):
         namespace[name] = globals()[name]
         globals()[name].__module__ = "ember"

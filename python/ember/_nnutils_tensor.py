@@ -17,7 +17,18 @@ def _name(dtype):
 
 
 def _install(ns, Tensor):
-    matmul = ns["matmul"]
+    _matmul = ns["matmul"]
+
+    def matmul(a, b):
+        # dot and mv are ops of their own in PyTorch, off CPU autocast's lists: they run in their
+        # inputs' dtype, so the matmul that computes them here runs with autocast off.
+        if not _C.is_autocast_cpu_enabled():
+            return _matmul(a, b)
+        _C.set_autocast_cpu_enabled(False)
+        try:
+            return _matmul(a, b)
+        finally:
+            _C.set_autocast_cpu_enabled(True)
 
     def dot(input, other):
         if input.dim() != 1 or other.dim() != 1:

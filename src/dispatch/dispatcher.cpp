@@ -1,9 +1,11 @@
 // Note [Dispatch layers]
-// A call to an ember op passes through at most four layers, chosen by the key set of its
+// A call to an ember op passes through at most five layers, chosen by the key set of its
 // arguments (the union of their TensorImpls' keys, plus the thread's included keys, minus the
 // excluded ones):
 //   1. FunctionOverride — a tensor whose subclass has torch_function, or a FunctionMode on the
 //      stack: the handler gets the public op (composites such as linear included), boxed.
+//   1b. Autocast — CPU autocast is on and the op is on its lists: its arguments are cast and the
+//      op runs again without autocast (Note [Autocast layer] in autocast.cpp).
 //   2. Autograd — a tensor requires grad and grad mode is on: the op's autograd kernel records
 //      the graph node and redispatches with Autograd excluded.
 //   3. DispatchOverride — a tensor whose subclass has torch_dispatch, or a DispatchMode: the
@@ -63,9 +65,10 @@ thread_local bool t_grad_enabled = true;
 thread_local std::vector<intrusive_ptr<FunctionMode>> t_function_modes;
 thread_local std::vector<intrusive_ptr<DispatchMode>> t_dispatch_modes;
 
-// The included keys follow the mode stacks: a key while its layer has a mode.
+// The included keys follow the mode stacks: a key while its layer has a mode. The Autocast key
+// is autocast's own switch (Note [Autocast layer] in autocast.cpp) and stays as it is.
 void refresh_mode_keys() {
-  KeySet included;
+  KeySet included = local_state().included & KeySet(kAutocastKey);
   if (!t_function_modes.empty()) included |= DispatchKey::FunctionOverride;
   if (!t_dispatch_modes.empty()) included |= DispatchKey::DispatchOverride;
   local_state().included = included;
@@ -171,8 +174,28 @@ std::optional<Stack> run_function_overrides(OpId op, const Stack& args) {
                   mode_ran ? " nor was it found on the currently active mode" : "");
 }
 
+// Autocast off for the handlers' duration: PyTorch runs a torch_dispatch handler with every key
+// above Python excluded (Note [Autocast layer] in autocast.cpp).
+class AutocastOffForHandler {
+ public:
+  AutocastOffForHandler() : prev_(local_state().included) {
+    local_state().included = prev_ - kAutocastKey;
+  }
+  ~AutocastOffForHandler() {
+    KeySet& included = local_state().included;
+    included = prev_.has(kAutocastKey) ? included | kAutocastKey
+                                                : included - kAutocastKey;
+  }
+  AutocastOffForHandler(const AutocastOffForHandler&) = delete;
+  AutocastOffForHandler& operator=(const AutocastOffForHandler&) = delete;
+
+ private:
+  KeySet prev_;
+};
+
 std::optional<Stack> run_dispatch_overrides(OpId op, const Stack& args) {
   const OpHandle& h = op_handle(op);
+  AutocastOffForHandler autocast_off;
   bool mode_ran = false;
   std::vector<TensorSubclass*> subs;
   auto out = run_layer(

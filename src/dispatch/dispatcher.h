@@ -31,8 +31,14 @@ enum class OpId : uint16_t {
 };
 constexpr int kNumOps = static_cast<int>(OpId::NumOps);
 
+/// CPU autocast's key (Note [Autocast layer] in autocast.cpp): the bit after dispatch_key.h's
+/// keys. It is only ever a thread-local key (LocalState::included while CPU autocast is on),
+/// never a tensor's, so it has no place among the tensor keys there.
+constexpr DispatchKey kAutocastKey = DispatchKey::NumKeys;
+static_assert(static_cast<unsigned>(kAutocastKey) < 16, "KeySet has 16 bits");
+
 /// Keys that send a call off the fast path.
-constexpr KeySet kSlowPathKeys = kOverrideKeys | DispatchKey::QuantizedCPU;
+constexpr KeySet kSlowPathKeys = kOverrideKeys | DispatchKey::QuantizedCPU | kAutocastKey;
 
 const OpHandle& op_handle(OpId id);
 
@@ -249,6 +255,11 @@ void register_quantized(OpId op, Ret (*fn)(Args...)) {
 
 // Out-of-line parts of the slow path.
 std::optional<Stack> run_function_overrides(OpId op, const Stack& args);
+/// True if `op` is on one of CPU autocast's lists (Note [Autocast layer] in autocast.cpp).
+bool has_autocast_kernel(OpId op);
+/// The op run under its autocast policy: eligible arguments cast, then the op called again,
+/// boxed, with autocast off for its duration.
+Stack run_autocast(OpId op, Stack&& args);
 std::optional<Stack> run_dispatch_overrides(OpId op, const Stack& args);
 [[noreturn]] void no_kernel_error(OpId op, const char* backend);
 /// The op name no_kernel_error reports for `op` on the QuantizedCPU backend, where PyTorch names
@@ -294,7 +305,7 @@ KeySet tensor_keys(const Args&... args) {
   return (keys_of(args) | ... | KeySet());
 }
 
-/// Everything but the fast path: the four layers of Note [Dispatch layers], in order.
+/// Everything but the fast path: the layers of Note [Dispatch layers], in order.
 /// `arg_keys` are the arguments' own keys; the thread's included / excluded keys apply here.
 /// Not inlined: it keeps the fast path's code small at every call site.
 template <auto Backend, class... Args>
@@ -314,6 +325,11 @@ template <auto Backend, class... Args>
   // Below the function layer: a composite's body calls other ops as internal calls, which
   // torch_function never sees (as in PyTorch, where only the Python binding checks it).
   ExcludeKeysGuard no_function_layer(DispatchKey::FunctionOverride);
+  // 1b. Autocast (above autograd, so the casts are recorded), for the ops on its lists, composite
+  // ones included (linear, conv2d, matmul), as PyTorch's AutocastCPU kernels are.
+  if (ks.has(kAutocastKey) && has_autocast_kernel(op)) {
+    return unbox_result<Ret>(run_autocast(op, Stack{box(args)...}), handle);
+  }
   if (handle.is_composite()) return Backend(args...);
   // 2. Autograd records the graph node and redispatches below itself.
   if (ks.has(DispatchKey::Autograd) && grad_mode_enabled()) {

@@ -14,6 +14,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/warning.h"
 #include "loss_common.h"
+#include "../../dispatch/autocast_region.h"
 
 namespace ember::nn::functional {
 
@@ -81,8 +82,12 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
 
 // PyTorch's multi_margin_loss kernel: sum over j != y of max(0, margin - x[y] + x[j])^p
 // (times weight[y]), divided by the number of classes.
-Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin,
-                         const std::optional<Tensor>& weight, const std::string& reduction) {
+// multi_margin_loss and multilabel_margin_loss are on PyTorch's CPU autocast fp32 list.
+Tensor multi_margin_loss(const Tensor& input_, const Tensor& target, int64_t p, double margin,
+                         const std::optional<Tensor>& weight_, const std::string& reduction) {
+  autocast::Fp32Region fp32;
+  const Tensor input = fp32.cast(input_);
+  const std::optional<Tensor> weight = fp32.cast(weight_);
   EMBER_CHECK_VALUE(p == 1 || p == 2, "only p == 1 and p == 2 supported");
   if (weight && weight->defined()) {
     EMBER_CHECK_VALUE(weight->dim() == 1, "weight must be one-dimensional");
@@ -108,7 +113,9 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
 
 // PyTorch's multilabel_margin_loss: targets are class indices up to the first -1; the loss sums
 // max(0, 1 - (x[j] - x[k])) over target classes j and non-target classes k, over C.
-Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+Tensor multilabel_margin_loss(const Tensor& input_, const Tensor& target, const std::string& reduction) {
+  autocast::Fp32Region fp32;
+  const Tensor input = fp32.cast(input_);
   const int64_t r = enum_of(reduction);
   EMBER_CHECK(input.dim() <= 2 && (input.dim() == 0 || input.numel() > 0) ,
               "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ", input.sizes());

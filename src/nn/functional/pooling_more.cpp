@@ -7,6 +7,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/nn_ops.h"
 #include "ember/ops/pointwise.h"
+#include "../../dispatch/autocast_region.h"
 
 namespace ember::nn::functional {
 
@@ -82,9 +83,12 @@ Tensor lp_pool2d(const Tensor& input, double norm_type, IntArrayRef kernel_size,
 }
 
 // PyTorch's _unpool_output_size and max_unpool{1,2,3}d.
-Tensor max_unpool(const Tensor& input, const Tensor& indices, IntArrayRef kernel_size,
+// On PyTorch's CPU autocast fp32 list (max_unpool2d / 3d; 1d runs 2d).
+Tensor max_unpool(const Tensor& input_, const Tensor& indices, IntArrayRef kernel_size,
                   IntArrayRef stride, IntArrayRef padding,
                   const std::optional<std::vector<int64_t>>& output_size, size_t spatial) {
+  autocast::Fp32Region fp32;
+  const Tensor input = fp32.cast(input_);
   const auto n = static_cast<int64_t>(spatial);
   EMBER_CHECK(input.dim() == n + 1 || input.dim() == n + 2, "max_unpool", spatial, "d: Expected ",
               n + 1, "D or ", n + 2, "D input, but got input of size: ", input.sizes());

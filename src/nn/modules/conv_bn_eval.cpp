@@ -54,13 +54,13 @@ namespace detail {
 namespace {
 
 // A tensor the fused kernel may read in place of the modules' ops: plain CPU float32, seen by
-// no override layer, not recording a gradient. Undefined (an absent bias) is fine.
+// no override layer nor autocast, not recording a gradient. Undefined (an absent bias) is fine.
 bool plain_operand(const Tensor& t) {
   if (!t.defined()) return true;
   if (!t.is_cpu() || t.dtype() != kFloat32) return false;
   const KeySet keys = t.impl()->keys() | dispatch::local_state().included;
   if (keys.has(DispatchKey::FunctionOverride) || keys.has(DispatchKey::DispatchOverride) ||
-      keys.has(DispatchKey::QuantizedCPU)) {
+      keys.has(DispatchKey::QuantizedCPU) || keys.has(dispatch::kAutocastKey)) {
     return false;
   }
   return !(t.requires_grad() && GradMode::is_enabled());

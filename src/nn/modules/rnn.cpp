@@ -200,8 +200,8 @@ std::tuple<Tensor, Tensor, Tensor> detail::rnn_packed(const std::string& mode, c
       std::vector<Tensor> outs(T);
       auto step = [&](int64_t t, const Tensor& h, const Tensor& c, Tensor& h1, Tensor& c1) {
         const Tensor& ig = step_gates[t];
-        const Tensor hg = matmul(h, w_hh_t);
         if (lstm) {
+          const Tensor hg = matmul(h, w_hh_t);
           if (fusable(ig)) {
             auto [hy, cy, ws] = _thnn_fused_lstm_cell(ig, hg, c, std::nullopt, b_hh);
             h1 = hy, c1 = cy;
@@ -212,6 +212,7 @@ std::tuple<Tensor, Tensor, Tensor> detail::rnn_packed(const std::string& mode, c
           }
           if (w_hr.defined()) h1 = matmul(h1, w_hr.t());
         } else if (gru) {
+          const Tensor hg = matmul(h, w_hh_t);
           if (fusable(ig)) {
             h1 = std::get<0>(_thnn_fused_gru_cell(ig, hg, h, std::nullopt, b_hh));
           } else {
@@ -222,7 +223,9 @@ std::tuple<Tensor, Tensor, Tensor> detail::rnn_packed(const std::string& mode, c
             h1 = n + z * (h - n);
           }
         } else {
-          const Tensor pre = b_hh ? ig + hg + *b_hh : ig + hg;
+          // PyTorch's SimpleCell: linear_hh(h) + igates, b_hh inside the linear (so under CPU
+          // autocast, where linear runs in bfloat16, the step stays bfloat16 as there).
+          const Tensor pre = F::linear(h, w_hh, b_hh) + ig;
           h1 = mode == "RNN_TANH" ? pre.tanh() : F::relu(pre);
         }
       };
