@@ -42,6 +42,22 @@ const PerChannelAffineQuantizer* per_channel(const Tensor& t) {
   return as_per_channel(get_quantizer(t));
 }
 
+// Note [Views of float-qparams tensors]
+// PyTorch 1.13 keeps a per_channel_affine_float_qparams quantizer unchanged through the views
+// that take the tensor's strides (view, reshape, unsqueeze, squeeze, detach: the axis is not
+// moved, so a view that moves the channel dim fails in dequantize with "length of scales must
+// equal to channel"), refuses the ones that set strides (slicing, split, select off the axis:
+// "... uniformly or per channel quantized tensors"; transpose and the like: "... uniformly
+// quantized tensor"), and turns a select along the axis into a per-tensor tensor whose zero
+// point is the float zero point truncated to an integer. ember does the same.
+const PerChannelAffineFloatQParamsQuantizer* float_qparams(const Tensor& t) {
+  return as_per_channel_float_qparams(get_quantizer(t));
+}
+bool any_per_channel(const Tensor& t) { return per_channel(t) || float_qparams(t); }
+[[noreturn]] void refuse_float_qparams_strides() {
+  EMBER_FAIL("Setting strides is possible only on uniformly or per channel quantized tensors");
+}
+
 // The quantizer of a view that keeps channels [start, start + step * k) of a per-channel
 // quantizer (slice along the axis), with the axis moved to `axis`; one channel left: per-tensor.
 QuantizerPtr channels_quantizer(const PerChannelAffineQuantizer& pc, const Tensor& scales,
@@ -96,24 +112,24 @@ Tensor q_unsafe_view(const Tensor& self, const IntArrayRef& size) {
 }
 
 Tensor q_t(const Tensor& self) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.t(); });
 }
 Tensor q_transpose(const Tensor& self, const int64_t& dim0, const int64_t& dim1) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.transpose(dim0, dim1); });
 }
 Tensor q_permute(const Tensor& self, const IntArrayRef& dims) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.permute(dims); });
 }
 Tensor q_expand(const Tensor& self, const IntArrayRef& size, const bool& /*implicit*/) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return expand(self, size); });
 }
 Tensor q_as_strided(const Tensor& self, const IntArrayRef& size, const IntArrayRef& stride,
                     const std::optional<int64_t>& offset) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.as_strided(size, stride, offset); });
 }
 
@@ -175,6 +191,7 @@ int64_t slice_start(const Tensor& self, const Tensor& out, int64_t d) {
 
 Tensor q_slice(const Tensor& self, const int64_t& dim, const std::optional<int64_t>& start,
                const std::optional<int64_t>& end, const int64_t& step) {
+  if (float_qparams(self)) refuse_float_qparams_strides();
   Tensor out = below_quantized([&] { return self.slice(dim, start, end, step); });
   if (per_channel(self)) {
     const int64_t d = wrap_dim(dim, self.dim());
@@ -184,6 +201,14 @@ Tensor q_slice(const Tensor& self, const int64_t& dim, const std::optional<int64
 }
 
 void fix_select(const Tensor& self, const Tensor& out, int64_t d, int64_t index) {
+  if (const auto* pf = float_qparams(self)) {
+    if (d != pf->axis()) refuse_float_qparams_strides();
+    const int64_t i = index < 0 ? index + self.size(d) : index;
+    set_quantizer(out, make_intrusive<PerTensorAffineQuantizer>(
+                           pf->dtype(), static_cast<double>(pf->scales().data_ptr<float>()[i]),
+                           static_cast<int64_t>(pf->zero_points().data_ptr<float>()[i])));
+    return;
+  }
   const auto* pc = per_channel(self);
   if (!pc) return;
   if (d == pc->axis()) {
@@ -198,12 +223,15 @@ void fix_select(const Tensor& self, const Tensor& out, int64_t d, int64_t index)
 }
 
 Tensor q_select(const Tensor& self, const int64_t& dim, const int64_t& index) {
+  if (const auto* pf = float_qparams(self); pf && wrap_dim(dim, self.dim()) != pf->axis())
+    refuse_float_qparams_strides();
   Tensor out = below_quantized([&] { return self.select(dim, index); });
   fix_select(self, out, wrap_dim(dim, self.dim()), index);
   return out;
 }
 
 std::vector<Tensor> fix_pieces(const Tensor& self, std::vector<Tensor> pieces, int64_t dim) {
+  if (float_qparams(self)) refuse_float_qparams_strides();
   if (!per_channel(self)) return pieces;
   const int64_t d = wrap_dim(dim, self.dim());
   for (const Tensor& p : pieces) fix_slice(self, p, d, slice_start(self, p, d), 1);
@@ -217,8 +245,10 @@ std::vector<Tensor> q_split_with_sizes(const Tensor& self, const IntArrayRef& si
   return fix_pieces(self, below_quantized([&] { return self.split(sizes, dim); }), dim);
 }
 std::vector<Tensor> q_unbind(const Tensor& self, const int64_t& dim) {
+  if (const auto* pf = float_qparams(self); pf && wrap_dim(dim, self.dim()) != pf->axis())
+    refuse_float_qparams_strides();
   std::vector<Tensor> pieces = below_quantized([&] { return self.unbind(dim); });
-  if (per_channel(self)) {
+  if (any_per_channel(self)) {
     const int64_t d = wrap_dim(dim, self.dim());
     for (size_t i = 0; i < pieces.size(); ++i) fix_select(self, pieces[i], d, static_cast<int64_t>(i));
   }
@@ -242,6 +272,8 @@ void copy_codes(const Tensor& dst, const Tensor& src) {
 
 // PyTorch's quantized clone: no memory format means contiguous; preserve means the suggested one.
 Tensor q_clone(const Tensor& self, const std::optional<int64_t>& memory_format) {
+  EMBER_CHECK(!float_qparams(self), "clone for quantized Tensor only works for       "
+              "PerTensorAffine and PerChannelAffine qscheme right now");
   MemoryFormat f = memory_format ? memory_format_from_int(*memory_format) : MemoryFormat::Contiguous;
   if (f == MemoryFormat::Preserve) f = self.suggest_memory_format();
   Tensor out = new_like(self, f, self.device());
@@ -257,6 +289,8 @@ void quantize_into(const Tensor& self, const Tensor& src) {
               "Quantized copy only works with contiguous and NHWC Tensors");
   EMBER_CHECK(self.sizes().equals(src.sizes()),
               "Quantized copy only works with Tensors with the same shape");
+  // PyTorch's copy reads float zero points as int64 here.
+  EMBER_CHECK(!float_qparams(self), "expected scalar type Long but found Float");
   if (self.is_meta() || self.numel() == 0) return;
   const Quantizer& q = get_quantizer(self);
   visit_codes(self.dtype(), [&]<class T>() {
@@ -301,6 +335,7 @@ Tensor q_copy_(const Tensor& self, const Tensor& src, const bool&) {
 
 // fill_ quantizes the value with self's qparams (PyTorch: self.copy_(full(sizes, value))).
 Tensor q_fill_(const Tensor& self, const Scalar& value) {
+  EMBER_CHECK(!float_qparams(self), "Unsupported qscheme: per_channel_affine_float_qparams");
   Tensor f = full(self.sizes(), value, TensorOptions(kFloat32).device(self.device()));
   return q_copy_(self, f, false);
 }
@@ -327,13 +362,13 @@ Tensor q_to_copy(const Tensor& self, const std::optional<ScalarType>& dtype,
 
 // ---- indexing: the codes are indexed, the quantizer kept (per-tensor only, as PyTorch) ----
 Tensor q_index_select(const Tensor& self, const int64_t& dim, const Tensor& index) {
-  EMBER_CHECK(!per_channel(self),
+  EMBER_CHECK(!any_per_channel(self),
               "Only per_tensor quantized quantized tensors are supported by index_select.");
   return qtensor_over(index_select(codes_view(self), dim, index), get_quantizer_ptr(self));
 }
 
 Tensor q_index(const Tensor& self, const Value::OptionalTensorList& indices) {
-  EMBER_CHECK(!per_channel(self),
+  EMBER_CHECK(!any_per_channel(self),
               "self.qscheme() == c10::kPerTensorAffine || self.qscheme() == c10::kPerTensorSymmetric "
               "INTERNAL ASSERT FAILED: advanced indexing of a per-channel quantized tensor");
   return qtensor_over(index(codes_view(self), indices), get_quantizer_ptr(self));
@@ -382,6 +417,8 @@ const char* type_meta_name(ScalarType t) {
     case kQUInt8: return "c10::quint8";
     case kQInt8: return "c10::qint8";
     case kQInt32: return "c10::qint32";
+    case kQUInt4x2: return "c10::quint4x2";
+    case kQUInt2x4: return "c10::quint2x4";
     default: return "?";
   }
 }
