@@ -75,6 +75,20 @@ void set_quantizer(const Tensor& t, QuantizerPtr q) { t.impl()->set_quantizer(st
   EMBER_FAIL("Setting strides is possible only on uniformly quantized tensor");
 }
 
+// PyTorch's bound check of a view (setStorage) counts a sub-byte tensor's elements as bytes
+// (itemsize 1) against its storage's bytes (Note [Sub-byte quantized dtypes]): the same check
+// here, with its text, so that no view of packed codes reads past them.
+Tensor check_sub_byte_view(Tensor out) {
+  if (!is_sub_byte(out.dtype()) || out.numel() == 0 || out.is_meta()) return out;
+  int64_t need = out.storage_offset() + 1;
+  for (int64_t d = 0; d < out.dim(); ++d) need += (out.size(d) - 1) * out.stride(d);
+  const auto have = static_cast<int64_t>(out.impl()->storage()->nbytes());
+  EMBER_CHECK(need <= have, "setStorage: sizes ", out.sizes(), ", strides ", out.strides(),
+              ", storage offset ", out.storage_offset(), ", and itemsize 1 requiring a storage "
+              "size of ", need, " are out of bounds for storage of size ", have);
+  return out;
+}
+
 // ---- views ----
 // Where the per-channel axis of `old_sizes` lands in `new_sizes`: the new dim with the same size
 // and the same number of elements before it (Note [Quantized views]).
@@ -92,6 +106,7 @@ int64_t mapped_axis(IntArrayRef old_sizes, IntArrayRef new_sizes, int64_t axis) 
 }
 
 Tensor fix_view_axis(const Tensor& self, Tensor out) {
+  check_sub_byte_view(out);
   if (const auto* pc = per_channel(self)) {
     const int64_t axis = mapped_axis(self.sizes(), out.sizes(), pc->axis());
     if (axis != pc->axis())
@@ -192,7 +207,7 @@ int64_t slice_start(const Tensor& self, const Tensor& out, int64_t d) {
 Tensor q_slice(const Tensor& self, const int64_t& dim, const std::optional<int64_t>& start,
                const std::optional<int64_t>& end, const int64_t& step) {
   if (float_qparams(self)) refuse_float_qparams_strides();
-  Tensor out = below_quantized([&] { return self.slice(dim, start, end, step); });
+  Tensor out = check_sub_byte_view(below_quantized([&] { return self.slice(dim, start, end, step); }));
   if (per_channel(self)) {
     const int64_t d = wrap_dim(dim, self.dim());
     fix_slice(self, out, d, slice_start(self, out, d), step);
@@ -225,7 +240,7 @@ void fix_select(const Tensor& self, const Tensor& out, int64_t d, int64_t index)
 Tensor q_select(const Tensor& self, const int64_t& dim, const int64_t& index) {
   if (const auto* pf = float_qparams(self); pf && wrap_dim(dim, self.dim()) != pf->axis())
     refuse_float_qparams_strides();
-  Tensor out = below_quantized([&] { return self.select(dim, index); });
+  Tensor out = check_sub_byte_view(below_quantized([&] { return self.select(dim, index); }));
   fix_select(self, out, wrap_dim(dim, self.dim()), index);
   return out;
 }
@@ -276,6 +291,9 @@ Tensor q_clone(const Tensor& self, const std::optional<int64_t>& memory_format) 
               "PerTensorAffine and PerChannelAffine qscheme right now");
   MemoryFormat f = memory_format ? memory_format_from_int(*memory_format) : MemoryFormat::Contiguous;
   if (f == MemoryFormat::Preserve) f = self.suggest_memory_format();
+  // PyTorch 1.13's clone copies element by element, which it has no kernel for.
+  EMBER_CHECK(!is_sub_byte(self.dtype()), "\"copy_kernel\" not implemented for '",
+              scalar_type_name(self.dtype()), "'");
   Tensor out = new_like(self, f, self.device());
   copy_codes(out, self);
   return out;
@@ -335,7 +353,6 @@ Tensor q_copy_(const Tensor& self, const Tensor& src, const bool&) {
 
 // fill_ quantizes the value with self's qparams (PyTorch: self.copy_(full(sizes, value))).
 Tensor q_fill_(const Tensor& self, const Scalar& value) {
-  EMBER_CHECK(!float_qparams(self), "Unsupported qscheme: per_channel_affine_float_qparams");
   Tensor f = full(self.sizes(), value, TensorOptions(kFloat32).device(self.device()));
   return q_copy_(self, f, false);
 }
@@ -429,6 +446,7 @@ Tensor q_empty_like(const Tensor& self, const OptDtype& dtype, const OptInt&, co
               "It is currently not supported to specify a dtype that doesn't match the input "
               "tensor's dtype via empty_like.  Specified: ", type_meta_name(dtype.value_or(self.dtype())),
               " Input tensor's dtype: ", type_meta_name(self.dtype()));
+  EMBER_CHECK(!float_qparams(self), "Unsupported qscheme: per_channel_affine_float_qparams");
   MemoryFormat f = memory_format ? memory_format_from_int(*memory_format) : MemoryFormat::Preserve;
   if (f == MemoryFormat::Preserve) f = self.suggest_memory_format();
   return new_like(self, f, device.value_or(self.device()));

@@ -142,13 +142,14 @@ Tensor quantize_per_channel_impl(const Tensor& self, const Tensor& scales,
   EMBER_CHECK(scales.numel() == zero_points.numel(),
               "number of elements in scales and zero_points must match");
   EMBER_CHECK(is_floating(scales.dtype()), "scale tensor must be floating point");
+  EMBER_CHECK(is_quantized(dtype), "ScalarType ", scalar_type_name(dtype),
+              " is not supported in new_qtensor.");
   const MemoryFormat fmt = self.suggest_memory_format();
   QuantizerPtr q = make_per_channel_affine_quantizer(scales, zero_points, axis, dtype);
   Tensor out = new_qtensor(self.sizes(), q, self.device(), fmt);
   if (const auto* pf = as_per_channel_float_qparams(*q)) {
     // PyTorch's quantize_tensor_per_channel_float_qparams, its checks in its order.
-    EMBER_CHECK(self.dtype() == kFloat32,
-                "quantize_tensor_per_channel_float_qparams expects a Float Tensor, got ",
+    EMBER_CHECK(self.dtype() == kFloat32, "Quantize only works on Float Tensor, got ",
                 scalar_type_name(self.dtype()));
     EMBER_CHECK(axis >= 0 && axis < self.dim(),
                 "Channel axis out of range in per channel float qparams quantization. Got: ", axis,
