@@ -283,3 +283,24 @@ def test_4bit_observer_and_qconfigs():
     st, zt = obs_t.calculate_qparams()
     se, ze = obs_e.calculate_qparams()
     assert same(se, st) and same(ze, zt)
+
+
+@pytest.mark.parametrize("dtype", ["quint8", "quint4x2"])
+def test_checkpoints_both_ways(dtype, tmp_path):
+    torch.manual_seed(9)
+    f = torch.nn.EmbeddingBag(10, 7)
+    f.qconfig = tq.float_qparams_weight_only_qconfig if dtype == "quint8" else \
+        tq.float_qparams_weight_only_qconfig_4bit
+    qt = tnnq.EmbeddingBag.from_float(f)
+    torch.save(qt.state_dict(), tmp_path / "t.pt")
+    sd = ember.load(tmp_path / "t.pt")
+    assert sd["_packed_params._packed_weight"].qscheme() == ember.per_channel_affine_float_qparams
+    qe = ennq.EmbeddingBag(10, 7, dtype=sd["_packed_params.dtype"])
+    qe.load_state_dict(sd)
+    x, o = torch.tensor([1, 2, 3, 4, 9]), torch.tensor([0, 2])
+    assert same(qe(to_ember(x), to_ember(o)), qt(x, o))
+    ember.save(qe.state_dict(), tmp_path / "e.pt")
+    back = torch.load(tmp_path / "e.pt")
+    qt2 = tnnq.EmbeddingBag(10, 7, dtype=back["_packed_params.dtype"])
+    qt2.load_state_dict(back)
+    assert torch.equal(qt2(x, o), qt(x, o))
