@@ -48,7 +48,8 @@ q::EmbeddingPackedParamsPtr packed_setstate(py::handle state_in) {
                    ".__setstate__: expected a tuple, got ", Py_TYPE(state_in.ptr())->tp_name);
   auto state = py::reinterpret_borrow<py::tuple>(state_in);
   // Accept the state with or without the class name beside it (what __getstate__ gives).
-  if (state.size() == 2 && py::isinstance<py::tuple>(state[0]) && py::isinstance<py::str>(state[1])) {
+  if (state.size() == 2 && py::isinstance<py::tuple>(state[0]) &&
+      py::isinstance<py::str>(state[1])) {
     EMBER_CHECK(state[1].cast<std::string>() == cls, "cannot restore a ",
                 state[1].cast<std::string>(), " as a ", cls);
     state = py::reinterpret_borrow<py::tuple>(state[0]);
@@ -109,7 +110,8 @@ void bind_modules(py::module_& nnq_mod) {
             Value val = py_to_value(v, "_packed_weight");
             self.set_packed_weight(val.to_object<q::EmbeddingPackedParams>());
           })
-      .def("forward", [](py::handle, py::handle x) { return py::reinterpret_borrow<py::object>(x); },
+      .def("forward",
+           [](py::handle, py::handle x) { return py::reinterpret_borrow<py::object>(x); },
            py::arg("x"))
       .def("__repr__", [](const nnq::EmbeddingPackedParams& self) { return self.repr(); })
       .def("_get_name", [](const nnq::EmbeddingPackedParams& self) { return self.type_name(); });
@@ -132,7 +134,8 @@ void bind_modules(py::module_& nnq_mod) {
              return self.nnq::Embedding::forward(indices);
            },
            py::arg("indices"))
-      .def("extra_repr", [](const nnq::Embedding& self) { return self.nnq::Embedding::extra_repr(); })
+      .def("extra_repr",
+           [](const nnq::Embedding& self) { return self.nnq::Embedding::extra_repr(); })
       .def("_get_name", [](const nnq::Embedding& self) { return self.type_name(); })
       .def("set_weight", &nnq::Embedding::set_weight, py::arg("w"))
       .def("weight", &nnq::Embedding::weight)

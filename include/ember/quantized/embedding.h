@@ -77,7 +77,8 @@ Tensor embedding_bag_2bit_prepack(const Tensor& weight, bool optimized_qparams =
                                   int64_t nbins = 200, double ratio = 0.16);
 Tensor embedding_bag_2bit_unpack(const Tensor& weight);
 Tensor embedding_bag_2bit_rowwise_offsets(
-    const Tensor& weight, const Tensor& indices, const std::optional<Tensor>& offsets = std::nullopt,
+    const Tensor& weight, const Tensor& indices,
+    const std::optional<Tensor>& offsets = std::nullopt,
     bool scale_grad_by_freq = false, int64_t mode = 0, bool pruned_weights = false,
     const std::optional<Tensor>& per_sample_weights = std::nullopt,
     const std::optional<Tensor>& compressed_indices_mapping = std::nullopt,

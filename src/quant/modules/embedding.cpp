@@ -31,9 +31,11 @@ namespace quant = ember::quantization;
 namespace {
 
 // torch's `assert`s (AssertionError in Python).
-#define QE_ASSERT(cond, ...)                                                                    \
-  do {                                                                                          \
-    if (!(cond)) throw ::ember::quantization::AssertionError(::ember::detail::str_cat(__VA_ARGS__)); \
+#define QE_ASSERT(cond, ...)                                                              \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
+      throw ::ember::quantization::AssertionError(::ember::detail::str_cat(__VA_ARGS__)); \
+    }                                                                                     \
   } while (0)
 
 bool supported_dtype(ScalarType dtype) { return dtype == kQUInt8 || dtype == kQUInt4x2; }

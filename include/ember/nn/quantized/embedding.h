@@ -65,7 +65,8 @@ class Embedding : public Module {
   /// quantized::embedding_4bit if dtype is quint4x2, else embedding_byte.
   virtual Tensor forward(const Tensor& indices);
   Value forward(const std::vector<Value>& inputs) override;
-  /// "num_embeddings=10, embedding_dim=12, dtype=ember.quint8, qscheme=ember.per_channel_affine_float_qparams".
+  /// "num_embeddings=10, embedding_dim=12, dtype=ember.quint8,
+  /// qscheme=ember.per_channel_affine_float_qparams".
   std::string extra_repr() const override;
   /// Module's repr without the EmbeddingPackedParams child (PyTorch's hide_packed_params_repr).
   std::string repr() const override;

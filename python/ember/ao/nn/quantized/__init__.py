@@ -17,9 +17,9 @@ from ....nn import MaxPool2d  # noqa: F401  (torch.ao.nn.quantized re-exports th
 
 __all__ = [
     "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-    "ConvTranspose2d", "ConvTranspose3d", "DeQuantize", "ELU", "Embedding", "EmbeddingBag", "GroupNorm",
-    "Hardswish", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "LeakyReLU",
-    "Linear", "MaxPool2d", "PReLU", "Quantize", "ReLU6", "Sigmoid", "Softmax", "Dropout",
+    "ConvTranspose2d", "ConvTranspose3d", "DeQuantize", "ELU", "Embedding", "EmbeddingBag",
+    "GroupNorm", "Hardswish", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm",
+    "LeakyReLU", "Linear", "MaxPool2d", "PReLU", "Quantize", "ReLU6", "Sigmoid", "Softmax", "Dropout",
     "FloatFunctional", "FXFloatFunctional", "QFunctional",
 ]
 from . import modules  # noqa: F401,E402
