@@ -11,11 +11,13 @@
 #include "ember/half.h"
 #include "ember/nn/module_clone.h"
 #include "ember/nn/modules/embedding.h"
+#include "ember/nn/modules/container.h"
 #include "ember/nn/modules/embedding_bag.h"
 #include "ember/nn/quantized/embedding.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/random.h"
 #include "ember/quantization/qconfig.h"
+#include "ember/quantization/quantize.h"
 #include "ember/quantized/embedding.h"
 #include "ember/quantized/tensor.h"
 #include "quant/quantize_float_qparams.h"
@@ -192,6 +194,22 @@ TEST(QEmbedModules, FromFloatStateDictAndClone) {
     // a row = code * scale + bias, the bias -z * s: within float rounding of the dequantized row
     EXPECT_NEAR(got[c], table_rows[c], 1e-5);
     EXPECT_NEAR(got[6 + c], table_rows[7 * 6 + c], 1e-5);
+  }
+}
+
+TEST(QEmbedModules, QuantizeDynamicTakesEmbeddings) {
+  // torch's defaults: quint8 both embedding layers, quint4x2 EmbeddingBag only.
+  for (ScalarType dtype : {kQUInt8, kQUInt4x2}) {
+    auto model = std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
+        std::make_shared<nn::Embedding>(10, 4),
+        std::make_shared<nn::EmbeddingBag>(10, 4, std::nullopt, 2.0, false, "sum")});
+    auto q = quantization::quantize_dynamic(model, {}, dtype);
+    auto emb = q->child("0"), bag = q->child("1");
+    EXPECT_EQ(dynamic_cast<nnq::Embedding*>(emb.get()) != nullptr, dtype == kQUInt8);
+    auto* qbag = dynamic_cast<nnq::EmbeddingBag*>(bag.get());
+    ASSERT_TRUE(qbag);
+    EXPECT_EQ(qbag->dtype, dtype);
+    EXPECT_EQ(qbag->weight().dtype(), dtype);
   }
 }
 
