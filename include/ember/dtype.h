@@ -31,6 +31,8 @@ enum class ScalarType : int8_t {
   QInt32,
   ComplexFloat,   // complex64: two float32, C++ twin std::complex<float> (Note [Complex dtypes])
   ComplexDouble,  // complex128: two float64, std::complex<double>
+  QUInt4x2,       // two unsigned 4-bit codes per byte (Note [Sub-byte quantized dtypes])
+  QUInt2x4,       // four unsigned 2-bit codes per byte
   Undefined,
 };
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
@@ -50,6 +52,16 @@ constexpr ScalarType kQInt8 = ScalarType::QInt8;
 constexpr ScalarType kQInt32 = ScalarType::QInt32;
 constexpr ScalarType kComplexFloat = ScalarType::ComplexFloat, kComplex64 = kComplexFloat;
 constexpr ScalarType kComplexDouble = ScalarType::ComplexDouble, kComplex128 = kComplexDouble;
+constexpr ScalarType kQUInt4x2 = ScalarType::QUInt4x2;
+constexpr ScalarType kQUInt2x4 = ScalarType::QUInt2x4;
+
+// Note [Sub-byte quantized dtypes]
+// quint4x2 / quint2x4 (PyTorch's, for embedding tables) pack 2 / 4 codes per byte, the first
+// code in the low bits, in the tensor's flat (row-major) element order. element_size() is 1 as
+// in PyTorch: a row of `cols` codes takes ceil(cols / codes_per_byte) bytes of storage, and
+// offsets and int_repr() count bytes, as PyTorch's do. Only the ops that PyTorch implements for
+// them take them (quantize / dequantize, int_repr, the embedding prepack); the generic
+// quantized kernels (visit_codes) refuse them with a clear error.
 
 // Note [Complex dtypes]
 // complex64 / complex128 hold std::complex<float> / std::complex<double>: the layout
@@ -91,8 +103,17 @@ ScalarType to_complex_type(ScalarType t);
 /// The complex dtype Python complex numbers get: complex128 if the default dtype is float64,
 /// complex64 otherwise.
 ScalarType default_complex_dtype();
-constexpr bool is_quantized(ScalarType t) { return t == kQUInt8 || t == kQInt8 || t == kQInt32; }
-constexpr bool is_signed(ScalarType t) { return t != kUInt8 && t != kBool && t != kQUInt8; }
+constexpr bool is_quantized(ScalarType t) {
+  return t == kQUInt8 || t == kQInt8 || t == kQInt32 || t == kQUInt4x2 || t == kQUInt2x4;
+}
+/// quint4x2 -> 4, quint2x4 -> 2, other dtypes 8 (Note [Sub-byte quantized dtypes]).
+constexpr int quantized_bit_width(ScalarType t) {
+  return t == kQUInt4x2 ? 4 : t == kQUInt2x4 ? 2 : 8;
+}
+constexpr bool is_sub_byte(ScalarType t) { return t == kQUInt4x2 || t == kQUInt2x4; }
+constexpr bool is_signed(ScalarType t) {
+  return t != kUInt8 && t != kBool && t != kQUInt8 && t != kQUInt4x2 && t != kQUInt2x4;
+}
 
 /// PyTorch's promotion lattice (torch.promote_types).
 ScalarType promote_types(ScalarType a, ScalarType b);

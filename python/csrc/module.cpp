@@ -16,6 +16,7 @@ void init_autograd(py::module_& m);
 void init_nn_cnn(py::module_& m);
 void init_nn_quantized(py::module_& m);  // nn_quantized.cpp
 void init_nn_quantized_more(py::module_& m);  // nn_quantized_more.cpp
+void init_nn_quantized_embedding(py::module_& m);  // nn_quantized_embedding.cpp
 void init_nn_quantized_rnn(py::module_& m);  // nn_quantized_rnn.cpp
 void init_nn_qat_embedding(py::module_& m);  // nn_quantized_rnn.cpp
 void init_shared_memory(py::module_& m);
@@ -70,6 +71,7 @@ PYBIND11_MODULE(_C, m) {
   init_nn_nnutils(m);
   init_nn_quantized(m);
   init_nn_quantized_more(m);
+  init_nn_quantized_embedding(m);
   init_nn_quantized_rnn(m);
   init_quantization_fuse(m);
   init_nn_qat_embedding(m);

@@ -61,7 +61,8 @@ IInfo iinfo_of(ScalarType t) {
                    "ember.iinfo() requires an integer input type. Use ember.finfo to handle "
                    "'ember.iinfo'");
   // Quantized dtypes have the range of the integers they store (quint8: uint8, ...).
-  const ScalarType stored = t == kQUInt8 ? kUInt8 : t == kQInt8 ? kInt8 : t == kQInt32 ? kInt32 : t;
+  const ScalarType stored =
+      t == kQUInt8 || is_sub_byte(t) ? kUInt8 : t == kQInt8 ? kInt8 : t == kQInt32 ? kInt32 : t;
   return visit_dtype(stored, [&]<class T>() -> IInfo {
     if constexpr (std::is_integral_v<T>) {
       return {t, static_cast<int64_t>(8 * sizeof(T)),

@@ -60,7 +60,8 @@ const std::vector<DTypeNames>& dtype_names() {
       {kInt64, {"int64", "long"}},        {kBool, {"bool"}},
       {kQUInt8, {"quint8"}},              {kQInt8, {"qint8"}},
       {kQInt32, {"qint32"}},
-      {kComplexFloat, {"complex64", "cfloat"}}, {kComplexDouble, {"complex128", "cdouble"}}};
+      {kComplexFloat, {"complex64", "cfloat"}}, {kComplexDouble, {"complex128", "cdouble"}},
+      {kQUInt4x2, {"quint4x2"}},          {kQUInt2x4, {"quint2x4"}}};
   return names;
 }
 

@@ -5,6 +5,7 @@ from ._C import (  # noqa: F401  dtypes, devices, layouts, memory formats
     contiguous_format, preserve_format, channels_last, channels_last_3d,
     float32, float, float64, double, float16, half, bfloat16, int8, uint8, int16, short,
     int32, int, int64, long, bool, quint8, qint8, qint32, complex64, cfloat, complex128, cdouble,
+    quint4x2, quint2x4,
     get_default_dtype, set_default_dtype, get_num_threads, set_num_threads,
 )
 from ._size import Size

@@ -57,7 +57,16 @@ def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, re
             device=storage.device)
     else:
         raise RuntimeError("Can't deserialize quantized tensor with qscheme {}".format(qscheme))
-    tensor.set_(storage, storage_offset, size, stride)
+    if tensor.dtype in (ember.quint4x2, ember.quint2x4):
+        # Sub-byte codes: the storage holds fewer bytes than the tensor has elements, so the
+        # packed bytes are copied into the new tensor's own storage (Note [Sub-byte quantized
+        # dtypes]).
+        dst = ember.tensor([], dtype=ember.uint8).set_(tensor.untyped_storage())
+        src = ember.tensor([], dtype=ember.uint8).set_(storage.untyped())
+        n = min(dst.numel(), src.numel() - storage_offset)
+        dst[:n].copy_(src[storage_offset:storage_offset + n])
+    else:
+        tensor.set_(storage, storage_offset, size, stride)
     tensor.requires_grad = requires_grad
     tensor._backward_hooks = backward_hooks
     return tensor

@@ -116,7 +116,8 @@ _STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float1
                   "int16": "ShortStorage", "int32": "IntStorage", "int64": "LongStorage",
                   "bool": "BoolStorage", "quint8": "QUInt8Storage", "qint8": "QInt8Storage",
                   "qint32": "QInt32Storage", "complex64": "ComplexFloatStorage",
-                  "complex128": "ComplexDoubleStorage"}
+                  "complex128": "ComplexDoubleStorage", "quint4x2": "QUInt4x2Storage",
+                  "quint2x4": "QUInt2x4Storage"}
 _DTYPE_OF_STORAGE = {v: k for k, v in _STORAGE_NAMES.items()}
 
 

@@ -25,6 +25,8 @@ std::string legacy_type_name(const Tensor& t) {
     case ScalarType::QInt32: name = "QInt32"; break;
     case ScalarType::ComplexFloat: name = "ComplexFloat"; break;
     case ScalarType::ComplexDouble: name = "ComplexDouble"; break;
+    case ScalarType::QUInt4x2: name = "QUInt4x2"; break;
+    case ScalarType::QUInt2x4: name = "QUInt2x4"; break;
     case ScalarType::Undefined: name = "Undefined"; break;
   }
   return std::string("ember.") + name + "Tensor";

@@ -26,6 +26,8 @@ constexpr std::array<DtypeInfo, kNumScalarTypes> kInfo{{
     {"qint32", 4},
     {"complex64", 8},
     {"complex128", 16},
+    {"quint4x2", 1},
+    {"quint2x4", 1},
 }};
 
 ScalarType g_default_dtype = kFloat32;
@@ -40,7 +42,8 @@ const char* scalar_type_name(ScalarType t) {
   static constexpr const char* kNames[] = {"Float", "Double", "Half",  "BFloat16", "Char",
                                            "Byte",  "Short",  "Int",   "Long",     "Bool",
                                            "QUInt8", "QInt8", "QInt32", "ComplexFloat",
-                                           "ComplexDouble", "Undefined"};
+                                           "ComplexDouble", "QUInt4x2", "QUInt2x4",
+                                           "Undefined"};
   return kNames[static_cast<size_t>(t)];
 }
 

@@ -1,5 +1,5 @@
-// quantized::embedding_bag_{byte,4bit}_{prepack,unpack,rowwise_offsets} (ember/quantized/
-// embedding.h): PyTorch 1.13's non-FBGEMM paths (qembeddingbag_prepack.cpp,
+// quantized::embedding_bag_{byte,4bit,2bit}_{prepack,unpack,rowwise_offsets} (ember/quantized/
+// embedding.h) and the row-wise lookup the packed-params ops share (qembedding_packed.cpp): PyTorch 1.13's non-FBGEMM paths (qembeddingbag_prepack.cpp,
 // qembeddingbag_unpack.cpp and qembeddingbag.cpp's embedding_lookup_fallback_impl), which are
 // what Debian's torch runs. Float ops: the CPU backend (the tables are float, the packed form
 // uint8). Each loop is scalar and is its own reference.
@@ -110,15 +110,17 @@ std::pair<float, float> optimized_range(const Tensor& row, int64_t nbins, double
   return {out[1].to_tensor().item().to<float>(), out[0].to_tensor().item().to<float>()};
 }
 
+// 4 or 2 bits per code (kBits), float16 scale and bias after each row's codes.
+template <int kBits>
 Tensor nbit_prepack_impl(const Tensor& weight, const bool& optimized_qparams,
                          const int64_t& nbins, const double& ratio) {
-  constexpr int kBits = 4, kPerByte = 2;
+  constexpr int kPerByte = 8 / kBits;
   EMBER_CHECK(weight.dtype() == kFloat32 || weight.dtype() == kFloat16,
               "'qembeddingbag_nbit_prepack' only support float32 or float16.");
-  EMBER_CHECK(weight.dim() == 2, "embedding_bag_4bit_prepack: expected a 2-d weight [rows, "
-                                 "columns], got ", weight.dim(), " dimensions");
-  EMBER_CHECK(weight.size(1) % kPerByte == 0,
-              "qembeddingbag_4bit_prepack only works for the number of columns a multiple of 2");
+  EMBER_CHECK(weight.dim() == 2, "embedding_bag_", kBits, "bit_prepack: expected a 2-d weight "
+                                 "[rows, columns], got ", weight.dim(), " dimensions");
+  EMBER_CHECK(weight.size(1) % kPerByte == 0, "qembeddingbag_", kBits,
+              "bit_prepack only works for the number of columns a multiple of ", kPerByte);
   const Tensor w = weight.to(kFloat32).contiguous();
   const int64_t rows = w.size(0), D = w.size(1), packed_cols = D / kPerByte;
   const int64_t cols = packed_cols + 4;
@@ -151,18 +153,20 @@ Tensor nbit_prepack_impl(const Tensor& weight, const bool& optimized_qparams,
       if (c % kPerByte == 0) {
         orow[c / kPerByte] = code;
       } else {
-        orow[c / kPerByte] = static_cast<uint8_t>(orow[c / kPerByte] | (code << kBits));
+        orow[c / kPerByte] =
+            static_cast<uint8_t>(orow[c / kPerByte] | (code << ((c % kPerByte) * kBits)));
       }
     }
   }
   return out;
 }
 
+template <int kBits>
 Tensor nbit_unpack_impl(const Tensor& packed_in) {
-  constexpr int kBits = 4, kPerByte = 2;
+  constexpr int kPerByte = 8 / kBits;
   check_packed(packed_in);
-  EMBER_CHECK(packed_in.dim() == 2 && packed_in.size(1) >= 4,
-              "embedding_bag_4bit_unpack: expected a 2-d packed weight [rows, columns / 2 + 4]");
+  EMBER_CHECK(packed_in.dim() == 2 && packed_in.size(1) >= 4, "embedding_bag_", kBits,
+              "bit_unpack: expected a 2-d packed weight [rows, columns / ", kPerByte, " + 4]");
   const Tensor packed = packed_in.contiguous();
   const int64_t rows = packed.size(0), cols = packed.size(1), D = (cols - 4) * kPerByte;
   Tensor out = empty({rows, D}, TensorOptions(kFloat32));
@@ -189,15 +193,23 @@ std::vector<int64_t> as_int64(const Tensor& t) {
   return {c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()};
 }
 
-Tensor lookup(int bits, const Tensor& weight, const Tensor& indices,
-              const std::optional<Tensor>& offsets_in, bool pruned,
-              const std::optional<Tensor>& per_sample_weights,
-              const std::optional<Tensor>& mapping, bool include_last_offset) {
+}  // namespace
+
+namespace detail {
+
+Tensor rowwise_lookup(int bits, const Tensor& weight, const Tensor& indices,
+                      const std::optional<Tensor>& offsets_in, bool pruned,
+                      const std::optional<Tensor>& per_sample_weights,
+                      const std::optional<Tensor>& mapping, bool include_last_offset,
+                      bool embedding_op) {
   const char* name = bits == 8 ? "embedding_bag_byte" : "embedding_bag_4bit/embedding_bag_2bit";
   EMBER_CHECK(indices.dim() == 1 || indices.dim() == 2,
               "qembedding/qembedding_bag operator supports 1 or 2d indices, got ", indices.dim());
   std::vector<int64_t> offsets;
-  if (indices.dim() == 2) {
+  if (embedding_op) {
+    // PyTorch's QEmbedding: one bag per index (offsets arange(numel)), whatever the indices' rank.
+    for (int64_t o = 0; o < indices.numel(); ++o) offsets.push_back(o);
+  } else if (indices.dim() == 2) {
     EMBER_CHECK(!offsets_in, name, " operator: input is 2D, then offsets has to be None, as "
                                    "input is treated is a mini-batch of fixed length sequences.");
     for (int64_t o = 0; o < indices.numel(); o += indices.size(1)) offsets.push_back(o);
@@ -209,7 +221,7 @@ Tensor lookup(int bits, const Tensor& weight, const Tensor& indices,
   EMBER_CHECK(indices.dtype() == kInt32 || indices.dtype() == kInt64,
               "Expect 32 or 64 bit indices, but found ", scalar_type_name(indices.dtype()),
               " instead.");
-  if (offsets_in) {
+  if (offsets_in && !embedding_op) {
     EMBER_CHECK(offsets_in->dtype() == kInt32 || offsets_in->dtype() == kInt64,
                 "Expect 32 or 64 bit offsets, but found ", scalar_type_name(offsets_in->dtype()),
                 " instead.");
@@ -303,8 +315,13 @@ Tensor lookup(int bits, const Tensor& weight, const Tensor& indices,
       }
     }
   }
+  if (embedding_op && indices.dim() == 2) return out.view({indices.size(0), indices.size(1), D});
   return out;
 }
+
+}  // namespace detail
+
+namespace {
 
 Tensor byte_rowwise_impl(const Tensor& weight, const Tensor& indices,
                          const std::optional<Tensor>& offsets, const bool& /*scale_grad_by_freq*/,
@@ -312,17 +329,19 @@ Tensor byte_rowwise_impl(const Tensor& weight, const Tensor& indices,
                          const std::optional<Tensor>& per_sample_weights,
                          const std::optional<Tensor>& compressed_indices_mapping,
                          const bool& include_last_offset) {
-  return lookup(8, weight, indices, offsets, pruned_weights, per_sample_weights,
-                compressed_indices_mapping, include_last_offset);
+  return detail::rowwise_lookup(8, weight, indices, offsets, pruned_weights, per_sample_weights,
+                                compressed_indices_mapping, include_last_offset, false);
 }
+template <int kBits>
 Tensor nbit_rowwise_impl(const Tensor& weight, const Tensor& indices,
                          const std::optional<Tensor>& offsets, const bool& /*scale_grad_by_freq*/,
                          const int64_t& /*mode*/, const bool& pruned_weights,
                          const std::optional<Tensor>& per_sample_weights,
                          const std::optional<Tensor>& compressed_indices_mapping,
                          const bool& include_last_offset) {
-  return lookup(4, weight, indices, offsets, pruned_weights, per_sample_weights,
-                compressed_indices_mapping, include_last_offset);
+  return detail::rowwise_lookup(kBits, weight, indices, offsets, pruned_weights,
+                                per_sample_weights, compressed_indices_mapping,
+                                include_last_offset, false);
 }
 
 }  // namespace
@@ -339,13 +358,13 @@ EMBER_REGISTER_OP(quantized_embedding_bag_byte_unpack, &embedding_bag_byte_unpac
 
 Tensor embedding_bag_4bit_prepack(const Tensor& weight, bool optimized_qparams, int64_t nbins,
                                   double ratio) {
-  return dispatch::call<&nbit_prepack_impl>(OpId::quantized_embedding_bag_4bit_prepack, weight,
-                                            optimized_qparams, nbins, ratio);
+  return dispatch::call<&nbit_prepack_impl<4>>(OpId::quantized_embedding_bag_4bit_prepack,
+                                               weight, optimized_qparams, nbins, ratio);
 }
 EMBER_REGISTER_OP(quantized_embedding_bag_4bit_prepack, &embedding_bag_4bit_prepack);
 
 Tensor embedding_bag_4bit_unpack(const Tensor& weight) {
-  return dispatch::call<&nbit_unpack_impl>(OpId::quantized_embedding_bag_4bit_unpack, weight);
+  return dispatch::call<&nbit_unpack_impl<4>>(OpId::quantized_embedding_bag_4bit_unpack, weight);
 }
 EMBER_REGISTER_OP(quantized_embedding_bag_4bit_unpack, &embedding_bag_4bit_unpack);
 
@@ -371,12 +390,39 @@ Tensor embedding_bag_4bit_rowwise_offsets(const Tensor& weight, const Tensor& in
                                           const std::optional<Tensor>& per_sample_weights,
                                           const std::optional<Tensor>& compressed_indices_mapping,
                                           bool include_last_offset) {
-  return dispatch::call<&nbit_rowwise_impl>(
+  return dispatch::call<&nbit_rowwise_impl<4>>(
       OpId::quantized_embedding_bag_4bit_rowwise_offsets, weight, indices, offsets,
       scale_grad_by_freq, mode, pruned_weights, per_sample_weights, compressed_indices_mapping,
       include_last_offset);
 }
 EMBER_REGISTER_OP(quantized_embedding_bag_4bit_rowwise_offsets,
                   &embedding_bag_4bit_rowwise_offsets);
+
+Tensor embedding_bag_2bit_prepack(const Tensor& weight, bool optimized_qparams, int64_t nbins,
+                                  double ratio) {
+  return dispatch::call<&nbit_prepack_impl<2>>(OpId::quantized_embedding_bag_2bit_prepack,
+                                               weight, optimized_qparams, nbins, ratio);
+}
+EMBER_REGISTER_OP(quantized_embedding_bag_2bit_prepack, &embedding_bag_2bit_prepack);
+
+Tensor embedding_bag_2bit_unpack(const Tensor& weight) {
+  return dispatch::call<&nbit_unpack_impl<2>>(OpId::quantized_embedding_bag_2bit_unpack, weight);
+}
+EMBER_REGISTER_OP(quantized_embedding_bag_2bit_unpack, &embedding_bag_2bit_unpack);
+
+Tensor embedding_bag_2bit_rowwise_offsets(const Tensor& weight, const Tensor& indices,
+                                          const std::optional<Tensor>& offsets,
+                                          bool scale_grad_by_freq, int64_t mode,
+                                          bool pruned_weights,
+                                          const std::optional<Tensor>& per_sample_weights,
+                                          const std::optional<Tensor>& compressed_indices_mapping,
+                                          bool include_last_offset) {
+  return dispatch::call<&nbit_rowwise_impl<2>>(
+      OpId::quantized_embedding_bag_2bit_rowwise_offsets, weight, indices, offsets,
+      scale_grad_by_freq, mode, pruned_weights, per_sample_weights, compressed_indices_mapping,
+      include_last_offset);
+}
+EMBER_REGISTER_OP(quantized_embedding_bag_2bit_rowwise_offsets,
+                  &embedding_bag_2bit_rowwise_offsets);
 
 }  // namespace ember::quantized

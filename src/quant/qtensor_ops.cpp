@@ -42,6 +42,22 @@ const PerChannelAffineQuantizer* per_channel(const Tensor& t) {
   return as_per_channel(get_quantizer(t));
 }
 
+// Note [Views of float-qparams tensors]
+// PyTorch 1.13 keeps a per_channel_affine_float_qparams quantizer unchanged through the views
+// that take the tensor's strides (view, reshape, unsqueeze, squeeze, detach: the axis is not
+// moved, so a view that moves the channel dim fails in dequantize with "length of scales must
+// equal to channel"), refuses the ones that set strides (slicing, split, select off the axis:
+// "... uniformly or per channel quantized tensors"; transpose and the like: "... uniformly
+// quantized tensor"), and turns a select along the axis into a per-tensor tensor whose zero
+// point is the float zero point truncated to an integer. ember does the same.
+const PerChannelAffineFloatQParamsQuantizer* float_qparams(const Tensor& t) {
+  return as_per_channel_float_qparams(get_quantizer(t));
+}
+bool any_per_channel(const Tensor& t) { return per_channel(t) || float_qparams(t); }
+[[noreturn]] void refuse_float_qparams_strides() {
+  EMBER_FAIL("Setting strides is possible only on uniformly or per channel quantized tensors");
+}
+
 // The quantizer of a view that keeps channels [start, start + step * k) of a per-channel
 // quantizer (slice along the axis), with the axis moved to `axis`; one channel left: per-tensor.
 QuantizerPtr channels_quantizer(const PerChannelAffineQuantizer& pc, const Tensor& scales,
@@ -57,6 +73,20 @@ void set_quantizer(const Tensor& t, QuantizerPtr q) { t.impl()->set_quantizer(st
 
 [[noreturn]] void refuse_strides() {
   EMBER_FAIL("Setting strides is possible only on uniformly quantized tensor");
+}
+
+// PyTorch's bound check of a view (setStorage) counts a sub-byte tensor's elements as bytes
+// (itemsize 1) against its storage's bytes (Note [Sub-byte quantized dtypes]): the same check
+// here, with its text, so that no view of packed codes reads past them.
+Tensor check_sub_byte_view(Tensor out) {
+  if (!is_sub_byte(out.dtype()) || out.numel() == 0 || out.is_meta()) return out;
+  int64_t need = out.storage_offset() + 1;
+  for (int64_t d = 0; d < out.dim(); ++d) need += (out.size(d) - 1) * out.stride(d);
+  const auto have = static_cast<int64_t>(out.impl()->storage()->nbytes());
+  EMBER_CHECK(need <= have, "setStorage: sizes ", out.sizes(), ", strides ", out.strides(),
+              ", storage offset ", out.storage_offset(), ", and itemsize 1 requiring a storage "
+              "size of ", need, " are out of bounds for storage of size ", have);
+  return out;
 }
 
 // ---- views ----
@@ -76,6 +106,7 @@ int64_t mapped_axis(IntArrayRef old_sizes, IntArrayRef new_sizes, int64_t axis) 
 }
 
 Tensor fix_view_axis(const Tensor& self, Tensor out) {
+  check_sub_byte_view(out);
   if (const auto* pc = per_channel(self)) {
     const int64_t axis = mapped_axis(self.sizes(), out.sizes(), pc->axis());
     if (axis != pc->axis())
@@ -96,24 +127,24 @@ Tensor q_unsafe_view(const Tensor& self, const IntArrayRef& size) {
 }
 
 Tensor q_t(const Tensor& self) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.t(); });
 }
 Tensor q_transpose(const Tensor& self, const int64_t& dim0, const int64_t& dim1) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.transpose(dim0, dim1); });
 }
 Tensor q_permute(const Tensor& self, const IntArrayRef& dims) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.permute(dims); });
 }
 Tensor q_expand(const Tensor& self, const IntArrayRef& size, const bool& /*implicit*/) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return expand(self, size); });
 }
 Tensor q_as_strided(const Tensor& self, const IntArrayRef& size, const IntArrayRef& stride,
                     const std::optional<int64_t>& offset) {
-  if (per_channel(self)) refuse_strides();
+  if (any_per_channel(self)) refuse_strides();
   return below_quantized([&] { return self.as_strided(size, stride, offset); });
 }
 
@@ -175,7 +206,8 @@ int64_t slice_start(const Tensor& self, const Tensor& out, int64_t d) {
 
 Tensor q_slice(const Tensor& self, const int64_t& dim, const std::optional<int64_t>& start,
                const std::optional<int64_t>& end, const int64_t& step) {
-  Tensor out = below_quantized([&] { return self.slice(dim, start, end, step); });
+  if (float_qparams(self)) refuse_float_qparams_strides();
+  Tensor out = check_sub_byte_view(below_quantized([&] { return self.slice(dim, start, end, step); }));
   if (per_channel(self)) {
     const int64_t d = wrap_dim(dim, self.dim());
     fix_slice(self, out, d, slice_start(self, out, d), step);
@@ -184,6 +216,14 @@ Tensor q_slice(const Tensor& self, const int64_t& dim, const std::optional<int64
 }
 
 void fix_select(const Tensor& self, const Tensor& out, int64_t d, int64_t index) {
+  if (const auto* pf = float_qparams(self)) {
+    if (d != pf->axis()) refuse_float_qparams_strides();
+    const int64_t i = index < 0 ? index + self.size(d) : index;
+    set_quantizer(out, make_intrusive<PerTensorAffineQuantizer>(
+                           pf->dtype(), static_cast<double>(pf->scales().data_ptr<float>()[i]),
+                           static_cast<int64_t>(pf->zero_points().data_ptr<float>()[i])));
+    return;
+  }
   const auto* pc = per_channel(self);
   if (!pc) return;
   if (d == pc->axis()) {
@@ -198,12 +238,15 @@ void fix_select(const Tensor& self, const Tensor& out, int64_t d, int64_t index)
 }
 
 Tensor q_select(const Tensor& self, const int64_t& dim, const int64_t& index) {
-  Tensor out = below_quantized([&] { return self.select(dim, index); });
+  if (const auto* pf = float_qparams(self); pf && wrap_dim(dim, self.dim()) != pf->axis())
+    refuse_float_qparams_strides();
+  Tensor out = check_sub_byte_view(below_quantized([&] { return self.select(dim, index); }));
   fix_select(self, out, wrap_dim(dim, self.dim()), index);
   return out;
 }
 
 std::vector<Tensor> fix_pieces(const Tensor& self, std::vector<Tensor> pieces, int64_t dim) {
+  if (float_qparams(self)) refuse_float_qparams_strides();
   if (!per_channel(self)) return pieces;
   const int64_t d = wrap_dim(dim, self.dim());
   for (const Tensor& p : pieces) fix_slice(self, p, d, slice_start(self, p, d), 1);
@@ -217,8 +260,10 @@ std::vector<Tensor> q_split_with_sizes(const Tensor& self, const IntArrayRef& si
   return fix_pieces(self, below_quantized([&] { return self.split(sizes, dim); }), dim);
 }
 std::vector<Tensor> q_unbind(const Tensor& self, const int64_t& dim) {
+  if (const auto* pf = float_qparams(self); pf && wrap_dim(dim, self.dim()) != pf->axis())
+    refuse_float_qparams_strides();
   std::vector<Tensor> pieces = below_quantized([&] { return self.unbind(dim); });
-  if (per_channel(self)) {
+  if (any_per_channel(self)) {
     const int64_t d = wrap_dim(dim, self.dim());
     for (size_t i = 0; i < pieces.size(); ++i) fix_select(self, pieces[i], d, static_cast<int64_t>(i));
   }
@@ -242,8 +287,13 @@ void copy_codes(const Tensor& dst, const Tensor& src) {
 
 // PyTorch's quantized clone: no memory format means contiguous; preserve means the suggested one.
 Tensor q_clone(const Tensor& self, const std::optional<int64_t>& memory_format) {
+  EMBER_CHECK(!float_qparams(self), "clone for quantized Tensor only works for       "
+              "PerTensorAffine and PerChannelAffine qscheme right now");
   MemoryFormat f = memory_format ? memory_format_from_int(*memory_format) : MemoryFormat::Contiguous;
   if (f == MemoryFormat::Preserve) f = self.suggest_memory_format();
+  // PyTorch 1.13's clone copies element by element, which it has no kernel for.
+  EMBER_CHECK(!is_sub_byte(self.dtype()), "\"copy_kernel\" not implemented for '",
+              scalar_type_name(self.dtype()), "'");
   Tensor out = new_like(self, f, self.device());
   copy_codes(out, self);
   return out;
@@ -257,6 +307,8 @@ void quantize_into(const Tensor& self, const Tensor& src) {
               "Quantized copy only works with contiguous and NHWC Tensors");
   EMBER_CHECK(self.sizes().equals(src.sizes()),
               "Quantized copy only works with Tensors with the same shape");
+  // PyTorch's copy reads float zero points as int64 here.
+  EMBER_CHECK(!float_qparams(self), "expected scalar type Long but found Float");
   if (self.is_meta() || self.numel() == 0) return;
   const Quantizer& q = get_quantizer(self);
   visit_codes(self.dtype(), [&]<class T>() {
@@ -327,13 +379,13 @@ Tensor q_to_copy(const Tensor& self, const std::optional<ScalarType>& dtype,
 
 // ---- indexing: the codes are indexed, the quantizer kept (per-tensor only, as PyTorch) ----
 Tensor q_index_select(const Tensor& self, const int64_t& dim, const Tensor& index) {
-  EMBER_CHECK(!per_channel(self),
+  EMBER_CHECK(!any_per_channel(self),
               "Only per_tensor quantized quantized tensors are supported by index_select.");
   return qtensor_over(index_select(codes_view(self), dim, index), get_quantizer_ptr(self));
 }
 
 Tensor q_index(const Tensor& self, const Value::OptionalTensorList& indices) {
-  EMBER_CHECK(!per_channel(self),
+  EMBER_CHECK(!any_per_channel(self),
               "self.qscheme() == c10::kPerTensorAffine || self.qscheme() == c10::kPerTensorSymmetric "
               "INTERNAL ASSERT FAILED: advanced indexing of a per-channel quantized tensor");
   return qtensor_over(index(codes_view(self), indices), get_quantizer_ptr(self));
@@ -382,6 +434,8 @@ const char* type_meta_name(ScalarType t) {
     case kQUInt8: return "c10::quint8";
     case kQInt8: return "c10::qint8";
     case kQInt32: return "c10::qint32";
+    case kQUInt4x2: return "c10::quint4x2";
+    case kQUInt2x4: return "c10::quint2x4";
     default: return "?";
   }
 }
@@ -392,6 +446,7 @@ Tensor q_empty_like(const Tensor& self, const OptDtype& dtype, const OptInt&, co
               "It is currently not supported to specify a dtype that doesn't match the input "
               "tensor's dtype via empty_like.  Specified: ", type_meta_name(dtype.value_or(self.dtype())),
               " Input tensor's dtype: ", type_meta_name(self.dtype()));
+  EMBER_CHECK(!float_qparams(self), "Unsupported qscheme: per_channel_affine_float_qparams");
   MemoryFormat f = memory_format ? memory_format_from_int(*memory_format) : MemoryFormat::Preserve;
   if (f == MemoryFormat::Preserve) f = self.suggest_memory_format();
   return new_like(self, f, device.value_or(self.device()));

@@ -12,6 +12,7 @@
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/view.h"
+#include "quantize_float_qparams.h"
 #include "quantize_kernels.h"
 #include "quantizer.h"
 
@@ -66,6 +67,24 @@ void check_per_channel(bool quantizing, const Tensor& t, int64_t axis, int64_t c
   EMBER_CHECK(t.size(axis) == channels, "length of scales must equal to channel");
 }
 
+// The number of channels of a per-channel quantizer (integer or float qparams).
+int64_t quantizer_channels(const Quantizer& q) {
+  if (const auto* pc = as_per_channel(q)) return pc->channels();
+  const auto* pf = as_per_channel_float_qparams(q);
+  EMBER_ASSERT(pf);
+  return pf->channels();
+}
+
+// The bytes of codes a kernel reads or writes: a sub-byte tensor's own bytes from its data
+// pointer, in flat order (PyTorch's kernels ignore a sub-byte view's strides: Note [Sub-byte
+// quantized dtypes]); otherwise the codes, dense in `fmt`.
+Tensor dense_codes(const Tensor& self, MemoryFormat fmt) {
+  return is_sub_byte(self.dtype()) ? Tensor() : codes_view(self).contiguous(fmt);
+}
+const void* codes_ptr(const Tensor& self, const Tensor& dense) {
+  return dense.defined() ? dense.data_ptr() : self.data_ptr();
+}
+
 // ---- quantize_per_tensor ----
 Tensor quantize_per_tensor_impl(const Tensor& self, const double& scale, const int64_t& zero_point,
                                 const ScalarType& dtype) {
@@ -74,9 +93,16 @@ Tensor quantize_per_tensor_impl(const Tensor& self, const double& scale, const i
   const MemoryFormat fmt = self.suggest_memory_format();
   Tensor out = new_qtensor(self.sizes(), make_intrusive<PerTensorAffineQuantizer>(dtype, scale, zero_point),
                            self.device(), fmt);
-  check_zero_point("quantize_tensor_per_tensor_affine", zero_point, dtype);
+  check_zero_point("quantize_tensor_per_tensor_affine", zero_point,
+                   is_sub_byte(dtype) ? kQUInt8 : dtype);
   if (out.is_meta() || out.numel() == 0) return out;
   const Tensor x = self.contiguous(fmt);
+  if (is_sub_byte(dtype)) {
+    qkernels::quantize_per_tensor_sub_byte(dtype, x.data_ptr<float>(),
+                                           static_cast<uint8_t*>(out.data_ptr()), out.numel(),
+                                           scale, zero_point);
+    return out;
+  }
   visit_codes(dtype, [&]<class T>() {
     qkernels::quantize(x.data_ptr<float>(), static_cast<T*>(out.data_ptr()), out.numel(), scale,
                        zero_point);
@@ -116,13 +142,28 @@ Tensor quantize_per_channel_impl(const Tensor& self, const Tensor& scales,
   EMBER_CHECK(scales.numel() == zero_points.numel(),
               "number of elements in scales and zero_points must match");
   EMBER_CHECK(is_floating(scales.dtype()), "scale tensor must be floating point");
-  EMBER_CHECK(!is_floating(zero_points.dtype()),
-              "quantize_per_channel: zero points of a floating dtype (per_channel_affine_float_"
-              "qparams, for embeddings) are not supported; expected an integer tensor, got ",
-              dtype_repr(zero_points.dtype()));
+  EMBER_CHECK(is_quantized(dtype), "ScalarType ", scalar_type_name(dtype),
+              " is not supported in new_qtensor.");
   const MemoryFormat fmt = self.suggest_memory_format();
   QuantizerPtr q = make_per_channel_affine_quantizer(scales, zero_points, axis, dtype);
   Tensor out = new_qtensor(self.sizes(), q, self.device(), fmt);
+  if (const auto* pf = as_per_channel_float_qparams(*q)) {
+    // PyTorch's quantize_tensor_per_channel_float_qparams, its checks in its order.
+    EMBER_CHECK(self.dtype() == kFloat32, "Quantize only works on Float Tensor, got ",
+                scalar_type_name(self.dtype()));
+    EMBER_CHECK(axis >= 0 && axis < self.dim(),
+                "Channel axis out of range in per channel float qparams quantization. Got: ", axis,
+                "Expected: [0, ", self.dim(), ")");
+    EMBER_CHECK(self.size(axis) == pf->channels(), "length of scales must equal to channel");
+    if (out.is_meta() || out.numel() == 0) return out;
+    const Tensor x = self.contiguous(fmt);
+    const ChannelLayout l = channel_layout(out, axis);
+    qkernels::quantize_per_channel_float_qparams(dtype, x.data_ptr<float>(), out.data_ptr(),
+                                                 l.outer, l.channels, l.inner,
+                                                 pf->scales().data_ptr<float>(),
+                                                 pf->zero_points().data_ptr<float>());
+    return out;
+  }
   EMBER_CHECK(self.dtype() == kFloat32, "quantize_tensor_per_channel_affine expects a Float Tensor, got ",
               scalar_type_name(self.dtype()));
   const auto& pc = static_cast<const PerChannelAffineQuantizer&>(*q);
@@ -150,9 +191,31 @@ Tensor dequantize_quantized(const Tensor& self) {
   const MemoryFormat fmt = self.suggest_memory_format();
   Tensor out = empty(self.sizes(), TensorOptions(kFloat32).device(self.device()), fmt);
   const Quantizer& q = get_quantizer(self);
-  if (const auto* pt = as_per_tensor(q)) {
-    check_zero_point("dequantize_tensor_per_tensor_affine", pt->zero_point(), self.dtype());
+  if (const auto* pf = as_per_channel_float_qparams(q)) {
+    EMBER_CHECK(pf->axis() >= 0 && pf->axis() < self.dim(),
+                "Channel axis out of range in per channel float qparams dequantization. Got:",
+                pf->axis(), " Expected: [0, ", self.dim(), ")");
+    EMBER_CHECK(self.size(pf->axis()) == pf->channels(), "length of scales must equal to channel");
     if (out.is_meta() || out.numel() == 0) return out;
+    const Tensor dense = dense_codes(self, fmt);
+    const ChannelLayout l = channel_layout(out, pf->axis());
+    qkernels::dequantize_per_channel_float_qparams(self.dtype(), codes_ptr(self, dense),
+                                                   out.data_ptr<float>(), l.outer, l.channels,
+                                                   l.inner, pf->scales().data_ptr<float>(),
+                                                   pf->zero_points().data_ptr<float>());
+    return out;
+  }
+  if (const auto* pt = as_per_tensor(q)) {
+    check_zero_point("dequantize_tensor_per_tensor_affine", pt->zero_point(),
+                     is_sub_byte(self.dtype()) ? kQUInt8 : self.dtype());
+    if (out.is_meta() || out.numel() == 0) return out;
+    if (is_sub_byte(self.dtype())) {
+      qkernels::dequantize_per_tensor_sub_byte(self.dtype(),
+                                               static_cast<const uint8_t*>(self.data_ptr()),
+                                               out.data_ptr<float>(), out.numel(), pt->scale(),
+                                               pt->zero_point());
+      return out;
+    }
     const Tensor codes = codes_view(self).contiguous(fmt);
     visit_codes(self.dtype(), [&]<class T>() {
       qkernels::dequantize(static_cast<const T*>(codes.data_ptr()), out.data_ptr<float>(),
@@ -197,6 +260,14 @@ std::vector<Tensor> dequantize_tensors_quantized(const std::vector<Tensor>& tens
 // ---- int_repr and the accessors ----
 Tensor int_repr_impl(const Tensor& self) { no_backend_kernel(OpId::int_repr, self); }
 Tensor int_repr_quantized(const Tensor& self) {
+  if (is_sub_byte(self.dtype())) {
+    // PyTorch's: the packed bytes, 1-d, read from the data pointer.
+    const int64_t bits = quantized_bit_width(self.dtype());
+    Tensor out = empty({(self.numel() * bits + 7) / 8}, TensorOptions(kUInt8).device(self.device()));
+    if (!out.is_meta() && out.numel() > 0)
+      std::memcpy(out.data_ptr(), self.data_ptr(), static_cast<size_t>(out.numel()));
+    return out;
+  }
   Tensor out = empty(self.sizes(), TensorOptions(underlying_dtype(self.dtype())).device(self.device()),
                      self.suggest_memory_format());
   Tensor codes = codes_view(self);
@@ -216,10 +287,20 @@ const PerTensorAffineQuantizer& per_tensor_of(const Tensor& self) {
   EMBER_CHECK(pt, kPerTensorExpected);
   return *pt;
 }
-const PerChannelAffineQuantizer& per_channel_of(const Tensor& self) {
-  const auto* pc = as_per_channel(get_quantizer(self));
+// The scales, zero points and axis of a per-channel quantizer, integer or float qparams.
+struct ChannelQParams {
+  const Tensor& scales;
+  const Tensor& zero_points;
+  int64_t axis;
+};
+ChannelQParams per_channel_of(const Tensor& self) {
+  const Quantizer& q = get_quantizer(self);
+  if (const auto* pf = as_per_channel_float_qparams(q)) {
+    return {pf->scales(), pf->zero_points(), pf->axis()};
+  }
+  const auto* pc = as_per_channel(q);
   EMBER_CHECK(pc, kPerChannelExpected);
-  return *pc;
+  return {pc->scales(), pc->zero_points(), pc->axis()};
 }
 
 double q_scale_impl(const Tensor& self) { no_backend_kernel(OpId::q_scale, self); }
@@ -230,18 +311,18 @@ Tensor q_per_channel_scales_impl(const Tensor& self) {
   no_backend_kernel(OpId::q_per_channel_scales, self);
 }
 Tensor q_per_channel_scales_quantized(const Tensor& self) {
-  return clone(per_channel_of(self).scales());  // a copy: the quantizer's stays immutable
+  return clone(per_channel_of(self).scales);  // a copy: the quantizer's stays immutable
 }
 Tensor q_per_channel_zero_points_impl(const Tensor& self) {
   no_backend_kernel(OpId::q_per_channel_zero_points, self);
 }
 Tensor q_per_channel_zero_points_quantized(const Tensor& self) {
-  return clone(per_channel_of(self).zero_points());
+  return clone(per_channel_of(self).zero_points);
 }
 int64_t q_per_channel_axis_impl(const Tensor& self) {
   no_backend_kernel(OpId::q_per_channel_axis, self);
 }
-int64_t q_per_channel_axis_quantized(const Tensor& self) { return per_channel_of(self).axis(); }
+int64_t q_per_channel_axis_quantized(const Tensor& self) { return per_channel_of(self).axis; }
 QScheme qscheme_impl(const Tensor& self) { no_backend_kernel(OpId::qscheme, self); }
 QScheme qscheme_quantized(const Tensor& self) { return get_quantizer(self).qscheme(); }
 
@@ -273,11 +354,11 @@ Tensor empty_per_channel_affine_quantized_impl(IntArrayRef size, const Tensor& s
                                                const OptInt& memory_format) {
   const ScalarType dt = dtype.value_or(default_dtype());
   check_quantized_dtype(dt);
-  EMBER_CHECK(dt == kQInt8 || dt == kQUInt8, "Supported data type for tensor creation is int8 or uint8");
+  EMBER_CHECK(dt == kQInt8 || dt == kQUInt8 || is_sub_byte(dt),
+              "Supported data type for tensor creation is int8 or uint8");
   QuantizerPtr q = make_per_channel_affine_quantizer(scales, zero_points, axis, dt);
   Tensor out = new_qtensor(size, q, device.value_or(default_device()), format_of(memory_format));
-  check_per_channel(false, out, axis,
-                    static_cast<const PerChannelAffineQuantizer&>(*q).channels());
+  check_per_channel(false, out, axis, quantizer_channels(*q));
   return out;
 }
 
@@ -298,8 +379,7 @@ Tensor make_per_channel_quantized_tensor_impl(const Tensor& self, const Tensor& 
                                               const Tensor& zero_point, const int64_t& axis) {
   const ScalarType qdt = quantized_dtype_of(self.dtype());
   QuantizerPtr q = make_per_channel_affine_quantizer(scale, zero_point, axis, qdt);
-  check_per_channel(false, self, axis,
-                    static_cast<const PerChannelAffineQuantizer&>(*q).channels());
+  check_per_channel(false, self, axis, quantizer_channels(*q));
   Tensor out = new_qtensor(self.sizes(), q, self.device(), self.suggest_memory_format());
   if (!out.is_meta()) {
     Tensor codes = codes_view(out);

@@ -1,6 +1,8 @@
 // Quantizer objects and the helpers of quantizer.h (Note [Quantizers]).
 #include "quantizer.h"
 
+#include <cstring>
+
 #include "ember/ops/copy.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/view.h"
@@ -36,6 +38,12 @@ bool PerChannelAffineQuantizer::equal_to(const Quantizer& other) const {
          same_values(o->zero_points_, zero_points_);
 }
 
+bool PerChannelAffineFloatQParamsQuantizer::equal_to(const Quantizer& other) const {
+  const auto* o = as_per_channel_float_qparams(other);
+  return o && o->dtype() == dtype() && o->axis_ == axis_ && same_values(o->scales_, scales_) &&
+         same_values(o->zero_points_, zero_points_);
+}
+
 void check_quantized_dtype(ScalarType dtype) {
   EMBER_CHECK(is_quantized(dtype),
               "Creation of quantized tensor requires quantized dtype like ember.quint8");
@@ -55,7 +63,14 @@ QuantizerPtr make_per_channel_affine_quantizer(const Tensor& scales, const Tenso
               "number of elements in scales and zero_points must match");
   EMBER_CHECK(!scales.is_meta() && !zero_points.is_meta(),
               "per-channel quantization parameters must be CPU tensors, not meta tensors");
+  EMBER_CHECK(is_floating(scales.dtype()), "scale tensor must be floating point");
   // Owned copies: a later in-place write to the caller's tensors must not change the quantizer.
+  if (is_floating(zero_points.dtype())) {
+    Tensor s = _to_copy(scales, kFloat32).contiguous();
+    Tensor z = _to_copy(zero_points, kFloat32).contiguous();
+    return make_intrusive<PerChannelAffineFloatQParamsQuantizer>(dtype, std::move(s),
+                                                                 std::move(z), axis);
+  }
   Tensor s = _to_copy(scales, kFloat64).contiguous();
   Tensor z = _to_copy(zero_points, kInt64).contiguous();
   return make_intrusive<PerChannelAffineQuantizer>(dtype, std::move(s), std::move(z), axis);
@@ -92,11 +107,24 @@ Tensor new_qtensor(IntArrayRef sizes, QuantizerPtr q, Device device, MemoryForma
   DimVector strides = format == MemoryFormat::Contiguous ? contiguous_strides(sizes)
                                                          : strides_for_memory_format(sizes, format);
   compute_numel(sizes);  // negative sizes, overflow
-  const int64_t nbytes = storage_nbytes(sizes, strides, element_size(q->dtype()));
+  const bool sub_byte = is_sub_byte(q->dtype());
+  const int64_t nbytes = sub_byte ? qtensor_nbytes(sizes, q->dtype())
+                                  : storage_nbytes(sizes, strides, element_size(q->dtype()));
   auto storage = Storage::allocate(static_cast<size_t>(nbytes), device);
+  // Sub-byte kernels OR codes into their bytes and rows may end in unused bits: start from 0.
+  if (sub_byte && device.is_cpu() && nbytes > 0) std::memset(storage->data(), 0, nbytes);
   auto impl = make_intrusive<TensorImpl>(std::move(storage), q->dtype(), sizes, strides, 0);
   impl->set_quantizer(std::move(q));
   return Tensor(std::move(impl));
+}
+
+int64_t qtensor_nbytes(IntArrayRef sizes, ScalarType qdtype) {
+  const int64_t numel = compute_numel(sizes);
+  if (!is_sub_byte(qdtype) || sizes.empty()) return numel * static_cast<int64_t>(element_size(qdtype));
+  const int64_t per_byte = 8 / quantized_bit_width(qdtype);
+  const int64_t cols = sizes.back();
+  const int64_t rows = cols == 0 ? 0 : numel / cols;
+  return rows * ((cols + per_byte - 1) / per_byte);
 }
 
 Tensor qtensor_over(const Tensor& codes, QuantizerPtr q) {
@@ -110,6 +138,10 @@ Tensor qtensor_over(const Tensor& codes, QuantizerPtr q) {
 
 Tensor codes_view(const Tensor& qtensor) {
   EMBER_ASSERT(qtensor.is_quantized());
+  // A sub-byte tensor has fewer bytes than elements: no one-code-per-element view of it.
+  EMBER_CHECK(!is_sub_byte(qtensor.dtype()), "this operation does not support quantized tensors "
+              "of the sub-byte dtype ", dtype_repr(qtensor.dtype()), " (only quantize_per_channel"
+              " / quantize_per_tensor, dequantize, int_repr and the embedding ops take them)");
   auto impl = make_intrusive<TensorImpl>(qtensor.impl()->storage(), underlying_dtype(qtensor.dtype()),
                                          qtensor.sizes(), qtensor.strides(),
                                          qtensor.storage_offset());
@@ -122,6 +154,8 @@ ScalarType underlying_dtype(ScalarType qdtype) {
     case kQUInt8: return kUInt8;
     case kQInt8: return kInt8;
     case kQInt32: return kInt32;
+    case kQUInt4x2:
+    case kQUInt2x4: return kUInt8;
     default: break;
   }
   EMBER_FAIL("expected a quantized dtype, got ", dtype_repr(qdtype));

@@ -71,12 +71,38 @@ class PerChannelAffineQuantizer final : public Quantizer {
   int64_t axis_;
 };
 
+/// per_channel_affine_float_qparams (embedding tables): float32 scales AND float32 zero points
+/// along `axis`; q = clamp(lrintf(x * (s == 0 ? 1 : 1 / s) + z), qmin, qmax), x = (q - z) * s
+/// in float (quantize_val_float_qparams in PyTorch 1.13). A separate class: the int-zero-point
+/// kernels (as_per_channel) never see it.
+class PerChannelAffineFloatQParamsQuantizer final : public Quantizer {
+ public:
+  /// scales, zero_points: float32 [C] (contiguous, on the CPU), axis >= 0.
+  PerChannelAffineFloatQParamsQuantizer(ScalarType dtype, Tensor scales, Tensor zero_points,
+                                        int64_t axis)
+      : Quantizer(dtype), scales_(std::move(scales)), zero_points_(std::move(zero_points)),
+        axis_(axis) {}
+  const Tensor& scales() const { return scales_; }
+  const Tensor& zero_points() const { return zero_points_; }
+  int64_t axis() const { return axis_; }
+  int64_t channels() const { return scales_.numel(); }
+  QScheme qscheme() const override { return QScheme::PerChannelAffineFloatQParams; }
+  bool equal_to(const Quantizer& other) const override;
+
+ private:
+  Tensor scales_;
+  Tensor zero_points_;
+  int64_t axis_;
+};
+
 using QuantizerPtr = intrusive_ptr<Quantizer>;
 
 /// Checks `dtype` is quantized (PyTorch's "Creation of quantized tensor requires ..." text).
 void check_quantized_dtype(ScalarType dtype);
 QuantizerPtr make_per_tensor_affine_quantizer(double scale, int64_t zero_point, ScalarType dtype);
-/// Copies scales to float64 and zero points to int64 (contiguous CPU tensors the quantizer owns).
+/// Copies scales to float64 and zero points to int64 (contiguous CPU tensors the quantizer owns);
+/// floating zero points make a PerChannelAffineFloatQParamsQuantizer instead (both float32), as
+/// PyTorch's make_per_channel_affine_quantizer does.
 QuantizerPtr make_per_channel_affine_quantizer(const Tensor& scales, const Tensor& zero_points,
                                                int64_t axis, ScalarType dtype);
 
@@ -93,6 +119,18 @@ inline const PerChannelAffineQuantizer* as_per_channel(const Quantizer& q) {
              ? static_cast<const PerChannelAffineQuantizer*>(&q)
              : nullptr;
 }
+
+inline const PerChannelAffineFloatQParamsQuantizer* as_per_channel_float_qparams(
+    const Quantizer& q) {
+  return q.qscheme() == QScheme::PerChannelAffineFloatQParams
+             ? static_cast<const PerChannelAffineFloatQParamsQuantizer*>(&q)
+             : nullptr;
+}
+
+/// Bytes of storage a contiguous quantized tensor of `sizes` takes: numel * element size, and
+/// for the sub-byte dtypes prod(sizes[:-1]) * ceil(sizes[-1] / codes per byte) (PyTorch's
+/// get_sub_byte_tensor_size; Note [Sub-byte quantized dtypes]).
+int64_t qtensor_nbytes(IntArrayRef sizes, ScalarType qdtype);
 
 /// An uninitialised quantized tensor with quantizer `q`, laid out in `format` on `device`
 /// (meta: shapes only). Its dtype is q->dtype().
@@ -115,6 +153,9 @@ decltype(auto) visit_codes(ScalarType qdtype, F&& f) {
     case kQInt32: return f.template operator()<int32_t>();
     default: break;
   }
+  EMBER_CHECK(!is_sub_byte(qdtype), "this operation does not support quantized tensors of the "
+              "sub-byte dtype ", dtype_repr(qdtype), " (only quantize_per_channel / "
+              "quantize_per_tensor, dequantize, int_repr and the embedding ops take them)");
   EMBER_FAIL("expected a quantized dtype, got ", dtype_repr(qdtype));
 }
 
@@ -128,10 +169,13 @@ ScalarType underlying_dtype(ScalarType qdtype);
 /// uint8 -> quint8, int8 -> qint8, int32 -> qint32; other dtypes are refused with PyTorch's text.
 ScalarType quantized_dtype_of(ScalarType underlying);
 constexpr int64_t qmin_of(ScalarType qdtype) {
-  return qdtype == kQUInt8 ? 0 : qdtype == kQInt8 ? -128 : -2147483648LL;
+  return qdtype == kQUInt8 || is_sub_byte(qdtype) ? 0 : qdtype == kQInt8 ? -128 : -2147483648LL;
 }
 constexpr int64_t qmax_of(ScalarType qdtype) {
-  return qdtype == kQUInt8 ? 255 : qdtype == kQInt8 ? 127 : 2147483647LL;
+  return qdtype == kQUInt8  ? 255
+         : is_sub_byte(qdtype) ? (int64_t{1} << quantized_bit_width(qdtype)) - 1
+         : qdtype == kQInt8    ? 127
+                               : 2147483647LL;
 }
 /// PyTorch's checkZeroPoint: "<fn> zero_point 300 is above upper bound." and "... below ...".
 void check_zero_point(const char* fn, int64_t zero_point, ScalarType qdtype);

@@ -16,11 +16,14 @@
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/dropout.h"
+#include "ember/nn/modules/embedding.h"
+#include "ember/nn/modules/embedding_bag.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/quantized/activation_more.h"
 #include "ember/nn/quantized/conv.h"
 #include "ember/nn/quantized/conv_more.h"
+#include "ember/nn/quantized/embedding.h"
 #include "ember/nn/quantized/norm_more.h"
 #include "ember/nn/quantized/linear.h"
 #include "ember/nn/quantized/modules.h"
@@ -114,6 +117,8 @@ ModuleMapping get_default_static_quant_module_mappings() {
       .add<nn::ConvTranspose3d>(from_float<nnq::ConvTranspose3d>())
       .add<nn::Dropout>(from_float<nnq::Dropout>())
       .add<nn::ELU>(from_float<nnq::ELU>())
+      .add<nn::Embedding>(from_float<nnq::Embedding>())
+      .add<nn::EmbeddingBag>(from_float<nnq::EmbeddingBag>())
       .add<nn::GroupNorm>(from_float<nnq::GroupNorm>())
       .add<nn::Hardswish>(from_float<nnq::Hardswish>())
       .add<nn::InstanceNorm1d>(from_float<nnq::InstanceNorm1d>())
@@ -172,7 +177,9 @@ ModuleMapping get_default_dynamic_quant_module_mappings() {
       .add<nn::GRU>(from_float<nnq::dynamic::GRU>())
       .add<nn::LSTMCell>(from_float<nnq::dynamic::LSTMCell>())
       .add<nn::RNNCell>(from_float<nnq::dynamic::RNNCell>())
-      .add<nni::LinearReLU>(from_float<nnq::dynamic::LinearReLU>());
+      .add<nni::LinearReLU>(from_float<nnq::dynamic::LinearReLU>())
+      .add<nn::EmbeddingBag>(from_float<nnq::EmbeddingBag>())
+      .add<nn::Embedding>(from_float<nnq::Embedding>());
   return m;
 }
 

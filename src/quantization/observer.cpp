@@ -61,8 +61,9 @@ std::pair<int64_t, int64_t> calculate_qmin_qmax(std::optional<int64_t> quant_min
   }
   if (dtype == kQInt8) return reduce_range ? std::pair<int64_t, int64_t>{-64, 63} : std::pair<int64_t, int64_t>{-128, 127};
   if (dtype == kQUInt8) return reduce_range ? std::pair<int64_t, int64_t>{0, 127} : std::pair<int64_t, int64_t>{0, 255};
-  // qint32 (torch: [-2^31, 2^31 - 1] whatever reduce_range says).
-  return {-(int64_t{1} << 31), (int64_t{1} << 31) - 1};
+  // qint32 (torch: [-2^31, 2^31 - 1] whatever reduce_range says); quint4x2 [0, 15].
+  if (dtype == kQInt32) return {-(int64_t{1} << 31), (int64_t{1} << 31) - 1};
+  return {0, 15};
 }
 
 UniformQuantizationObserverBase::UniformQuantizationObserverBase(std::string type_name,
@@ -74,7 +75,7 @@ UniformQuantizationObserverBase::UniformQuantizationObserverBase(std::string typ
                "reduce_range will be deprecated in a future release of PyTorch.");
   }
   register_buffer("eps", ember::full({1}, static_cast<float>(o.eps), TensorOptions().dtype(kFloat32)));
-  if (o.dtype != kQInt8 && o.dtype != kQUInt8 && o.dtype != kQInt32) {
+  if (o.dtype != kQInt8 && o.dtype != kQUInt8 && o.dtype != kQUInt4x2 && o.dtype != kQInt32) {
     throw AssertionError("Default Observer only works for qint8, quint8 and quint4x2 data type");
   }
   has_customized_qrange = o.quant_min.has_value() && o.quant_max.has_value();

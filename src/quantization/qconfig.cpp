@@ -101,6 +101,11 @@ QConfigPtr float_qparams_weight_only_qconfig() {
                       factory<PerChannelMinMaxObserver>(int64_t{0}, opts(kQUInt8, QScheme::PerChannelAffineFloatQParams),
                                                         std::string("PerChannelMinMaxObserver")));
 }
+QConfigPtr float_qparams_weight_only_qconfig_4bit() {
+  return make_qconfig(placeholder(kFloat32),
+                      factory<PerChannelMinMaxObserver>(int64_t{0}, opts(kQUInt4x2, QScheme::PerChannelAffineFloatQParams),
+                                                        std::string("PerChannelMinMaxObserver")));
+}
 QConfigPtr default_qat_qconfig() { return make_qconfig(default_fake_quant(), default_weight_fake_quant()); }
 QConfigPtr default_qat_qconfig_v2() { return make_qconfig(default_fused_act_fake_quant(), default_fused_wt_fake_quant()); }
 QConfigPtr default_weight_only_qconfig() { return make_qconfig(identity(), default_weight_fake_quant()); }

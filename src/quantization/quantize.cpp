@@ -7,6 +7,8 @@
 #include "ember/nn/intrinsic/fused.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/dropout.h"
+#include "ember/nn/modules/embedding.h"
+#include "ember/nn/modules/embedding_bag.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/quantized/modules.h"
@@ -382,12 +384,19 @@ std::shared_ptr<nn::Module> quantize_qat(const std::shared_ptr<nn::Module>& mode
 std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& model,
                                              const DynamicQConfigSpec& spec, ScalarType dtype,
                                              const MappingLookup& mapping, bool inplace) {
-  const bool known = dtype == kQInt8 || dtype == kFloat16 || dtype == kQUInt8;
+  const bool known = dtype == kQInt8 || dtype == kFloat16 || dtype == kQUInt8 || dtype == kQUInt4x2;
   // torch's texts for dtypes it does not know; ember's limitation for those it does.
   auto check_supported = [&] {
-    EMBER_CHECK(dtype == kQInt8, "quantize_dynamic: ember quantizes Linear and recurrent layers to qint8 "
-                                 "only (no float16 weights, no quantized Embedding), got ",
+    EMBER_CHECK(dtype != kFloat16, "quantize_dynamic: ember quantizes Linear and recurrent layers to qint8 "
+                                   "and embeddings to quint8 / quint4x2 (no float16 weights), got ",
                 dtype_repr(dtype));
+  };
+  // torch's qconfig for `dtype`: qint8 the dynamic one, quint8 / quint4x2 the float-qparams
+  // weight-only ones (embedding tables).
+  auto dtype_qconfig = [&]() -> QConfigPtr {
+    if (dtype == kQUInt8) return float_qparams_weight_only_qconfig();
+    if (dtype == kQUInt4x2) return float_qparams_weight_only_qconfig_4bit();
+    return default_dynamic_qconfig();
   };
   QConfigDict dict;
   if (spec.dict) {
@@ -396,7 +405,7 @@ std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& 
     EMBER_CHECK(known, "('Unknown dtype specified for quantize_dynamic: ', '", dtype_repr(dtype),
                 "')");
     check_supported();
-    const QConfigPtr q = default_dynamic_qconfig();
+    const QConfigPtr q = dtype_qconfig();
     for (const auto& n : spec.names) dict.by_name[n] = q;
     if (spec.classes) {
       dict.by_class = [classes = spec.classes, q](nn::Module& m) -> std::optional<QConfigPtr> {
@@ -408,10 +417,16 @@ std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& 
     EMBER_CHECK_VALUE(known, "Don't know how to quantize with default settings for ",
                       dtype_repr(dtype), ". Provide full qconfig please");
     check_supported();
-    const QConfigPtr q = default_dynamic_qconfig();
-    dict.by_class = [q](nn::Module& m) -> std::optional<QConfigPtr> {
-      // torch's default for qint8: Linear and the recurrent layers and cells.
+    const QConfigPtr q = dtype_qconfig();
+    dict.by_class = [q, dtype](nn::Module& m) -> std::optional<QConfigPtr> {
       const std::type_info& t = typeid(m);
+      // torch's defaults for quint8 (both embedding layers) and quint4x2 (EmbeddingBag only).
+      if (dtype == kQUInt8 || dtype == kQUInt4x2) {
+        if (t == typeid(nn::EmbeddingBag) || (dtype == kQUInt8 && t == typeid(nn::Embedding)))
+          return q;
+        return std::nullopt;
+      }
+      // torch's default for qint8: Linear and the recurrent layers and cells.
       if (t == typeid(nn::Linear) || t == typeid(nn::LSTM) || t == typeid(nn::GRU) ||
           t == typeid(nn::LSTMCell) || t == typeid(nn::RNNCell) || t == typeid(nn::GRUCell)) {
         return q;

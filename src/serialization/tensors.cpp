@@ -67,6 +67,8 @@ const char* storage_type_name(ScalarType t) {
     case kQInt32: return "QInt32Storage";
     case kComplexFloat: return "ComplexFloatStorage";
     case kComplexDouble: return "ComplexDoubleStorage";
+    case kQUInt4x2: return "QUInt4x2Storage";
+    case kQUInt2x4: return "QUInt2x4Storage";
     default: return "UntypedStorage";
   }
 }
@@ -120,7 +122,11 @@ Tensor rebuild_qtensor(const Node& storage, int64_t offset, const std::vector<in
       bad(where, std::string("per-channel scales and zero points must be tensors, got ") + n->type_name());
     };
     Tensor scales = as_tensor(q[1], kFloat64);
-    Tensor zps = as_tensor(q[2], s == QScheme::PerChannelAffine ? kInt64 : kFloat32);
+    // PyTorch writes per_channel_affine for float-qparams tensors too: floating zero points
+    // (a tensor of a floating dtype) are what make the scheme per_channel_affine_float_qparams.
+    const bool float_zps = s == QScheme::PerChannelAffineFloatQParams ||
+                           (q[2]->is(Node::Kind::Tensor) && is_floating(q[2]->tensor.dtype()));
+    Tensor zps = as_tensor(q[2], float_zps ? kFloat32 : kInt64);
     int64_t axis = q[3]->integer;
     if (axis < 0 || axis >= int64_t(sizes.size())) bad(where, "axis " + std::to_string(axis) + " is out of range");
     if (scales.dim() != 1 || zps.dim() != 1 || scales.numel() != sizes[static_cast<size_t>(axis)] ||
@@ -135,6 +141,21 @@ Tensor rebuild_qtensor(const Node& storage, int64_t offset, const std::vector<in
     proto = _empty_per_channel_affine_quantized(empty_shape, scales, zps, axis, storage.dtype);
   } else {
     bad(where, std::string("Can't deserialize quantized tensor with qscheme ") + qscheme_name(s));
+  }
+  if (is_sub_byte(storage.dtype)) {
+    // Sub-byte codes: bytes, fewer than the elements (Note [Sub-byte quantized dtypes]); a
+    // contiguous tensor over its storage from `offset`, as PyTorch's kernels read it.
+    const int64_t bits = quantized_bit_width(storage.dtype);
+    int64_t numel = 1;
+    for (int64_t d : sizes) numel *= d;
+    if (storage.integer >= 0 && offset + (numel * bits + 7) / 8 > storage.integer) {
+      bad(where, "the packed tensor does not fit in its storage of " +
+                     std::to_string(storage.integer) + " bytes");
+    }
+    auto impl = make_intrusive<TensorImpl>(storage.storage, storage.dtype, sizes,
+                                           contiguous_strides(sizes), offset);
+    impl->set_quantizer(proto.impl()->quantizer());
+    return Tensor(std::move(impl));
   }
   Tensor t = rebuild_tensor(storage, offset, sizes, strides, where);
   t.impl()->set_quantizer(proto.impl()->quantizer());

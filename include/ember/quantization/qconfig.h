@@ -43,6 +43,7 @@ QConfigPtr float16_dynamic_qconfig();
 QConfigPtr float16_static_qconfig();
 QConfigPtr per_channel_dynamic_qconfig();
 QConfigPtr float_qparams_weight_only_qconfig();  // Placeholder / PerChannel per_channel_affine_float_qparams
+QConfigPtr float_qparams_weight_only_qconfig_4bit();  // the same with quint4x2 weights
 QConfigPtr default_qat_qconfig();                // default_fake_quant / default_weight_fake_quant
 QConfigPtr default_qat_qconfig_v2();             // the fused fake quants
 QConfigPtr default_weight_only_qconfig();        // Identity / default_weight_fake_quant

@@ -138,9 +138,10 @@ std::shared_ptr<nn::Module> quantize_qat(const std::shared_ptr<nn::Module>& mode
                                          const std::function<void(nn::Module&)>& run_fn,
                                          bool inplace = false);
 
-/// quantize_dynamic's qconfig_spec: nullopt → every Linear, LSTM, GRU, LSTMCell, RNNCell and
-/// GRUCell with the dtype's default dynamic qconfig; a set of classes / names → those with it; a
-/// QConfigDict → as given.
+/// quantize_dynamic's qconfig_spec: nullopt → the dtype's default modules (qint8: every Linear,
+/// LSTM, GRU, LSTMCell, RNNCell and GRUCell; quint8: Embedding and EmbeddingBag; quint4x2:
+/// EmbeddingBag) with its qconfig; a set of classes / names → those with it; a QConfigDict → as
+/// given.
 struct DynamicQConfigSpec {
   std::optional<QConfigDict> dict;
   /// The set form: classes and dotted names.
@@ -148,8 +149,9 @@ struct DynamicQConfigSpec {
   std::vector<std::string> names;
   bool is_set = false;
 };
-/// torch.ao.quantization.quantize_dynamic (Linear, the recurrent layers and cells): dtype qint8
-/// (float16 raises: ember has no fp16 packed weights).
+/// torch.ao.quantization.quantize_dynamic (Linear, the recurrent layers and cells: dtype qint8;
+/// embeddings: quint8 / quint4x2 with the float-qparams weight-only qconfigs). float16 raises:
+/// ember has no fp16 packed weights.
 std::shared_ptr<nn::Module> quantize_dynamic(const std::shared_ptr<nn::Module>& model,
                                              const DynamicQConfigSpec& qconfig_spec = {},
                                              ScalarType dtype = kQInt8,

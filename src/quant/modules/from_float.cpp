@@ -25,6 +25,8 @@
 #include "ember/nn/quantized/modules.h"
 #include "ember/nn/quantized/utils.h"
 #include "ember/nn/utils/fusion.h"
+#include "ember/ops/pointwise.h"
+#include "ember/quantized/tensor.h"
 #include "ember/quantization/fake_quantize.h"
 #include "ember/quantization/mappings.h"
 #include "ember/quantization/observer.h"
@@ -91,6 +93,15 @@ std::pair<int64_t, int64_t> observer_quant_range(Module& observer) {
 Tensor quantize_observed_weight(const Tensor& float_wt, Module& observer) {
   const auto qp = quant::observed_qparams(observer);
   const auto range = observer_quant_range(observer);
+  if (qp.qscheme == QScheme::PerChannelAffineFloatQParams) {
+    // Embedding tables: float scales and zero points, the observer's dtype; codes clamped only
+    // for quint8 with a narrower range (_needs_weight_clamping).
+    Tensor qw = quantize_per_channel(float_wt.to(kFloat32), qp.scale.to(kFloat32),
+                                     qp.zero_point.to(kFloat32), qp.ch_axis, qp.dtype);
+    if (qp.dtype != kQUInt8 || (range.first <= 0 && range.second >= 255)) return qw;
+    Tensor codes = ember::clamp(int_repr(qw), Scalar(range.first), Scalar(range.second));
+    return _make_per_channel_quantized_tensor(codes, qp.scale, qp.zero_point, qp.ch_axis);
+  }
   return quantize_weight(float_wt, qp.scale, qp.zero_point, qp.qscheme, qp.ch_axis, range.first,
                          range.second);
 }

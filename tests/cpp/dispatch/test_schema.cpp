@@ -98,7 +98,8 @@ TEST(Schema, EveryTypeAndDefaultIsUnderstood) {
       // objects of C++ classes (Value kind Object): the quantized ops' packed params
       "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
       "__torch__.torch.classes.quantized.Conv3dPackedParamsBase",
-      "__torch__.torch.classes.quantized.LinearPackedParamsBase"};
+      "__torch__.torch.classes.quantized.LinearPackedParamsBase",
+      "__torch__.torch.classes.quantized.EmbeddingPackedParamsBase"};
   for (const OpHandle& op : all_ops()) {
     SCOPED_TRACE(op.schema());
     std::set<std::string> names;

@@ -34,6 +34,7 @@ __all__ = [
     "default_affine_fixed_qparams_fake_quant",
     "default_per_channel_weight_fake_quant",
     "default_embedding_fake_quant",
+    "default_embedding_fake_quant_4bit",
     "default_histogram_fake_quant",
     "default_fused_act_fake_quant",
     "default_fused_wt_fake_quant",
@@ -98,6 +99,11 @@ default_embedding_fake_quant = FakeQuantize.with_args(observer=MovingAveragePerC
                                                       quant_max=255,
                                                       ch_axis=0,
                                                       averaging_constant=1)
+default_embedding_fake_quant_4bit = FakeQuantize.with_args(observer=MovingAveragePerChannelMinMaxObserver,
+                                                           qscheme=ember.per_channel_affine_float_qparams,
+                                                           ch_axis=0,
+                                                           dtype=ember.quint4x2,
+                                                           averaging_constant=1)
 default_histogram_fake_quant = FakeQuantize.with_args(observer=HistogramObserver,
                                                       quant_min=0,
                                                       quant_max=255,

@@ -19,6 +19,7 @@ __all__ = [
     "default_fixed_qparams_range_0to1_observer",
     "default_fixed_qparams_range_neg1to1_observer",
     "default_float_qparams_observer",
+    "default_float_qparams_observer_4bit",
     "default_histogram_observer",
     "default_observer",
     "default_per_channel_weight_observer",
@@ -191,6 +192,9 @@ default_dynamic_quant_observer = PlaceholderObserver.with_args(
 )
 default_float_qparams_observer = PerChannelMinMaxObserver.with_args(
     dtype=ember.quint8, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0
+)
+default_float_qparams_observer_4bit = PerChannelMinMaxObserver.with_args(
+    dtype=ember.quint4x2, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0
 )
 default_fixed_qparams_range_neg1to1_observer = FixedQParamsObserver.with_args(
     scale=2.0 / 256.0, zero_point=128, dtype=ember.quint8, quant_min=0, quant_max=255)

@@ -22,6 +22,7 @@ from .fake_quantize import (
     FusedMovingAvgObsFakeQuantize,
     default_fused_per_channel_wt_fake_quant,
     default_embedding_fake_quant,
+    default_embedding_fake_quant_4bit,
     fused_wt_fake_quant_range_neg_127_to_127,
     fused_per_channel_wt_fake_quant_range_neg_127_to_127,
 )
@@ -34,6 +35,7 @@ from .observer import (
     default_debug_observer,
     default_dynamic_quant_observer,
     default_float_qparams_observer,
+    default_float_qparams_observer_4bit,
     default_observer,
     default_per_channel_weight_observer,
     default_placeholder_observer,
@@ -59,6 +61,7 @@ __all__ = [
     "float16_static_qconfig",
     "per_channel_dynamic_qconfig",
     "float_qparams_weight_only_qconfig",
+    "float_qparams_weight_only_qconfig_4bit",
     "default_qat_qconfig",
     "default_dynamic_qat_qconfig",
     "default_weight_only_qconfig",
@@ -69,6 +72,7 @@ __all__ = [
     "default_symmetric_qnnpack_qat_qconfig",
     "default_per_channel_symmetric_qnnpack_qat_qconfig",
     "default_embedding_qat_qconfig",
+    "default_embedding_qat_qconfig_4bit",
     "get_default_qconfig",
     "get_default_qat_qconfig",
     "get_default_qconfig_dict",
@@ -128,6 +132,9 @@ per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
 float_qparams_weight_only_qconfig = QConfig(
     activation=default_placeholder_observer,
     weight=default_float_qparams_observer)
+float_qparams_weight_only_qconfig_4bit = QConfig(
+    activation=default_placeholder_observer,
+    weight=default_float_qparams_observer_4bit)
 default_qat_qconfig = QConfig(activation=default_fake_quant,
                               weight=default_weight_fake_quant)
 default_dynamic_qat_qconfig = QConfig(activation=default_dynamic_fake_quant,
@@ -176,6 +183,8 @@ default_per_channel_symmetric_qnnpack_qconfig = QConfig(activation=HistogramObse
                                                         weight=per_channel_weight_observer_range_neg_127_to_127)
 default_embedding_qat_qconfig = QConfig(activation=NoopObserver.with_args(dtype=ember.float32),
                                         weight=default_embedding_fake_quant)
+default_embedding_qat_qconfig_4bit = QConfig(activation=NoopObserver.with_args(dtype=ember.float32),
+                                             weight=default_embedding_fake_quant_4bit)
 
 
 def get_default_qat_qconfig(backend='fbgemm', version=1):

@@ -24,6 +24,7 @@ __all__ = [
     "get_default_qat_module_mappings", "get_default_dynamic_quant_module_mappings",
     "get_default_qconfig_propagation_list", "get_default_compare_output_module_list",
     "get_default_float_to_quantized_operator_mappings", "get_quantized_operator",
+    "get_embedding_static_quant_module_mappings", "get_embedding_qat_module_mappings",
 ]
 
 
@@ -138,6 +139,8 @@ DEFAULT_DYNAMIC_QUANT_MODULE_MAPPINGS: Dict[Callable, Any] = _table(_pairs(
     (nn, "LSTMCell", nnqd, "LSTMCell"),
     (nn, "RNNCell", nnqd, "RNNCell"),
     (nni, "LinearReLU", nniqd, "LinearReLU"),
+    (nn, "EmbeddingBag", nnq, "EmbeddingBag"),
+    (nn, "Embedding", nnq, "Embedding"),
 ))
 
 _INCLUDE_QCONFIG_PROPAGATE_LIST: Set[Callable] = {
@@ -178,6 +181,15 @@ def get_default_static_quant_module_mappings() -> Dict[Callable, Any]:
     ''' Get module mapping for post training static quantization
     '''
     return copy.copy(DEFAULT_STATIC_QUANT_MODULE_MAPPINGS)
+
+
+def get_embedding_static_quant_module_mappings() -> Dict[Callable, Any]:
+    ''' Get module mapping, including mapping for embedding QAT
+    '''
+    mapping = copy.copy(DEFAULT_STATIC_QUANT_MODULE_MAPPINGS)
+    mapping[nnqat.EmbeddingBag] = nnq.EmbeddingBag
+    mapping[nnqat.Embedding] = nnq.Embedding
+    return mapping
 
 
 def get_default_static_quant_reference_module_mappings() -> Dict[Callable, Any]:
@@ -224,6 +236,17 @@ def get_default_qat_module_mappings() -> Dict[Callable, Any]:
     ''' Get default module mapping for quantization aware training
     '''
     return copy.copy(DEFAULT_QAT_MODULE_MAPPINGS)
+
+
+def get_embedding_qat_module_mappings() -> Dict[Callable, Any]:
+    ''' Get module mapping for quantization aware training
+        This is includes default values in addition to
+        enabling qat for embeddings.
+    '''
+    mapping = copy.copy(DEFAULT_QAT_MODULE_MAPPINGS)
+    mapping[nn.EmbeddingBag] = nnqat.EmbeddingBag
+    mapping[nn.Embedding] = nnqat.Embedding
+    return mapping
 
 
 def get_default_dynamic_quant_module_mappings() -> Dict[Callable, Any]:

@@ -4,3 +4,4 @@ from ...ao.nn.quantized import *  # noqa: F401,F403
 from ...ao.nn.quantized import __all__  # noqa: F401
 from . import dynamic  # noqa: F401
 from . import functional  # noqa: F401
+from . import modules  # noqa: F401
