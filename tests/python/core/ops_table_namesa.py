@@ -35,9 +35,12 @@ AB = [((3, 5), (2, 3, 4), (2, 4, 5)), ((5,), (2, 3, 4), (2, 4, 5)), ((3, 5), (0,
 
 CASES = [
     # ---- the BLAS family (16-bit floats accumulate differently from torch's kernels: loose) ----
+    # (not baddbmm with beta 0: torch 1.13's CPU kernel then leaves its fresh output unwritten
+    # and returns whatever the memory held, NaN in about a third of runs here; ember's beta-0
+    # result is checked against alpha * bmm in test_baddbmm_beta0.py)
     *[Op(f"aten::{name}", [T, T1, T2, beta, alpha], F, shapes)
       for name, shapes in (("addmv", MV), ("addr", R), ("baddbmm", BB), ("addbmm", AB))
-      for beta, alpha in ((1, 1), (0.5, -2.0), (0, 3))],
+      for beta, alpha in ((1, 1), (0.5, -2.0), (0, 3)) if not (name == "baddbmm" and beta == 0)],
     Op("aten::addmv", [T, T1, T2, 2, 3], [torch.int64, torch.int32], MV[:1]),
     Op("aten::addr", [T, T1, T2, 2, 3], NUMERIC + [torch.bool], R[:2], loose=True),
     Op("aten::addr", [T, T1, T2, False, True], [torch.bool], R[:1]),
