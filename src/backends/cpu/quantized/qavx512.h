@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <vector>
 
 // GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused merge operand, which
 // -Wmaybe-uninitialized reports once they are inlined; nothing here reads an undefined value.
@@ -17,6 +18,16 @@
 #define EMBER_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
 
 namespace ember::cpu::quantized::detail::avx512 {
+
+/// count elements of buf (a caller's per-thread buffer, grown as needed) starting on a 64-byte
+/// boundary, for aligned vector and tile loads.
+template <class T>
+T* aligned_scratch(std::vector<T>& buf, int64_t count) {
+  const int64_t need = count + 64 / static_cast<int64_t>(sizeof(T));
+  if (static_cast<int64_t>(buf.size()) < need) buf.resize(need);
+  const auto p = reinterpret_cast<uintptr_t>(buf.data());
+  return buf.data() + ((64 - p % 64) % 64) / sizeof(T);
+}
 
 /// AVX-512 F, BW, VNNI and VBMI on this CPU.
 inline bool cpu_has_vnni_vbmi() {

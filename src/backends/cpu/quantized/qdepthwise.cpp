@@ -144,9 +144,7 @@ EMBER_AVX512_VNNI void run_task(const Task& t, int64_t cb, int64_t oh0, int64_t 
 // 64-byte aligned per-thread scratch of at least `bytes`.
 uint8_t* scratch(int64_t bytes) {
   thread_local std::vector<uint8_t> buf;
-  if (static_cast<int64_t>(buf.size()) < bytes + 64) buf.resize(bytes + 64);
-  const auto p = reinterpret_cast<uintptr_t>(buf.data());
-  return buf.data() + ((64 - p % 64) % 64);
+  return avx512::aligned_scratch(buf, bytes);
 }
 
 }  // namespace

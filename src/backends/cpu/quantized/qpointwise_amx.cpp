@@ -41,6 +41,8 @@
 namespace ember::cpu::quantized::detail {
 namespace {
 
+using avx512::aligned_scratch;
+
 std::atomic<bool> g_enabled{true};
 
 constexpr int64_t kTileRows = 16;   // rows of an A or C tile; k quads of a B tile
@@ -252,15 +254,6 @@ EMBER_AMX_INT8 void block_codes(const AmxWeights& w, const uint8_t* a, int64_t l
     prev_nb = nb;
   }
   if (prev >= 0) finish_pair(e, c + (prev / 2 % 2) * kBuf, prev, prev_nb, m);
-}
-
-// Per-thread buffers, 64-byte aligned, grown as needed.
-template <class T>
-T* aligned_scratch(std::vector<T>& buf, int64_t count) {
-  const int64_t need = count + 64 / static_cast<int64_t>(sizeof(T));
-  if (static_cast<int64_t>(buf.size()) < need) buf.resize(need);
-  const auto p = reinterpret_cast<uintptr_t>(buf.data());
-  return buf.data() + ((64 - p % 64) % 64) / sizeof(T);
 }
 
 // Rows [m0, m1) of one call, in blocks of 32: the exact sums into `sums` (rows x out) when it is
